@@ -1,0 +1,24 @@
+/** Jest in native ESM mode (NODE_OPTIONS=--experimental-vm-modules), TypeScript through SWC
+ * with legacy decorators and their metadata, as type-graphql and MikroORM need. */
+export default {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', {
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+        target: 'es2023',
+        keepClassNames: true,
+      },
+      module: { type: 'es6' },
+    }],
+  },
+  globalSetup: '<rootDir>/test/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/global-teardown.mjs',
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import helmet from '@fastify/helmet';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { PgBoss } from 'pg-boss';
+import type { Logger } from 'pino';
+import { trustProxySetting, type Config } from './core/config.js';
+import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
+import { mapError } from './core/error-mapping.js';
+import { ApiError, NotFound } from './core/errors.js';
+import { mountDocs } from './http/docs.js';
+import { mountGraphql } from './http/graphql.js';
+import { mountHealth } from './http/health.js';
+import { buildApiSchema } from './resolvers/index.js';
+import { compileRoutes, restGateway } from './rest/gateway.js';
+import { buildOpenApi } from './rest/openapi.js';
+import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './rest/problem.js';
+import { routes } from './rest/routes.js';
+import { authenticate } from './services/identity.js';
+
+export interface AppOptions {
+  config: Config;
+  orm: MikroORM;
+  jobs: PgBoss | null;
+  log: Logger;
+  /** Largest request body accepted (bytes); larger is a 413. */
+  bodyLimit?: number;
+}
+
+export interface App {
+  server: FastifyInstance;
+  deps: AppDeps;
+  /** Stops accepting requests, lets running ones finish, then stops GraphQL. */
+  close(): Promise<void>;
+}
+
+/** Builds the HTTP service: GraphQL at /graphql, the documented REST API at /api, docs and health. */
+export async function buildApp(options: AppOptions): Promise<App> {
+  const { config, orm } = options;
+  // Cast: the https variant is typed as another server kind, though it behaves the same to us.
+  const server = Fastify({
+    loggerInstance: options.log,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,100}$/.test(given) ? given : randomUUID();
+    },
+    trustProxy: trustProxySetting(config.TRUST_PROXY),
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    ...(config.TLS_CERT_FILE && config.TLS_KEY_FILE
+      ? { https: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } }
+      : {}),
+  }) as unknown as FastifyInstance;
+  server.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id); });
+
+  const tls = Boolean(config.TLS_CERT_FILE);
+  const deps: AppDeps = {
+    config,
+    log: server.log,
+    jobs: options.jobs,
+    publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
+  };
+  const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
+
+  /** One context per request: an EntityManager fork, DataLoaders and the authenticated caller. */
+  const contextFor = async (request: FastifyRequest): Promise<RequestContext> => {
+    const em = orm.em.fork({ clear: true, useContext: false });
+    const caller = await authenticate(em, request.headers.authorization);
+    return new RequestContext(deps, em, caller, requestInfo(request));
+  };
+
+  await server.register(helmet, {
+    // Without TLS, asking browsers to upgrade to https would break the docs pages.
+    hsts: tls,
+    contentSecurityPolicy: {
+      directives: {
+        'script-src': ["'self'"], 'style-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'],
+        'upgrade-insecure-requests': tls ? [] : null,
+      },
+    },
+  });
+  server.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    const apiError = error instanceof ApiError ? error : fromFastifyError(error, onUnexpectedError);
+    if (!request.url.startsWith('/graphql')) {
+      return reply.code(apiError.status).headers(headersOf(apiError)).type(PROBLEM_CONTENT_TYPE).send(problemOf(apiError, request.url));
+    }
+    return reply.code(apiError.status).send({ errors: [{ message: apiError.message, extensions: { code: apiError.code } }] });
+  });
+  server.setNotFoundHandler((request, reply) => {
+    const error = new NotFound('The resource');
+    return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
+  });
+
+  const schema = await buildApiSchema();
+  mountHealth(server, orm);
+  const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
+  await mountDocs(server, buildOpenApi(schema, compileRoutes(schema, routes)));
+  await server.register(async (scope) => restGateway(scope, { schema, routes, contextFor, onUnexpectedError }));
+  await server.ready();
+
+  return {
+    server,
+    deps,
+    async close() {
+      await server.close();
+      await apollo.stop();
+    },
+  };
+}
+
+/** Fastify's own failures (body too large, bad JSON, ...) as API errors. */
+function fromFastifyError(error: FastifyError, onUnexpectedError: (error: unknown) => void): ApiError {
+  const status = error.statusCode ?? 500;
+  if (status === 413) return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  if (status === 415) return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
+  if (status >= 400 && status < 500) return new ApiError(status, 'BAD_REQUEST', error.message);
+  const mapped = mapError(error);
+  if (mapped.unexpected) onUnexpectedError(error);
+  return mapped.error;
+}

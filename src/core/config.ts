@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/** Every setting the service reads from its environment, validated once at start. */
+const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  /** Local state (the embedded database's data folder) lives here. */
+  DATA_DIR: z.string().min(1).default('.data'),
+  /** A PostgreSQL server to use instead of the embedded one. */
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  /** Port of the embedded PostgreSQL (used only without DATABASE_URL). */
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Guards DELETE /api/login/delete; the operation is disabled while unset. */
+  MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Base URL that magic links point at (the member portal). */
+  PUBLIC_BASE_URL: z.url().optional(),
+  GRAPHQL_INTROSPECTION: z.stringbool().optional(),
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+  /** Fastify's trustProxy: true/false, a hop count, or a list of addresses. */
+  TRUST_PROXY: z.string().optional(),
+  /** false disables the pg-boss worker on this instance (jobs can still be queued). */
+  JOBS_WORKER: z.stringbool().default(true),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 14),
+  MAGIC_LINK_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  /** Magic links one address may be sent per hour. */
+  MAGIC_LINK_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+});
+
+export type Config = z.infer<typeof configSchema> & { introspection: boolean; isProduction: boolean };
+
+export class ConfigError extends Error {}
+
+/** Reads the configuration; a bad variable is reported by name. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const config = parsed.data;
+  if (Boolean(config.TLS_CERT_FILE) !== Boolean(config.TLS_KEY_FILE)) {
+    throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  return {
+    ...config,
+    isProduction: config.NODE_ENV === 'production',
+    introspection: config.GRAPHQL_INTROSPECTION ?? config.NODE_ENV !== 'production',
+  };
+}
+
+/** Fastify's trustProxy option from the TRUST_PROXY string. */
+export function trustProxySetting(value: string | undefined): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return (_address, hop) => hop < Number(value);
+  return value.split(',').map((part) => part.trim());
+}

@@ -1,0 +1,71 @@
+import {
+  ConnectionException,
+  DeadlockException,
+  ForeignKeyConstraintViolationException,
+  LockWaitTimeoutException,
+  OptimisticLockError,
+  UniqueConstraintViolationException,
+} from '@mikro-orm/core';
+import { GraphQLError } from 'graphql';
+import { ApiError, BadInput, Conflict, ServiceUnavailable, staleAuditId } from './errors.js';
+
+/** The problem+json / extensions.code view of any error, and whether it was unexpected (a bug). */
+export interface MappedError {
+  error: ApiError;
+  unexpected: boolean;
+}
+
+/**
+ * The one place where errors become API errors: our typed errors pass through; GraphQL input
+ * coercion failures become 400s naming the field; database conflicts become 409s; an
+ * unreachable database a 503. Anything else is a 500 and is logged as a bug.
+ */
+export function mapError(thrown: unknown): MappedError {
+  const original = thrown instanceof GraphQLError && thrown.originalError ? thrown.originalError : thrown;
+  if (original instanceof ApiError) return { error: original, unexpected: false };
+  if (original instanceof OptimisticLockError) return { error: staleAuditId(), unexpected: false };
+  if (original instanceof UniqueConstraintViolationException) return { error: new Conflict('A record with the same unique value exists.'), unexpected: false };
+  if (original instanceof ForeignKeyConstraintViolationException) return { error: new Conflict('The record is referenced by other records or refers to a missing one.'), unexpected: false };
+  if (original instanceof DeadlockException || original instanceof LockWaitTimeoutException) return { error: new Conflict('The record is busy; try again.'), unexpected: false };
+  if (original instanceof ConnectionException || isConnectionFailure(original)) return { error: new ServiceUnavailable(), unexpected: false };
+  if (thrown instanceof GraphQLError && !thrown.originalError) {
+    // Errors GraphQL raised itself: coercion of variables, or an invalid document.
+    return { error: new BadInput([{ field: fieldOf(thrown.message), message: thrown.message }], thrown.message), unexpected: false };
+  }
+  if (original instanceof GraphQLError && original.extensions?.code === 'BAD_USER_INPUT') {
+    return { error: new BadInput([{ field: fieldOf(original.message), message: original.message }], original.message), unexpected: false };
+  }
+  return { error: new ApiError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred.'), unexpected: true };
+}
+
+/**
+ * The input a GraphQL coercion message is about, as the documented name:
+ * `Variable "$input" got invalid value 5 at "input.Name"; ...` → `Name`,
+ * `... Field "Name" of required type "String!" was not provided.` → `Name`,
+ * `Variable "$vendorid" of required type "Int!" was not provided.` → `vendorid`.
+ */
+export function fieldOf(message: string): string {
+  const at = /got invalid value .*? at "([^"]+)"/s.exec(message)?.[1];
+  const missing = /Field "([^"]+)" of required type/.exec(message)?.[1];
+  const variable = /Variable "\$([^"]+)"/.exec(message)?.[1];
+  const unknownField = /Field "([^"]+)" is not defined by type/.exec(message)?.[1];
+  const path = at ? stripRoot(at, variable) : null;
+  const leaf = missing ?? unknownField;
+  if (path && leaf) return `${path}.${leaf}`;
+  if (leaf) return leaf;
+  if (path) return path;
+  return variable ?? 'request';
+}
+
+/** `input.Name` → `Name` (a documented body is the whole `input` variable). */
+function stripRoot(path: string, variable: string | undefined): string | null {
+  if (variable && path === variable) return null;
+  if (variable && path.startsWith(`${variable}.`)) return path.slice(variable.length + 1);
+  if (variable && path.startsWith(`${variable}[`)) return path.slice(variable.length);
+  return path;
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001'].includes(code);
+}

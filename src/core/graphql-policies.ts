@@ -1,0 +1,50 @@
+import { validate, type ValidationError } from 'class-validator';
+import { getMetadataStorage, type AuthCheckerFn } from 'type-graphql';
+import type { RequestContext } from './context.js';
+import { BadInput, type FieldProblem } from './errors.js';
+import type { Role } from '../entities/login.js';
+
+/**
+ * `@Authorized()` needs a caller (else 401); `@Authorized('staff')` needs that role (else 403).
+ * Throwing our own errors keeps the status right on both interfaces.
+ */
+export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context }, roles) => {
+  if (roles.length === 0) context.requireCaller();
+  else context.requireRole(...roles);
+  return true;
+};
+
+/** Validates input objects with their class-validator rules; failures name the documented fields. */
+export async function validateInput(argValue: unknown): Promise<void> {
+  const values = Array.isArray(argValue) ? argValue : [argValue];
+  const problems: FieldProblem[] = [];
+  for (const value of values) {
+    if (value === null || typeof value !== 'object') continue;
+    problems.push(...flatten(await validate(value, { skipMissingProperties: true, forbidUnknownValues: false })));
+  }
+  if (problems.length) throw new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
+}
+
+function flatten(errors: ValidationError[], prefix = ''): FieldProblem[] {
+  return errors.flatMap((error) => {
+    const field = prefix ? `${prefix}.${error.property}` : error.property;
+    const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
+    return [...own, ...flatten(error.children ?? [], field)];
+  });
+}
+
+export interface FieldAccess {
+  /** No credential needed. */
+  public: boolean;
+  /** Roles required beyond signing in (empty: any signed-in login). */
+  roles: string[];
+}
+
+/** Who may call a root field, read from its resolver's `@Authorized` decorator. */
+export function fieldAccess(operation: 'query' | 'mutation', fieldName: string): FieldAccess {
+  const storage = getMetadataStorage();
+  const resolvers = operation === 'query' ? storage.queries : storage.mutations;
+  const resolver = resolvers.find((candidate) => candidate.schemaName === fieldName);
+  const authorized = resolver && storage.authorizedFields.find((entry) => entry.target === resolver.target && entry.fieldName === resolver.methodName);
+  return authorized ? { public: false, roles: authorized.roles.map(String) } : { public: true, roles: [] };
+}

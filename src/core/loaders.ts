@@ -1,0 +1,31 @@
+import type { EntityClass } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
+
+/**
+ * Per-request DataLoaders. Resolvers that need a related record or a count ask these instead of
+ * querying per row, so a list costs the same number of statements at any length.
+ */
+export class Loaders {
+  private readonly byIdLoaders = new Map<EntityClass<object>, DataLoader<number, object | null>>();
+
+  constructor(private readonly em: EntityManager) {}
+
+  /** Loads records of `entity` by primary key, batched per tick; the tenant filter applies. */
+  byId<T extends { id: number }>(entity: EntityClass<T>): DataLoader<number, T | null> {
+    let loader = this.byIdLoaders.get(entity);
+    if (!loader) {
+      loader = new DataLoader<number, object | null>(async (ids) => {
+        const rows = await this.em.find(entity, { id: { $in: [...ids] } } as never);
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return ids.map((id) => byId.get(id) ?? null);
+      });
+      this.byIdLoaders.set(entity, loader);
+    }
+    return loader as DataLoader<number, T | null>;
+  }
+}
+
+export function createLoaders(em: EntityManager): Loaders {
+  return new Loaders(em);
+}

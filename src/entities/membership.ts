@@ -1,0 +1,55 @@
+import type { Opt } from '@mikro-orm/core';
+import { Entity, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
+import { TenantOwned, Versioned } from './base.js';
+import { Contact } from './contact.js';
+
+/** A kind of membership a tenant sells (e.g. "Corporate", "Individual"). */
+@Entity()
+export class MembershipType extends Versioned {
+  @Property({ length: 200 })
+  name!: string;
+
+  @Property({ type: 'text', nullable: true })
+  description: string | null = null;
+
+  @Property({ type: 'boolean' })
+  isActive: Opt<boolean> = true;
+}
+
+/** A tier within a membership type (e.g. "Gold"), ordered by `sortOrder`. */
+@Entity()
+export class MembershipLevel extends TenantOwned {
+  @ManyToOne(() => MembershipType, { deleteRule: 'cascade', index: true })
+  membershipType!: MembershipType;
+
+  @Property({ length: 200 })
+  name!: string;
+
+  @Property({ type: 'integer' })
+  sortOrder: Opt<number> = 0;
+}
+
+export type MembershipStatus = 'pending' | 'active' | 'lapsed' | 'cancelled';
+
+/** A contact's membership of a type (and optionally a level) for a period. */
+@Entity()
+export class Membership extends Versioned {
+
+  @ManyToOne(() => Contact, { deleteRule: 'cascade', index: true })
+  contact!: Contact;
+
+  @ManyToOne(() => MembershipType, { index: true })
+  membershipType!: MembershipType;
+
+  @ManyToOne(() => MembershipLevel, { nullable: true })
+  membershipLevel: MembershipLevel | null = null;
+
+  @Property({ type: 'date' })
+  startDate!: string;
+
+  @Property({ type: 'date', nullable: true })
+  endDate: string | null = null;
+
+  @Property({ type: 'string', length: 16 })
+  status!: MembershipStatus;
+}

@@ -1,0 +1,72 @@
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { fastifyApolloHandler } from '@as-integrations/fastify';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { GraphQLSchema } from 'graphql';
+import type { Config } from '../core/config.js';
+import type { RequestContext } from '../core/context.js';
+import { mapError } from '../core/error-mapping.js';
+
+export interface GraphqlOptions {
+  schema: GraphQLSchema;
+  config: Config;
+  contextFor(request: FastifyRequest): Promise<RequestContext>;
+  onUnexpectedError(error: unknown): void;
+}
+
+/**
+ * Sets the HTTP status of a failed GraphQL response to that of its first error, so GraphQL
+ * and REST answer the same status for the same failure.
+ */
+const statusFromErrors: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ response, errors }) {
+        const first = errors?.[0];
+        if (first && response.body.kind === 'single' && response.body.singleResult.data == null) {
+          response.http.status = mapError(first).error.status;
+        }
+      },
+    };
+  },
+};
+
+/** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
+export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
+  const armor = new ApolloArmor({
+    maxDepth: { n: 8 },
+    costLimit: { maxCost: 5000 },
+    maxAliases: { n: 15 },
+    maxDirectives: { n: 20 },
+    maxTokens: { n: 2000 },
+  }).protect();
+  const apollo = new ApolloServer<RequestContext>({
+    schema: options.schema,
+    introspection: options.config.introspection,
+    csrfPrevention: true,
+    includeStacktraceInErrorResponses: options.config.NODE_ENV === 'development',
+    allowBatchedHttpRequests: false,
+    validationRules: armor.validationRules,
+    // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
+    plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(), statusFromErrors],
+    formatError: (formatted, error) => {
+      const { error: mapped, unexpected } = mapError(error);
+      if (unexpected) options.onUnexpectedError(error);
+      const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
+      return {
+        message: mapped.message,
+        ...(formatted.path ? { path: formatted.path } : {}),
+        ...(formatted.locations ? { locations: formatted.locations } : {}),
+        extensions: { ...extensions, code: mapped.code },
+      };
+    },
+  });
+  await apollo.start();
+  app.route({
+    url: '/graphql',
+    method: ['GET', 'POST', 'OPTIONS'],
+    handler: fastifyApolloHandler(apollo, { context: (request) => options.contextFor(request) }),
+  });
+  return apollo;
+}

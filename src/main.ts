@@ -1,0 +1,43 @@
+import 'reflect-metadata';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './core/config.js';
+import { createLogger } from './core/logger.js';
+import { startJobs } from './core/jobs.js';
+import { DEMO_STAFF_EMAIL, DEMO_TENANT_KEY, ensureDemoTenant } from './services/demo.js';
+import { jobs } from './services/housekeeping.js';
+import { startRuntime } from './runtime.js';
+
+/** `npm start`: the service on DATABASE_URL or the embedded PostgreSQL, with a demo tenant outside production. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const runtime = await startRuntime(config, (message) => process.stderr.write(`[db] ${message.trim()}\n`));
+  const log = createLogger(config);
+  const boss = await startJobs({ url: runtime.database.url, orm: runtime.orm, log, jobs, worker: config.JOBS_WORKER });
+  const app = await buildApp({ config, orm: runtime.orm, jobs: boss, log });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.server.log.info({ signal }, 'shutting down');
+    await app.close();
+    await boss.stop({ graceful: true, timeout: 10_000 });
+    await runtime.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  await app.server.listen({ host: config.HOST, port: config.PORT });
+  const base = app.deps.publicBaseUrl;
+  const lines = [`GraphQL:  ${base}/graphql   (GraphiQL: ${base}/graphiql)`, `REST:     ${base}/api   (OpenAPI: ${base}/api/openapi.json, Swagger UI: ${base}/api/docs)`];
+  if (!config.isProduction) {
+    const session = await ensureDemoTenant(runtime.orm.em.fork(), config.SESSION_TTL_HOURS);
+    lines.push(`Demo tenant "${DEMO_TENANT_KEY}", staff login ${DEMO_STAFF_EMAIL}:`, `  Authorization: Bearer ${session.token}`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,260 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  getNamedType, getNullableType, isInputObjectType, isListType, isNonNullType,
+  type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLSchema,
+} from 'graphql';
+import { useSofa } from 'sofa-api';
+import type { RequestContext } from '../core/context.js';
+import { mapError } from '../core/error-mapping.js';
+import { ApiError, BadInput, NotFound } from '../core/errors.js';
+import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
+import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
+import type { RouteRow } from './route-table.js';
+
+/**
+ * The REST gateway: matches a request against the route table (case-insensitive, trailing
+ * slash optional, literal routes before parameter routes), turns path, query and the
+ * documented body into the GraphQL field's variables, checks their types, and hands them to
+ * sofa-api, which runs the field's operation against the same schema GraphQL clients use.
+ */
+
+type Segment = { literal: string } | { param: string; optional: boolean };
+
+export interface CompiledRoute {
+  row: RouteRow;
+  segments: Segment[];
+  literalCount: number;
+  operationType: 'query' | 'mutation';
+  fieldName: string;
+  field: GraphQLField<unknown, unknown>;
+  /** Lower-cased documented query name (or argument name) → argument. */
+  queryArgs: Map<string, { documented: string; arg: GraphQLArgument }>;
+  bodyArg: GraphQLArgument | null;
+  mapsKeys: boolean;
+}
+
+export interface GatewayOptions {
+  schema: GraphQLSchema;
+  routes: RouteRow[];
+  contextFor(request: FastifyRequest): Promise<RequestContext>;
+  onUnexpectedError(error: unknown): void;
+}
+
+/** Builds each row against the schema; a row naming a missing field or argument fails at start. */
+export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): CompiledRoute[] {
+  const compiled = rows.map((row) => {
+    const [typeName, fieldName] = row.field.split('.') as ['Query' | 'Mutation', string];
+    const type = typeName === 'Query' ? schema.getQueryType() : schema.getMutationType();
+    const field = type?.getFields()[fieldName];
+    if (!field) throw new Error(`Route ${row.method} ${row.path}: no GraphQL field ${row.field}`);
+    const segments: Segment[] = row.path.split('/').filter(Boolean).map((part) => {
+      const param = /^\{([^}=]+)(=null)?\}$/.exec(part);
+      return param ? { param: param[1]!, optional: Boolean(param[2]) } : { literal: part.toLowerCase() };
+    });
+    const argByName = new Map(field.args.map((arg) => [arg.name, arg]));
+    for (const segment of segments) {
+      if ('param' in segment && !argByName.has(segment.param)) throw new Error(`Route ${row.path}: ${row.field} has no argument ${segment.param}`);
+    }
+    const pathParams = new Set(segments.flatMap((segment) => ('param' in segment ? [segment.param] : [])));
+    const renamedTo = new Map(Object.entries(row.query ?? {}).map(([documented, arg]) => [arg, documented]));
+    const queryArgs = new Map(field.args
+      .filter((arg) => !pathParams.has(arg.name) && arg.name !== row.body)
+      .map((arg) => {
+        const documented = renamedTo.get(arg.name) ?? arg.name;
+        return [documented.toLowerCase(), { documented, arg }] as const;
+      }));
+    const bodyArg = row.body ? argByName.get(row.body) ?? null : null;
+    if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
+    return {
+      row, segments, field, fieldName, bodyArg, queryArgs,
+      operationType: typeName === 'Query' ? 'query' as const : 'mutation' as const,
+      literalCount: segments.filter((segment) => 'literal' in segment).length,
+      mapsKeys: needsKeyMapping(field.type),
+    };
+  });
+  // Literal routes win over parameter routes (/vendors/search before /vendors/{vendorid}).
+  return compiled.sort((a, b) => b.literalCount - a.literalCount);
+}
+
+/** Finds the route for a method and raw path; 404 when none, 405 when only other methods match. */
+export function matchRoute(routes: CompiledRoute[], method: string, rawPath: string) {
+  const parts = rawPath.split('/').filter(Boolean).map((part, index) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      throw BadInput.field(`path segment ${index + 1}`, 'is not valid percent-encoding');
+    }
+  });
+  const allowed = new Set<string>();
+  for (const route of routes) {
+    const params = matchSegments(route.segments, parts);
+    if (!params) continue;
+    if (route.row.method === method) return { route, params };
+    allowed.add(route.row.method);
+  }
+  if (allowed.size > 0) {
+    throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Use ${[...allowed].join(' or ')} on this path.`, [], { Allow: [...allowed].join(', ') });
+  }
+  throw new NotFound('The resource');
+}
+
+function matchSegments(segments: Segment[], parts: string[]): Map<string, string> | null {
+  if (parts.length > segments.length) return null;
+  const params = new Map<string, string>();
+  for (let index = 0; index < segments.length; index++) {
+    const segment = segments[index]!;
+    const part = parts[index];
+    if (part === undefined) {
+      if ('param' in segment && segment.optional) continue;
+      return null;
+    }
+    if ('literal' in segment) {
+      if (segment.literal !== part.toLowerCase()) return null;
+    } else if (!(segment.optional && part === 'null')) {
+      params.set(segment.param, part);
+    }
+  }
+  return params;
+}
+
+/** The GraphQL variables of a matched request, each checked against its argument's type. */
+export function buildVariables(route: CompiledRoute, params: Map<string, string>, rawQuery: string, request: { body: unknown; contentType: string | undefined }) {
+  const variables: Record<string, unknown> = {};
+  const argOf = (name: string) => route.field.args.find((arg) => arg.name === name)!;
+  for (const [name, value] of params) variables[name] = coerceScalar(value, argOf(name), name);
+
+  const query = new URLSearchParams(rawQuery);
+  for (const key of new Set(query.keys())) {
+    const target = route.queryArgs.get(key.toLowerCase());
+    if (!target || target.arg.name in variables) continue; // a path parameter wins over the query string
+    const values = query.getAll(key);
+    variables[target.arg.name] = isListType(getNullableType(target.arg.type))
+      ? values.map((value) => coerceScalar(value, target.arg, target.documented))
+      : coerceScalar(values[0]!, target.arg, target.documented);
+  }
+
+  if (route.bodyArg) {
+    const text = typeof request.body === 'string' ? request.body.trim() : '';
+    if (text) {
+      if (request.contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(request.contentType)) {
+        throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw BadInput.field('body', 'is not valid JSON');
+      }
+      variables[route.bodyArg.name] = toInput(parsed, route.bodyArg.type);
+    } else if (isNonNullType(route.bodyArg.type)) {
+      throw BadInput.field('body', 'is required');
+    }
+  }
+  return variables;
+}
+
+const INT32 = { min: -2147483648, max: 2147483647 };
+
+/** A path or query string value as the argument's scalar; a wrong one is a 400 naming the parameter. */
+function coerceScalar(value: string, arg: GraphQLArgument, name: string): unknown {
+  switch (getNamedType(arg.type).name) {
+    case 'Int': {
+      const number = /^-?\d{1,10}$/.test(value) ? Number(value) : NaN;
+      if (!(number >= INT32.min && number <= INT32.max)) throw BadInput.field(name, 'must be an integer');
+      return number;
+    }
+    case 'Float': {
+      const number = value.trim() === '' ? NaN : Number(value);
+      if (!Number.isFinite(number)) throw BadInput.field(name, 'must be a number');
+      return number;
+    }
+    case 'Boolean': {
+      const lower = value.toLowerCase();
+      if (lower !== 'true' && lower !== 'false') throw BadInput.field(name, 'must be true or false');
+      return lower === 'true';
+    }
+    default:
+      return value;
+  }
+}
+
+/**
+ * A JSON body shaped for a GraphQL input type: documented keys become field names (exact match
+ * first, then case-insensitive, as ASP.NET model binding did) and unknown fields, server-owned
+ * ones included, are dropped. Wrong types are left for GraphQL to report by field.
+ */
+function toInput(value: unknown, type: GraphQLInputType): unknown {
+  const nullable = getNullableType(type);
+  if (value === null || value === undefined) return value;
+  if (isListType(nullable)) return Array.isArray(value) ? value.map((item) => toInput(item, nullable.ofType)) : value;
+  if (!isInputObjectType(nullable) || typeof value !== 'object' || Array.isArray(value)) return value;
+  const given = value as Record<string, unknown>;
+  const lowerKeys = new Map(Object.keys(given).map((key) => [key.toLowerCase(), key]));
+  const result: Record<string, unknown> = {};
+  for (const field of Object.values(nullable.getFields())) {
+    const documented = documentedKey(field.name);
+    const key = documented in given ? documented : lowerKeys.get(documented.toLowerCase());
+    if (key !== undefined && given[key] !== undefined) result[field.name] = toInput(given[key], field.type);
+  }
+  return result;
+}
+
+/** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
+export async function restGateway(app: FastifyInstance, options: GatewayOptions): Promise<void> {
+  const routes = compileRoutes(options.schema, options.routes);
+  const sofa = useSofa({
+    basePath: '/api',
+    schema: options.schema,
+    routes: sofaRoutes(options.schema),
+    context: ({ requestContext }: { requestContext: RequestContext }) => requestContext,
+    errorHandler: (errors) => {
+      const { error, unexpected } = mapError(errors[0]);
+      if (unexpected) options.onUnexpectedError(errors[0]);
+      return new Response(JSON.stringify(problemOf(error)), {
+        status: error.status,
+        headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...headersOf(error) },
+      }) as never;
+    },
+  });
+
+  // The gateway reads bodies itself (to unwrap documented bodies and answer 415 and 400 properly).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  app.all('/api/*', async (request: FastifyRequest, reply: FastifyReply) => {
+    const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
+    const { route, params } = matchRoute(routes, request.method, rawPath);
+    const variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
+    const requestContext = await options.contextFor(request);
+    const response = await sofa.fetch(
+      new Request(`http://gateway/api/op/${route.operationType}/${route.fieldName}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(variables),
+      }),
+      { requestContext },
+    );
+    const text = await response.text();
+    if (response.status >= 400) {
+      for (const header of ['content-type', 'www-authenticate', 'retry-after', 'allow']) {
+        const value = response.headers.get(header);
+        if (value) reply.header(header, value);
+      }
+      return reply.code(response.status).send(text);
+    }
+    if (route.row.emptyResponse) return reply.code(200).send();
+    const body = route.mapsKeys ? JSON.stringify(toDocumentedKeys(JSON.parse(text))) : text;
+    return reply.code(200).type('application/json; charset=utf-8').send(body);
+  });
+}
+
+/** sofa-api serves each field at one fixed internal path; the gateway decides which requests reach it. */
+function sofaRoutes(schema: GraphQLSchema) {
+  const entries: [string, { method: 'POST'; path: string }][] = [];
+  for (const [typeName, type] of [['Query', schema.getQueryType()], ['Mutation', schema.getMutationType()]] as const) {
+    for (const fieldName of Object.keys(type?.getFields() ?? {})) {
+      entries.push([`${typeName}.${fieldName}`, { method: 'POST', path: `/op/${typeName.toLowerCase()}/${fieldName}` }]);
+    }
+  }
+  return Object.fromEntries(entries);
+}

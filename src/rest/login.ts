@@ -1,0 +1,14 @@
+import type { RouteRow } from './route-table.js';
+
+export const loginRoutes: RouteRow[] = [
+  { method: 'GET', path: '/api/login/aboutme', field: 'Query.aboutMe' },
+  { method: 'GET', path: '/api/login/clientauthcheck/{loginid}/{tenantkey}', field: 'Query.clientAuthCheck', emptyResponse: true },
+  { method: 'DELETE', path: '/api/login/delete', field: 'Mutation.deleteLogin', emptyResponse: true },
+  { method: 'GET', path: '/api/login/logincheck', field: 'Query.loginCheck', emptyResponse: true },
+  { method: 'POST', path: '/api/login/requestmagiclink', field: 'Mutation.requestMagicLink', body: 'emails', emptyResponse: true },
+  { method: 'GET', path: '/api/login/securityquestions/lookup', field: 'Query.securityQuestions' },
+  {
+    method: 'POST', path: '/api/login/magiclink/redeem', field: 'Mutation.redeemMagicLink', body: 'input', extension: true,
+    summary: 'Exchanges the token of a sign-in link for a session token (single use).',
+  },
+];

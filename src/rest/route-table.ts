@@ -1,0 +1,23 @@
+/**
+ * The REST route table: every documented operation we serve, as one declarative row that names
+ * the GraphQL field carrying it. The gateway (gateway.ts) is the only code that turns these rows
+ * into HTTP routes; the OpenAPI document and the route-coverage count are generated from them.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+export interface RouteRow {
+  method: HttpMethod;
+  /** Exactly as documented, e.g. `/api/vendors/{vendorid}`; a `{name}` segment feeds argument `name`. */
+  path: string;
+  /** The GraphQL field that does the work: `Query.vendors`, `Mutation.saveVendor`. */
+  field: `Query.${string}` | `Mutation.${string}`;
+  /** The argument that receives the whole JSON body (a model or an array), unwrapped. */
+  body?: string;
+  /** Query parameter names that differ from argument names: documented name → argument. */
+  query?: Record<string, string>;
+  /** Answer 200 with an empty body (HttpResponseMessage, or a "200 only" whose body means nothing). */
+  emptyResponse?: true;
+  /** Our own addition, not one of the documented operations (listed in the OpenAPI all the same). */
+  extension?: true;
+  summary?: string;
+}

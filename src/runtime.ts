@@ -1,0 +1,34 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from './core/config.js';
+import { externalDatabase, startEmbeddedDatabase, type DatabaseServer } from './db/database.js';
+import { migrate, openOrm } from './db/orm.js';
+
+/** The database server and ORM every entry point (server, CLI) starts the same way. */
+export interface Runtime {
+  database: DatabaseServer;
+  orm: MikroORM;
+  stop(): Promise<void>;
+}
+
+/** Connects to DATABASE_URL, or starts the embedded PostgreSQL under DATA_DIR; applies migrations. */
+export async function startRuntime(config: Config, log: (message: string) => void): Promise<Runtime> {
+  const database = config.DATABASE_URL
+    ? externalDatabase(config.DATABASE_URL)
+    : await startEmbeddedDatabase({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, database: 'membership', log });
+  try {
+    const orm = await openOrm({ url: database.url, poolMax: config.DATABASE_POOL_MAX });
+    const applied = await migrate(orm);
+    if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
+    return {
+      database,
+      orm,
+      async stop() {
+        await orm.close();
+        await database.stop();
+      },
+    };
+  } catch (error) {
+    await database.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,68 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps, RequestContext } from '../core/context.js';
+import { Forbidden, NotFound, Unauthenticated } from '../core/errors.js';
+import { secretsEqual } from '../core/secrets.js';
+import { Contact, Login, SecurityQuestion, Tenant } from '../entities/index.js';
+import { displayName } from '../entities/contact.js';
+import type { AboutMe } from '../schema/login.js';
+import { normalizeEmail } from './identity.js';
+
+/** The caller's tenant, contact, organization and roles. Terms fields stay empty until terms of use exist. */
+export async function aboutMe(ctx: RequestContext): Promise<AboutMe> {
+  const caller = ctx.requireCaller();
+  const tenant = await ctx.em.findOneOrFail(Tenant, { id: caller.tenantId });
+  const contact = caller.contactId ? await ctx.loaders.byId(Contact).load(caller.contactId) : null;
+  const organization = contact?.organization ? await ctx.loaders.byId(Contact).load(contact.organization.id) : null;
+  return {
+    FirstName: contact?.firstName ?? null,
+    Name: contact ? displayName(contact) : null,
+    LastName: contact?.lastName ?? null,
+    ContactId: contact?.id ?? null,
+    TenantId: tenant.id,
+    TenantName: tenant.name,
+    TenantDomain: tenant.domain,
+    TenantKey: tenant.key,
+    CurrentOrganizationId: organization?.id ?? null,
+    CurrentOrganizationName: organization ? displayName(organization) : null,
+    HasAgreedOnBackOfficeTerms: true,
+    TermsContent: null,
+    TermsOfUseId: null,
+    TenantLogoUrl: tenant.logoUrl,
+    TenantLogoShortDescription: tenant.logoShortDescription,
+    ContactLogoUrl: contact?.logoUrl ?? null,
+    ContactLogoShortDescription: contact?.logoShortDescription ?? null,
+    AllRoles: [...caller.roles],
+    DirectoryModuleItems: [],
+    ContentModuleItems: [],
+    InfoHubTermsOfUseId: null,
+    HasAgreedOnInfoHubTerms: true,
+    InfoHubTermsOfUseContent: null,
+  };
+}
+
+/** True when login `loginId` belongs to the tenant with `tenantKey`; only the caller's own tenant can be asked about. */
+export async function clientAuthCheck(ctx: RequestContext, loginId: number, tenantKey: string): Promise<true> {
+  const caller = ctx.requireCaller();
+  const tenant = await ctx.em.findOne(Tenant, { id: caller.tenantId });
+  if (!tenant || tenant.key !== tenantKey.toLowerCase()) throw new Unauthenticated('The login does not belong to that tenant.');
+  const login = await ctx.em.findOne(Login, { id: loginId });
+  if (!login) throw new Unauthenticated('The login does not belong to that tenant.');
+  return true;
+}
+
+export async function securityQuestions(em: EntityManager): Promise<SecurityQuestion[]> {
+  return em.find(SecurityQuestion, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+}
+
+/**
+ * Removes a user (every login with that e-mail, in every tenant) and its credentials. Guarded
+ * by the MASTER_KEY; disabled (403) when the server has none.
+ */
+export async function deleteLoginEverywhere(app: AppDeps, em: EntityManager, username: string, masterKey: string): Promise<void> {
+  const expected = app.config.MASTER_KEY;
+  if (!expected) throw new Forbidden('This operation is disabled on this server.');
+  if (!secretsEqual(masterKey, expected)) throw new Unauthenticated('The master key is not valid.');
+  // Sessions, API keys and pending links go with the login (ON DELETE CASCADE).
+  const removed = await em.nativeDelete(Login, { email: normalizeEmail(username) }, { filters: false });
+  if (removed === 0) throw new NotFound('The user');
+}

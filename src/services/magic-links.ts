@@ -1,0 +1,72 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AppDeps } from '../core/context.js';
+import { BadInput, TooManyRequests } from '../core/errors.js';
+import { hashToken, newToken } from '../core/secrets.js';
+import { Login, MagicLinkToken, OutboxMessage, SignInRequest } from '../entities/index.js';
+import { createSession, invalidLink, normalizeEmail, type IssuedToken } from './identity.js';
+
+/** The portals a link can sign in to: the staff back office, or the member hub. */
+export const LOGIN_TYPES = ['hub', 'staff'] as const;
+const MAX_ADDRESSES = 10;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * Sends a sign-in link to each known address. The answer is the same whether or not an address
+ * is known (no account enumeration); the per-address rate limit counts every request, known
+ * or not, so it reveals nothing either.
+ */
+export async function requestMagicLinks(app: AppDeps, em: EntityManager, addresses: string[], type: string | null | undefined): Promise<void> {
+  const loginType = (type ?? 'hub').toLowerCase();
+  if (!(LOGIN_TYPES as readonly string[]).includes(loginType)) throw BadInput.field('type', `must be one of ${LOGIN_TYPES.join(', ')}`);
+  if (addresses.length === 0 || addresses.length > MAX_ADDRESSES) throw BadInput.field('body', `must list 1 to ${MAX_ADDRESSES} e-mail addresses`);
+  const emails = [...new Set(addresses.map((address, index) => {
+    const email = normalizeEmail(String(address));
+    if (!EMAIL.test(email) || email.length > 254) throw BadInput.field(`[${index}]`, 'is not an e-mail address');
+    return email;
+  }))];
+
+  await em.transactional(async (tx) => {
+    await enforceRateLimit(app, tx, emails);
+    const logins = await tx.find(Login, { email: { $in: emails } }, { filters: false, populate: ['tenant'] });
+    for (const login of logins) {
+      if (loginType === 'staff' && !login.roles.includes('staff')) continue;
+      const token = newToken('mml');
+      tx.create(MagicLinkToken, {
+        tenant: login.tenant, login, tokenHash: hashToken(token), loginType,
+        expiresAt: new Date(Date.now() + app.config.MAGIC_LINK_TTL_MINUTES * 60_000),
+      });
+      const link = `${app.publicBaseUrl}/signin?token=${encodeURIComponent(token)}`;
+      tx.create(OutboxMessage, {
+        tenant: login.tenant, channel: 'email', recipient: login.email,
+        subject: `Sign in to ${login.tenant.name}`,
+        body: `Use this link within ${app.config.MAGIC_LINK_TTL_MINUTES} minutes to sign in:\n${link}\n`,
+      });
+      // Development convenience only: the link is a credential, so production never logs it.
+      if (app.config.NODE_ENV === 'development') app.log.info({ to: login.email, tenant: login.tenant.key, link }, 'magic link');
+    }
+  });
+}
+
+async function enforceRateLimit(app: AppDeps, em: EntityManager, emails: string[]): Promise<void> {
+  const hashes = emails.map(hashToken);
+  const since = new Date(Date.now() - 3600_000);
+  const recent = await em.getConnection().execute<{ address_hash: string; count: string }[]>(
+    'SELECT address_hash, count(*) AS count FROM sign_in_request WHERE address_hash = ANY(?) AND requested_at > ? GROUP BY address_hash',
+    [hashes, since],
+  );
+  if (recent.some((row) => Number(row.count) >= app.config.MAGIC_LINK_PER_HOUR)) throw new TooManyRequests(3600);
+  for (const addressHash of hashes) em.create(SignInRequest, { addressHash });
+}
+
+/** Exchanges a link token (once) for a session. */
+export async function redeemMagicLink(app: AppDeps, em: EntityManager, token: string): Promise<IssuedToken> {
+  // One UPDATE both checks and consumes the token, so two concurrent redeems cannot both win.
+  const consumed = await em.getConnection().execute<{ login_id: number }[]>(
+    'UPDATE magic_link_token SET used_at = now() WHERE token_hash = ? AND used_at IS NULL AND expires_at > now() RETURNING login_id',
+    [hashToken(token)],
+  );
+  const loginId = consumed[0]?.login_id;
+  if (loginId === undefined) throw invalidLink();
+  const login = await em.findOneOrFail(Login, { id: loginId }, { filters: false });
+  return createSession(em, login, app.config.SESSION_TTL_HOURS);
+}
