@@ -28,12 +28,10 @@ export function mapError(thrown: unknown): MappedError {
   if (original instanceof ForeignKeyConstraintViolationException) return { error: new Conflict('The record is referenced by other records or refers to a missing one.'), unexpected: false };
   if (original instanceof DeadlockException || original instanceof LockWaitTimeoutException) return { error: new Conflict('The record is busy; try again.'), unexpected: false };
   if (original instanceof ConnectionException || isConnectionFailure(original)) return { error: new ServiceUnavailable(), unexpected: false };
-  if (thrown instanceof GraphQLError && !thrown.originalError) {
-    // Errors GraphQL raised itself: coercion of variables, or an invalid document.
+  if (thrown instanceof GraphQLError && (!thrown.originalError || original instanceof GraphQLError)) {
+    // Errors GraphQL raised itself (coercion of variables, an invalid document); the outer
+    // message carries the path of the offending input.
     return { error: new BadInput([{ field: fieldOf(thrown.message), message: thrown.message }], thrown.message), unexpected: false };
-  }
-  if (original instanceof GraphQLError && original.extensions?.code === 'BAD_USER_INPUT') {
-    return { error: new BadInput([{ field: fieldOf(original.message), message: original.message }], original.message), unexpected: false };
   }
   return { error: new ApiError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred.'), unexpected: true };
 }

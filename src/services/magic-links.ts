@@ -50,11 +50,11 @@ export async function requestMagicLinks(app: AppDeps, em: EntityManager, address
 async function enforceRateLimit(app: AppDeps, em: EntityManager, emails: string[]): Promise<void> {
   const hashes = emails.map(hashToken);
   const since = new Date(Date.now() - 3600_000);
-  const recent = await em.getConnection().execute<{ address_hash: string; count: string }[]>(
-    'SELECT address_hash, count(*) AS count FROM sign_in_request WHERE address_hash = ANY(?) AND requested_at > ? GROUP BY address_hash',
-    [hashes, since],
-  );
-  if (recent.some((row) => Number(row.count) >= app.config.MAGIC_LINK_PER_HOUR)) throw new TooManyRequests(3600);
+  // At most (addresses × limit) rows, so counting them here is cheap.
+  const recent = await em.find(SignInRequest, { addressHash: { $in: hashes }, requestedAt: { $gt: since } }, { fields: ['addressHash'] });
+  const perAddress = new Map<string, number>();
+  for (const { addressHash } of recent) perAddress.set(addressHash, (perAddress.get(addressHash) ?? 0) + 1);
+  if ([...perAddress.values()].some((count) => count >= app.config.MAGIC_LINK_PER_HOUR)) throw new TooManyRequests(3600);
   for (const addressHash of hashes) em.create(SignInRequest, { addressHash });
 }
 

@@ -1,0 +1,114 @@
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/core/config.js';
+import { createLogger } from '../../src/core/logger.js';
+import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/database.js';
+import { migrate, openOrm } from '../../src/db/orm.js';
+import { createLogin, createSession, createTenant } from '../../src/services/identity.js';
+
+/** A running service on its own fresh database, reached over real HTTP. */
+export interface TestServer {
+  baseUrl: string;
+  orm: MikroORM;
+  app: App;
+  config: Config;
+  databaseUrl: string;
+  /** SQL statements run since the server started. */
+  statements(): number;
+  close(): Promise<void>;
+}
+
+/** Starts the service on a new database created for this test file; `close` drops it. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
+  if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run the tests through jest (global-setup.mjs)');
+  const database = `test_${randomBytes(6).toString('hex')}`;
+  await ensureDatabase(adminUrl, database);
+  const databaseUrl = withDatabase(adminUrl, database);
+  let statements = 0;
+  const orm = await openOrm({ url: databaseUrl, poolMax: 5, onQuery: () => { statements++; } });
+  await migrate(orm);
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', MASTER_KEY: 'test-master-key-0123456789', ...env });
+  const app = await buildApp({ config, orm, jobs: null, log: createLogger(config) });
+  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    orm,
+    app,
+    config,
+    databaseUrl,
+    statements: () => statements,
+    async close() {
+      await app.close();
+      await orm.close();
+      await dropDatabase(adminUrl, database);
+    },
+  };
+}
+
+export interface TestTenant {
+  id: number;
+  key: string;
+  staffToken: string;
+  memberToken: string;
+}
+
+/** A tenant with a staff and a member login, each with a session token. */
+export async function createTestTenant(server: TestServer, key: string): Promise<TestTenant> {
+  const em = server.orm.em.fork();
+  const tenant = await createTenant(em, { key, name: `Tenant ${key}` });
+  const staff = await createLogin(em, tenant, { email: `staff@${key}.example`, role: 'staff', firstName: 'Sam', lastName: 'Staff' });
+  const member = await createLogin(em, tenant, { email: `member@${key}.example`, role: 'member', firstName: 'Mia', lastName: 'Member' });
+  return {
+    id: tenant.id,
+    key,
+    staffToken: (await createSession(em, staff, 1)).token,
+    memberToken: (await createSession(em, member, 1)).token,
+  };
+}
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: T;
+}
+
+/** One REST call over real HTTP. `body` is sent as JSON unless it is a string. */
+export async function rest<T = any>(
+  server: TestServer,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${server.baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = null;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed as T };
+}
+
+/** One GraphQL call over real HTTP. */
+export async function graphql<T = any>(
+  server: TestServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+  token?: string,
+): Promise<HttpResult<{ data: T | null; errors?: { message: string; extensions: { code: string; errors?: { field: string }[] } }[] }>> {
+  return rest(server, 'POST', '/graphql', { token, body: { query, variables } });
+}
