@@ -145,7 +145,7 @@ export function buildVariables(route: CompiledRoute, params: Map<string, string>
       } catch {
         throw BadInput.field('body', 'is not valid JSON');
       }
-      variables[route.bodyArg.name] = toInput(parsed, route.bodyArg.type);
+      variables[route.bodyArg.name] = toInput(parsed, route.bodyArg.type, '');
     } else if (isNonNullType(route.bodyArg.type)) {
       throw BadInput.field('body', 'is required');
     }
@@ -183,18 +183,26 @@ function coerceScalar(value: string, arg: GraphQLArgument, name: string): unknow
  * first, then case-insensitive, as ASP.NET model binding did) and unknown fields, server-owned
  * ones included, are dropped. Wrong types are left for GraphQL to report by field.
  */
-function toInput(value: unknown, type: GraphQLInputType): unknown {
+function toInput(value: unknown, type: GraphQLInputType, path: string): unknown {
   const nullable = getNullableType(type);
+  const field = path || 'body';
   if (value === null || value === undefined) return value;
-  if (isListType(nullable)) return Array.isArray(value) ? value.map((item) => toInput(item, nullable.ofType)) : value;
-  if (!isInputObjectType(nullable) || typeof value !== 'object' || Array.isArray(value)) return value;
+  if (isListType(nullable)) {
+    if (!Array.isArray(value)) throw BadInput.field(field, 'must be a JSON array');
+    return value.map((item, index) => toInput(item, nullable.ofType, `${path}[${index}]`));
+  }
+  if (!isInputObjectType(nullable)) {
+    if (typeof value === 'object') throw BadInput.field(field, `must be a ${nullable.name === 'Int' || nullable.name === 'Float' ? 'number' : nullable.name === 'Boolean' ? 'boolean' : 'string'}`);
+    return value; // GraphQL checks the scalar itself and names the field
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) throw BadInput.field(field, 'must be a JSON object');
   const given = value as Record<string, unknown>;
   const lowerKeys = new Map(Object.keys(given).map((key) => [key.toLowerCase(), key]));
   const result: Record<string, unknown> = {};
   for (const field of Object.values(nullable.getFields())) {
     const documented = documentedKey(field.name);
     const key = documented in given ? documented : lowerKeys.get(documented.toLowerCase());
-    if (key !== undefined && given[key] !== undefined) result[field.name] = toInput(given[key], field.type);
+    if (key !== undefined && given[key] !== undefined) result[field.name] = toInput(given[key], field.type, path ? `${path}.${documented}` : documented);
   }
   return result;
 }
