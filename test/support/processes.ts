@@ -1,0 +1,46 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export const DIST = path.resolve('dist/src');
+
+/** Runs a compiled entry point (npm test builds first) and collects its output. */
+export function runNode(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(DIST, script), ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => { stdout += chunk; });
+    child.stderr.on('data', (chunk) => { stderr += chunk; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts a long-running compiled entry point and resolves once its stdout matches `ready`. */
+export function startNode(script: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(DIST, script)], { env: { ...process.env, ...env } });
+    let output = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`not ready in time:\n${output}`)); }, 20_000);
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      if (ready.test(output)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output });
+      }
+    });
+    child.stderr.on('data', (chunk) => { output += chunk; });
+    child.on('close', (code) => { clearTimeout(timer); if (!ready.test(output)) reject(new Error(`exited ${code}:\n${output}`)); });
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+    server.on('error', reject);
+  });
+}
