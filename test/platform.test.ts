@@ -1,4 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
@@ -84,6 +90,59 @@ describe('GraphQL protections', () => {
       expect(refused.body.data ?? null).toBeNull();
     } finally {
       await production.close();
+    }
+  });
+});
+
+describe('database outage', () => {
+  it('answers 503 problem+json while the database refuses connections, and recovers', async () => {
+    const outage = await startTestServer();
+    const tenant = await createTestTenant(outage, 'outage');
+    const database = new URL(outage.databaseUrl).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
+    await admin.connect();
+    try {
+      // ALLOW_CONNECTIONS false holds for superusers too (CONNECTION LIMIT does not).
+      await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const ready = await rest(outage, 'GET', '/readyz');
+      expect(ready.status).toBe(503);
+      const list = await rest(outage, 'GET', '/api/vendors', { token: tenant.staffToken });
+      expect(list.status).toBe(503);
+      expect(list.headers.get('content-type')).toContain('application/problem+json');
+      expect(list.headers.get('retry-after')).toBeTruthy();
+      const gql = await graphql(outage, '{ vendors { VendorId } }', {}, tenant.staffToken);
+      expect(gql.status).toBe(503);
+      await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+      expect((await rest(outage, 'GET', '/api/vendors', { token: tenant.staffToken })).status).toBe(200);
+    } finally {
+      await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
+      await admin.end();
+      await outage.close();
+    }
+  });
+});
+
+describe('HTTPS', () => {
+  it('serves TLS when TLS_CERT_FILE and TLS_KEY_FILE are set', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tls-'));
+    const key = path.join(dir, 'key.pem');
+    const cert = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    const secure = await startTestServer({ TLS_CERT_FILE: cert, TLS_KEY_FILE: key });
+    try {
+      const port = new URL(secure.baseUrl).port;
+      const body = await new Promise<string>((resolve, reject) => {
+        https.get({ host: '127.0.0.1', port, path: '/healthz', ca: readFileSync(cert), servername: 'localhost' }, (response) => {
+          let text = '';
+          response.on('data', (chunk) => { text += chunk; });
+          response.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      expect(JSON.parse(body)).toEqual({ status: 'ok' });
+    } finally {
+      await secure.close();
     }
   });
 });

@@ -63,7 +63,11 @@ function stripRoot(path: string, variable: string | undefined): string | null {
   return path;
 }
 
+/** Network failures, and PostgreSQL refusing or dropping connections (classes 08, 53300, 57P0x). */
+const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '53300', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+
 function isConnectionFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001'].includes(code);
+  const { code, sqlState } = (error ?? {}) as { code?: unknown; sqlState?: unknown };
+  return [code, sqlState].some((value) => typeof value === 'string' && CONNECTION_FAILURES.has(value))
+    || (error instanceof Error && /Connection terminated|not currently accepting connections|database system is (starting up|shutting down)/i.test(error.message));
 }

@@ -21,7 +21,8 @@ export class ApiError extends GraphQLError {
     super(message, {
       extensions: {
         code,
-        http: { status, ...(headers ? { headers } : {}) },
+        // Apollo reads the status and headers from here (headers must be a Map for it).
+        http: { status, ...(headers ? { headers: new Map(Object.entries(headers)) } : {}) },
         ...(problems.length ? { errors: problems } : {}),
       },
     });

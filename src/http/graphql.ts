@@ -66,7 +66,18 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
   app.route({
     url: '/graphql',
     method: ['GET', 'POST', 'OPTIONS'],
-    handler: fastifyApolloHandler(apollo, { context: (request) => options.contextFor(request) }),
+    handler: fastifyApolloHandler(apollo, {
+      // A failure here (say, the database is down) carries its status, as a resolver error would.
+      context: async (request) => {
+        try {
+          return await options.contextFor(request);
+        } catch (error) {
+          const { error: mapped, unexpected } = mapError(error);
+          if (unexpected) options.onUnexpectedError(error);
+          throw mapped;
+        }
+      },
+    }),
   });
   return apollo;
 }

@@ -28,6 +28,6 @@ export function problemOf(error: ApiError, instance?: string): Problem {
 
 /** Headers an error asks for (WWW-Authenticate, Retry-After). */
 export function headersOf(error: ApiError): Record<string, string> {
-  const http = error.extensions.http as { headers?: Record<string, string> } | undefined;
-  return http?.headers ?? {};
+  const http = error.extensions.http as { headers?: Map<string, string> } | undefined;
+  return Object.fromEntries(http?.headers ?? []);
 }
