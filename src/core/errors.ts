@@ -21,8 +21,9 @@ export class ApiError extends GraphQLError {
     super(message, {
       extensions: {
         code,
-        // Apollo reads the status and headers from here (headers must be a Map for it).
-        http: { status, ...(headers ? { headers: new Map(Object.entries(headers)) } : {}) },
+        // Apollo reads the status and headers from here; it needs the headers as a Map (sofa's
+        // type declaration says a record, but our REST layer reads them through headersOf).
+        http: { status, ...(headers ? { headers: new Map(Object.entries(headers)) as unknown as Record<string, string> } : {}) },
         ...(problems.length ? { errors: problems } : {}),
       },
     });
