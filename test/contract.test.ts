@@ -89,3 +89,13 @@ describe('OpenAPI document', () => {
     }
   });
 });
+
+describe('documented keys GraphQL cannot spell', () => {
+  it('maps them back in responses, at any depth', async () => {
+    const { toDocumentedKeys, documentedKey } = await import('../src/rest/documented-keys.js');
+    expect(documentedKey('this_')).toBe('this[]');
+    expect(documentedKey('Name')).toBe('Name');
+    expect(toDocumentedKeys({ Result: [{ System_IAsyncResult_CompletedSynchronously: false, Name: 'x' }] }))
+      .toEqual({ Result: [{ 'System.IAsyncResult.CompletedSynchronously': false, Name: 'x' }] });
+  });
+});

@@ -186,6 +186,8 @@ describe('credentials', () => {
     expect(key.token).toMatch(/^mmk_/);
     expect(await em.count(Credential, { tokenHash: key.token }, { filters: false })).toBe(0);
     expect((await rest(server, 'GET', '/api/login/logincheck', { token: key.token })).status).toBe(200);
+    const used = await server.orm.em.fork().findOneOrFail(Credential, { id: key.credentialId }, { filters: false });
+    expect(used.lastUsedAt?.getTime()).toBeGreaterThan(Date.now() - 60_000);
     await revokeApiKey(em, tenant, key.credentialId);
     expect((await rest(server, 'GET', '/api/login/logincheck', { token: key.token })).status).toBe(401);
 

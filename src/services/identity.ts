@@ -25,6 +25,7 @@ export async function authenticate(em: EntityManager, authorization: string | un
     { populate: ['login'], filters: false },
   );
   if (!credential || (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())) return null;
+  await recordUse(em, credential);
   const login = credential.login;
   return {
     tenantId: credential.tenant.id,
@@ -33,6 +34,15 @@ export async function authenticate(em: EntityManager, authorization: string | un
     roles: login.roles,
     credentialId: credential.id,
   };
+}
+
+/** How stale `lastUsedAt` may get before a request refreshes it (a write on every request would cost too much). */
+const LAST_USED_PRECISION_MS = 5 * 60_000;
+
+async function recordUse(em: EntityManager, credential: Credential): Promise<void> {
+  const now = Date.now();
+  if (credential.lastUsedAt && now - credential.lastUsedAt.getTime() < LAST_USED_PRECISION_MS) return;
+  await em.nativeUpdate(Credential, { id: credential.id }, { lastUsedAt: new Date(now) }, { filters: false });
 }
 
 export interface IssuedToken {
