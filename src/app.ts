@@ -7,7 +7,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { trustProxySetting, type Config } from './core/config.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
-import { mapError } from './core/error-mapping.js';
+import { toApiError } from './core/error-mapping.js';
 import { ApiError, NotFound } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
@@ -115,7 +115,5 @@ function fromFastifyError(error: FastifyError, onUnexpectedError: (error: unknow
   if (status === 413) return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
   if (status === 415) return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
   if (status >= 400 && status < 500) return new ApiError(status, 'BAD_REQUEST', error.message);
-  const mapped = mapError(error);
-  if (mapped.unexpected) onUnexpectedError(error);
-  return mapped.error;
+  return toApiError(error, onUnexpectedError);
 }

@@ -36,6 +36,13 @@ export function mapError(thrown: unknown): MappedError {
   return { error: new ApiError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred.'), unexpected: true };
 }
 
+/** `mapError`, reporting anything unexpected (a bug) to `onUnexpected` on the way. */
+export function toApiError(thrown: unknown, onUnexpected: (error: unknown) => void): ApiError {
+  const { error, unexpected } = mapError(thrown);
+  if (unexpected) onUnexpected(thrown);
+  return error;
+}
+
 /**
  * The input a GraphQL coercion message is about, as the documented name:
  * `Variable "$input" got invalid value 5 at "input.Name"; ...` → `Name`,

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
-import { mapError } from '../core/error-mapping.js';
+import { mapError, toApiError } from '../core/error-mapping.js';
 
 export interface GraphqlOptions {
   schema: GraphQLSchema;
@@ -51,8 +51,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
     plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(), statusFromErrors],
     formatError: (formatted, error) => {
-      const { error: mapped, unexpected } = mapError(error);
-      if (unexpected) options.onUnexpectedError(error);
+      const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
       return {
         message: mapped.message,
@@ -72,9 +71,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
         try {
           return await options.contextFor(request);
         } catch (error) {
-          const { error: mapped, unexpected } = mapError(error);
-          if (unexpected) options.onUnexpectedError(error);
-          throw mapped;
+          throw toApiError(error, options.onUnexpectedError);
         }
       },
     }),

@@ -5,7 +5,7 @@ import {
 } from 'graphql';
 import { useSofa } from 'sofa-api';
 import type { RequestContext } from '../core/context.js';
-import { mapError } from '../core/error-mapping.js';
+import { toApiError } from '../core/error-mapping.js';
 import { ApiError, BadInput, NotFound } from '../core/errors.js';
 import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
@@ -216,8 +216,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     routes: sofaRoutes(options.schema),
     context: ({ requestContext }: { requestContext: RequestContext }) => requestContext,
     errorHandler: (errors) => {
-      const { error, unexpected } = mapError(errors[0]);
-      if (unexpected) options.onUnexpectedError(errors[0]);
+      const error = toApiError(errors[0], options.onUnexpectedError);
       return new Response(JSON.stringify(problemOf(error)), {
         status: error.status,
         headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...headersOf(error) },
