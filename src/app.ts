@@ -24,6 +24,8 @@ export interface AppOptions {
   orm: MikroORM;
   jobs: PgBoss | null;
   log: Logger;
+  /** Adds routes before the server starts (the benchmark's raw baseline; nothing else). */
+  configure?: (server: FastifyInstance) => Promise<void>;
   /** Largest request body accepted (bytes); larger is a 413. */
   bodyLimit?: number;
 }
@@ -97,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
   await mountDocs(server, buildOpenApi(schema, compileRoutes(schema, routes)));
   await server.register(async (scope) => restGateway(scope, { schema, routes, contextFor, onUnexpectedError }));
+  await options.configure?.(server);
   await server.ready();
 
   return {
