@@ -23,6 +23,8 @@ const { values: options } = parseArgs({
     smoke: { type: 'boolean', default: false },
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '64' },
+    /** Only scenarios whose name contains this text (for profiling one path). */
+    only: { type: 'string' },
   },
 });
 const smoke = options.smoke!;
@@ -180,7 +182,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   try {
     const results: Measured[] = [];
-    for (const scenario of scenarios(vendorIds)) {
+    for (const scenario of scenarios(vendorIds).filter((candidate) => !options.only || candidate.name.includes(options.only!))) {
       const measured = await measure(base, token, scenario);
       process.stdout.write(`${scenario.name.padEnd(36)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${measured.p50} ms  p99 ${measured.p99} ms  SQL/req ${measured.statementsPerRequest.toFixed(2)}  errors ${measured.errors}\n`);
       results.push(measured);
@@ -194,7 +196,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${report}\n`);
     const failures = results.filter((result) => result.errors > 0);
     if (failures.length) throw new Error(`requests failed in: ${failures.map((result) => result.scenario.name).join(', ')}`);
-    if (!smoke) writeReport(report, results);
+    if (!smoke && !options.only) writeReport(report, results);
   } finally {
     server.kill('SIGTERM');
     await new Promise((resolve) => server.once('exit', resolve));

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../core/context.js';
 import { assertCurrentVersion } from '../core/concurrency.js';
 import { NotFound } from '../core/errors.js';
+import { leanRows } from '../core/lean-read.js';
 import { parseListOptions, toFindOptions, type ListOptions, type ListSpec } from '../core/list-query.js';
 import { Vendor, vendorNameKey } from '../entities/vendor.js';
 import { PotentialDuplicateEntry, rowActions } from '../schema/common.js';
@@ -25,13 +26,14 @@ export async function searchVendors(ctx: RequestContext, text: string | null | u
 }
 
 async function queryVendors(ctx: RequestContext, list: ListOptions): Promise<VendorCollectionItem[]> {
-  const { where, ...page } = toFindOptions(list, vendorList);
-  const vendors = await ctx.em.find(Vendor, where, { ...page, fields: [...VENDOR_FIELDS], disableIdentityMap: true });
+  const { where, orderBy, limit, offset } = toFindOptions(list, vendorList);
+  const vendors = await leanRows(ctx.em, Vendor, { fields: [...VENDOR_FIELDS], where, orderBy, limit, offset });
   return vendors.map((vendor) => toCollectionItem(ctx, vendor));
 }
 
 export async function getVendor(ctx: RequestContext, vendorId: number): Promise<VendorAddEdit> {
-  const vendor = await findVendor(ctx, vendorId);
+  const [vendor] = await leanRows(ctx.em, Vendor, { fields: [...VENDOR_FIELDS], where: { id: vendorId }, limit: 1 });
+  if (!vendor) throw new NotFound('The vendor');
   return { VendorId: vendor.id, Name: vendor.name, WebsiteUrl: vendor.websiteUrl, AuditId: vendor.auditId };
 }
 
@@ -60,11 +62,12 @@ export async function deleteVendor(ctx: RequestContext, vendorId: number, auditI
 
 /** Vendors (other than the one being edited) whose name equals `name`, ignoring case and whitespace. */
 export async function findDuplicateVendors(ctx: RequestContext, input: VendorAddEditInput): Promise<PotentialDuplicateEntry[]> {
-  const duplicates = await ctx.em.find(
-    Vendor,
-    { nameKey: vendorNameKey(input.Name), ...(input.VendorId ? { id: { $ne: input.VendorId } } : {}) },
-    { fields: [...VENDOR_FIELDS], orderBy: { id: 'asc' }, limit: 100, disableIdentityMap: true },
-  );
+  const duplicates = await leanRows(ctx.em, Vendor, {
+    fields: [...VENDOR_FIELDS],
+    where: { nameKey: vendorNameKey(input.Name), ...(input.VendorId ? { id: { $ne: input.VendorId } } : {}) },
+    orderBy: [{ id: 'asc' }],
+    limit: 100,
+  });
   return duplicates.map((vendor) => ({ Id: vendor.id, Name: vendor.name, Description: vendor.websiteUrl }));
 }
 
