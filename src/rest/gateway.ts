@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { buildOperationNodeForField } from '@graphql-tools/utils';
 import {
-  getNamedType, getNullableType, isInputObjectType, isListType, isNonNullType,
-  type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLSchema,
+  execute, getNamedType, OperationTypeNode, getNullableType, isInputObjectType, isListType, isNonNullType, Kind,
+  type DocumentNode, type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLSchema,
 } from 'graphql';
-import { useSofa } from 'sofa-api';
+import { createSofa } from 'sofa-api';
 import type { RequestContext } from '../core/context.js';
 import { toApiError } from '../core/error-mapping.js';
 import { ApiError, BadInput, NotFound } from '../core/errors.js';
@@ -14,8 +15,11 @@ import type { RouteRow } from './route-table.js';
 /**
  * The REST gateway: matches a request against the route table (case-insensitive, trailing
  * slash optional, literal routes before parameter routes), turns path, query and the
- * documented body into the GraphQL field's variables, checks their types, and hands them to
- * sofa-api, which runs the field's operation against the same schema GraphQL clients use.
+ * documented body into the GraphQL field's variables, checks their types, and runs the field's
+ * operation against the same schema GraphQL clients use. The operation is the one sofa-api
+ * builds for the field (every output field, to sofa's depth), made once at start; the gateway
+ * executes it directly rather than through sofa's own HTTP router, which doubled the cost of a
+ * request in our benchmark (BENCHMARKS.md).
  */
 
 type Segment = { literal: string } | { param: string; optional: boolean };
@@ -31,6 +35,8 @@ export interface CompiledRoute {
   queryArgs: Map<string, { documented: string; arg: GraphQLArgument }>;
   bodyArg: GraphQLArgument | null;
   mapsKeys: boolean;
+  /** sofa-api's operation for the field, built once. */
+  document: DocumentNode;
 }
 
 export interface GatewayOptions {
@@ -42,6 +48,7 @@ export interface GatewayOptions {
 
 /** Builds each row against the schema; a row naming a missing field or argument fails at start. */
 export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): CompiledRoute[] {
+  const sofa = createSofa({ basePath: '/api', schema });
   const compiled = rows.map((row) => {
     const [typeName, fieldName] = row.field.split('.') as ['Query' | 'Mutation', string];
     const type = typeName === 'Query' ? schema.getQueryType() : schema.getMutationType();
@@ -65,9 +72,10 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
       }));
     const bodyArg = row.body ? argByName.get(row.body) ?? null : null;
     if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
+    const operationType = typeName === 'Query' ? 'query' as const : 'mutation' as const;
     return {
-      row, segments, field, fieldName, bodyArg, queryArgs,
-      operationType: typeName === 'Query' ? 'query' as const : 'mutation' as const,
+      row, segments, field, fieldName, bodyArg, queryArgs, operationType,
+      document: sofaOperation(sofa, operationType, fieldName),
       literalCount: segments.filter((segment) => 'literal' in segment).length,
       mapsKeys: needsKeyMapping(field.type),
     };
@@ -210,19 +218,6 @@ function toInput(value: unknown, type: GraphQLInputType, path: string): unknown 
 /** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
 export async function restGateway(app: FastifyInstance, options: GatewayOptions): Promise<void> {
   const routes = compileRoutes(options.schema, options.routes);
-  const sofa = useSofa({
-    basePath: '/api',
-    schema: options.schema,
-    routes: sofaRoutes(options.schema),
-    context: ({ requestContext }: { requestContext: RequestContext }) => requestContext,
-    errorHandler: (errors) => {
-      const error = toApiError(errors[0], options.onUnexpectedError);
-      return new Response(JSON.stringify(problemOf(error)), {
-        status: error.status,
-        headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...headersOf(error) },
-      }) as never;
-    },
-  });
 
   // The gateway reads bodies itself (to unwrap documented bodies and answer 415 and 400 properly).
   app.removeAllContentTypeParsers();
@@ -232,36 +227,22 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
     const { route, params } = matchRoute(routes, request.method, rawPath);
     const variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
-    const requestContext = await options.contextFor(request);
-    const response = await sofa.fetch(
-      new Request(`http://gateway/api/op/${route.operationType}/${route.fieldName}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(variables),
-      }),
-      { requestContext },
-    );
-    const text = await response.text();
-    if (response.status >= 400) {
-      for (const header of ['content-type', 'www-authenticate', 'retry-after', 'allow']) {
-        const value = response.headers.get(header);
-        if (value) reply.header(header, value);
-      }
-      return reply.code(response.status).send(text);
+    const contextValue = await options.contextFor(request);
+    const result = await execute({ schema: options.schema, document: route.document, contextValue, variableValues: variables });
+    if (result.errors?.length) {
+      const error = toApiError(result.errors[0], options.onUnexpectedError);
+      return reply.code(error.status).headers(headersOf(error)).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
     }
     if (route.row.emptyResponse) return reply.code(200).send();
-    const body = route.mapsKeys ? JSON.stringify(toDocumentedKeys(JSON.parse(text))) : text;
-    return reply.code(200).type('application/json; charset=utf-8').send(body);
+    const data = (result.data as Record<string, unknown>)[route.fieldName];
+    return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data));
   });
 }
 
-/** sofa-api serves each field at one fixed internal path; the gateway decides which requests reach it. */
-function sofaRoutes(schema: GraphQLSchema) {
-  const entries: [string, { method: 'POST'; path: string }][] = [];
-  for (const [typeName, type] of [['Query', schema.getQueryType()], ['Mutation', schema.getMutationType()]] as const) {
-    for (const fieldName of Object.keys(type?.getFields() ?? {})) {
-      entries.push([`${typeName}.${fieldName}`, { method: 'POST', path: `/op/${typeName.toLowerCase()}/${fieldName}` }]);
-    }
-  }
-  return Object.fromEntries(entries);
+/** The operation sofa-api makes for a root field: the field with all its output fields selected. */
+function sofaOperation(sofa: ReturnType<typeof createSofa>, kind: 'query' | 'mutation', field: string): DocumentNode {
+  const operation = buildOperationNodeForField({
+    kind: kind === 'query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION, schema: sofa.schema, field, models: sofa.models, ignore: sofa.ignore, circularReferenceDepth: sofa.depthLimit,
+  });
+  return { kind: Kind.DOCUMENT, definitions: [operation] };
 }
