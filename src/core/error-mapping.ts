@@ -51,7 +51,9 @@ export function toApiError(thrown: unknown, onUnexpected: (error: unknown) => vo
  */
 export function fieldOf(message: string): string {
   const at = /got invalid value .*? at "([^"]+)"/s.exec(message)?.[1];
-  const missing = /Field "([^"]+)" of required type/.exec(message)?.[1];
+  // graphql-js writes `Field "Name" of required type`; graphql-jit `Field value.Name of required type`.
+  const missingMatch = /Field (?:"([^"]+)"|value\.(\S+)) of required type/.exec(message);
+  const missing = missingMatch?.[1] ?? missingMatch?.[2];
   const variable = /Variable "\$([^"]+)"/.exec(message)?.[1];
   const unknownField = /Field "([^"]+)" is not defined by type/.exec(message)?.[1];
   const path = at ? stripRoot(at, variable) : null;
