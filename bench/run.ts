@@ -21,7 +21,9 @@ import { createLogin, createSession, createTenant } from '../src/services/identi
 const { values: options } = parseArgs({
   options: {
     smoke: { type: 'boolean', default: false },
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '5' },
+    /** Each group's scenarios run this many times, interleaved, and the medians are reported (the machine is noisy). */
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '64' },
     /** Only scenarios whose name contains this text (for profiling one path). */
     only: { type: 'string' },
@@ -30,6 +32,7 @@ const { values: options } = parseArgs({
 const smoke = options.smoke!;
 const duration = smoke ? 1 : Number(options.duration);
 const connections = smoke ? 4 : Number(options.connections);
+const rounds = smoke ? 1 : Number(options.rounds);
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 
@@ -111,17 +114,20 @@ async function stats(base: string): Promise<{ statements: number; rssBytes: numb
   return (await fetch(`${base}/__bench/stats`)).json() as never;
 }
 
-async function measure(base: string, token: string, scenario: Scenario): Promise<Measured> {
+function load(base: string, token: string, scenario: Scenario, seconds: number) {
   const request: autocannon.Request = {
     method: scenario.method,
     path: scenario.path,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     ...(scenario.body ? { setupRequest: (req) => ({ ...req, body: scenario.body!() }) } : {}),
   };
-  // Warm-up, then the measured run; statements are counted over the measured run only.
-  await autocannon({ url: base, connections, duration: smoke ? 0.5 : 2, requests: [request] });
+  return autocannon({ url: base, connections, duration: seconds, requests: [request] });
+}
+
+/** One measured run; statements are counted over it alone. */
+async function measure(base: string, token: string, scenario: Scenario): Promise<Measured> {
   const before = await stats(base);
-  const result = await autocannon({ url: base, connections, duration, requests: [request] });
+  const result = await load(base, token, scenario, duration);
   const after = await stats(base);
   const requests = result.requests.total;
   return {
@@ -132,6 +138,28 @@ async function measure(base: string, token: string, scenario: Scenario): Promise
     errors: result.errors + result.non2xx + result.timeouts,
     statementsPerRequest: requests ? (after.statements - before.statements) / requests : 0,
   };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/** Warms each scenario of a group up, then runs the group's scenarios in turn `rounds` times; medians per scenario. */
+async function measureGroup(base: string, token: string, group: Scenario[]): Promise<Measured[]> {
+  for (const scenario of group) await load(base, token, scenario, smoke ? 0.5 : 2);
+  const runs = new Map<Scenario, Measured[]>(group.map((scenario) => [scenario, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const scenario of group) runs.get(scenario)!.push(await measure(base, token, scenario));
+  }
+  return group.map((scenario) => {
+    const measured = runs.get(scenario)!;
+    return {
+      scenario,
+      requestsPerSecond: median(measured.map((run) => run.requestsPerSecond)),
+      p50: median(measured.map((run) => run.p50)),
+      p99: median(measured.map((run) => run.p99)),
+      errors: measured.reduce((sum, run) => sum + run.errors, 0),
+      statementsPerRequest: median(measured.map((run) => run.statementsPerRequest)),
+    };
+  });
 }
 
 const listOptions = (take: number) => encodeURIComponent(JSON.stringify({ Take: take }));
@@ -182,10 +210,12 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   try {
     const results: Measured[] = [];
-    for (const scenario of scenarios(vendorIds).filter((candidate) => !options.only || candidate.name.includes(options.only!))) {
-      const measured = await measure(base, token, scenario);
-      process.stdout.write(`${scenario.name.padEnd(36)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${measured.p50} ms  p99 ${measured.p99} ms  SQL/req ${measured.statementsPerRequest.toFixed(2)}  errors ${measured.errors}\n`);
-      results.push(measured);
+    const chosen = scenarios(vendorIds).filter((candidate) => !options.only || candidate.name.includes(options.only!));
+    for (const group of new Set(chosen.map((scenario) => scenario.group))) {
+      for (const measured of await measureGroup(base, token, chosen.filter((scenario) => scenario.group === group))) {
+        process.stdout.write(`${measured.scenario.name.padEnd(36)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${measured.p50} ms  p99 ${measured.p99} ms  SQL/req ${measured.statementsPerRequest.toFixed(2)}  errors ${measured.errors}\n`);
+        results.push(measured);
+      }
     }
     const memory = await stats(base);
     const report = [
@@ -214,8 +244,9 @@ function writeReport(report: string, results: Measured[]): void {
 
 Produced by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'},
 ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL ${process.env.BENCH_PG_VERSION ?? '18 (embedded)'}.
-The server runs in its own process; autocannon (${connections} connections, ${duration} s per scenario after a
-2 s warm-up) and PostgreSQL share the same ${os.cpus().length} cores. Seed: one tenant with 10,000 contacts and
+The server runs in its own process; autocannon (${connections} connections) and PostgreSQL share the same
+${os.cpus().length} cores. Each scenario is warmed up for 2 s, then the scenarios of a group run in turn for
+${duration} s each, ${rounds} times; the table shows the medians. Seed: one tenant with 10,000 contacts and
 1,000 vendors. "× raw" compares with the baseline of the same group: a bare Fastify route in the
 server process that runs the same SQL (credential lookup included) through \`pg\` and writes the
 same JSON.
