@@ -1,5 +1,5 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -49,7 +49,9 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     allowBatchedHttpRequests: false,
     validationRules: armor.validationRules,
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
-    plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(), statusFromErrors],
+    plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(),
+      // Cache-control hints are unused, and the plugin wraps every field resolver (measurable per request).
+      ApolloServerPluginCacheControlDisabled(), statusFromErrors],
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
