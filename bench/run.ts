@@ -83,7 +83,7 @@ async function seed(url: string): Promise<{ token: string; vendorIds: number[] }
 
 function startServer(url: string, port: number): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(here, 'server.js')], {
+    const child = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), path.join(here, 'server.js')], {
       env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
@@ -110,7 +110,7 @@ interface Measured {
   statementsPerRequest: number;
 }
 
-async function stats(base: string): Promise<{ statements: number; rssBytes: number; peakRssBytes: number }> {
+async function stats(base: string): Promise<{ statements: number; rssBytes: number; peakRssBytes: number; memory?: unknown }> {
   return (await fetch(`${base}/__bench/stats`)).json() as never;
 }
 
@@ -218,6 +218,7 @@ async function main(): Promise<void> {
       }
     }
     const memory = await stats(base);
+    if (process.env.BENCH_DEBUG) process.stdout.write(`${JSON.stringify(memory)}\n`);
     const report = [
       table(results),
       '',

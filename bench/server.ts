@@ -79,6 +79,7 @@ async function baseline(server: FastifyInstance): Promise<void> {
   server.get('/__bench/stats', async () => ({
     statements,
     rssBytes: process.memoryUsage().rss,
+    memory: process.memoryUsage(),
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
   }));
 }

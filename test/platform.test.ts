@@ -146,3 +146,11 @@ describe('HTTPS', () => {
     }
   });
 });
+
+describe('GraphQL error messages', () => {
+  it('do not suggest field names (the schema stays hidden where introspection is off)', async () => {
+    const response = await graphql(server, '{ vendorz { VendorId } }', {}, tenant.staffToken);
+    expect(response.status).toBe(400);
+    expect(response.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+  });
+});

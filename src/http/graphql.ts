@@ -3,7 +3,9 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
+import { printSchema, type GraphQLSchema } from 'graphql';
+import { CompiledOperationCache, compileOperation } from '../core/compiled-execution.js';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
@@ -32,6 +34,32 @@ const statusFromErrors: ApolloServerPlugin<RequestContext> = {
   },
 };
 
+/**
+ * Apollo's executor hook (the `gateway` option, made for federation) used to serve our own schema
+ * with operations compiled by graphql-jit and cached by query: Apollo still parses, validates and
+ * applies the limits; only execution changes. In the benchmark this took GraphQL reads from about
+ * 0.5 to XX of the raw baseline.
+ */
+function compiledExecutor(schema: GraphQLSchema): GatewayInterface {
+  const operations = new CompiledOperationCache(1000);
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      return () => {};
+    },
+    async load() {
+      return {
+        executor: async (request) => {
+          const key = `${request.queryHash}:${request.operationName ?? ''}`;
+          const run = operations.get(key, () => compileOperation(schema, request.document, request.operationName ?? undefined));
+          return run(request.context, request.request.variables ?? {});
+        },
+      };
+    },
+    async stop() {},
+  };
+}
+
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
   const armor = new ApolloArmor({
@@ -40,9 +68,12 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     maxAliases: { n: 15 },
     maxDirectives: { n: 20 },
     maxTokens: { n: 2000 },
+    // Its plugin rewrites error messages in place, which graphql-jit's errors do not allow;
+    // formatError below removes the suggestions instead.
+    blockFieldSuggestion: { enabled: false },
   }).protect();
   const apollo = new ApolloServer<RequestContext>({
-    schema: options.schema,
+    gateway: compiledExecutor(options.schema),
     introspection: options.config.introspection,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: options.config.NODE_ENV === 'development',
@@ -56,7 +87,8 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
       return {
-        message: mapped.message,
+        // Field suggestions would reveal the schema where introspection is off.
+        message: mapped.message.replace(/ ?Did you mean [^?]+\?/g, ''),
         ...(formatted.path ? { path: formatted.path } : {}),
         ...(formatted.locations ? { locations: formatted.locations } : {}),
         extensions: { ...extensions, code: mapped.code },
