@@ -1,0 +1,71 @@
+import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { isURL, IsOptional, Length, Matches, Min, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
+
+/** The URL rule for addresses in SAML metadata: absolute http(s), host names without a TLD allowed (intranet, localhost). */
+const METADATA_URL: Parameters<typeof isURL>[1] = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
+
+/** A SAML entity id is a URI of at most 1024 characters (SAML 2.0 core 8.3.6): an http(s) URL or a URN. */
+function IsSamlEntityId(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy({
+    name: 'isSamlEntityId',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && (isURL(value, METADATA_URL) || /^urn:[a-z0-9][a-z0-9-]{0,31}:[^\s]+$/i.test(value)),
+      defaultMessage: () => 'EntityId must be an http(s) URL or a URN',
+    },
+  }, options);
+}
+
+@ObjectType({ description: 'A SAML service provider as read for editing. EntityId and AssertionConsumerServiceUrl are additions to the documented model: the values its metadata carries.' })
+export class SamlServiceProviderAddEdit {
+  @Field(() => Int) SamlServiceProviderId!: number;
+  @Field(() => String, { nullable: true }) Name!: string | null;
+  @Field(() => String, { nullable: true }) ServiceProviderName!: string | null;
+  @Field(() => String, { description: 'The SAML entity id of the provider (explicit, or derived from the tenant\'s address and the record id).' })
+  EntityId!: string;
+
+  @Field(() => String, { description: 'Where assertions are posted (HTTP-POST binding): explicit, or derived like EntityId.' })
+  AssertionConsumerServiceUrl!: string;
+}
+
+@InputType('SamlServiceProviderAddEditInput', { description: 'A SAML service provider to create (SamlServiceProviderId 0 or absent) or update (an existing id; unknown is 404).' })
+export class SamlServiceProviderAddEditInput {
+  @Field(() => Int, { nullable: true })
+  @IsOptional() @Min(0)
+  SamlServiceProviderId?: number | null;
+
+  @Field(() => String, { description: 'The name the tenant knows the provider by (1-200 characters).' })
+  @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' })
+  Name!: string;
+
+  @Field(() => String, { description: 'The provider\'s own name, shown to users in its metadata (1-200 characters).' })
+  @Length(1, 200) @Matches(/\S/, { message: 'ServiceProviderName must not be blank' })
+  ServiceProviderName!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Addition to the documented model. The SAML entity id (http(s) URL or URN, at most 1024 characters), unique in the tenant. '
+      + 'Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default.',
+  })
+  @ValidateIf((input: SamlServiceProviderAddEditInput) => Boolean(input.EntityId))
+  @Length(1, 1024) @IsSamlEntityId()
+  EntityId?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Addition to the documented model. The assertion consumer service URL (absolute http(s), at most 2048 characters). '
+      + 'Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default.',
+  })
+  @ValidateIf((input: SamlServiceProviderAddEditInput) => Boolean(input.AssertionConsumerServiceUrl))
+  @Length(1, 2048) @ValidateBy({
+    name: 'isAcsUrl',
+    validator: { validate: (value: unknown) => typeof value === 'string' && isURL(value, METADATA_URL), defaultMessage: () => 'AssertionConsumerServiceUrl must be an absolute http(s) URL' },
+  })
+  AssertionConsumerServiceUrl?: string | null;
+}
+
+@ObjectType({ description: 'A SAML service provider as listed, and as answered by a save.' })
+export class SamlServiceProviderCollectionItem {
+  @Field(() => Int) SamlServiceProviderId!: number;
+  @Field(() => String, { nullable: true }) Name!: string | null;
+  @Field(() => [String], { description: 'Actions the caller may take on the row (Edit, Delete, Download).' }) Actions!: string[];
+}

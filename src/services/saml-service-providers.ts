@@ -1,0 +1,172 @@
+import { create } from 'xmlbuilder2';
+import type { RequestContext } from '../core/context.js';
+import { Conflict, NotFound } from '../core/errors.js';
+import { leanRows } from '../core/lean-read.js';
+import { parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
+import { SamlServiceProvider } from '../entities/saml-service-provider.js';
+import { Tenant } from '../entities/tenant.js';
+import { LookupChoiceInt, rowActions } from '../schema/common.js';
+import { SamlServiceProviderAddEdit, SamlServiceProviderCollectionItem, type SamlServiceProviderAddEditInput } from '../schema/saml-service-providers.js';
+
+/*
+ * Defaults (the documents only give Name and ServiceProviderName): a provider without an explicit
+ * entity id or assertion consumer service URL uses addresses derived from the tenant and the
+ * record id, computed when read, so they follow the tenant's address:
+ *   tenant address  https://<tenant domain>, or <public base URL>/tenants/<tenant key> without a domain
+ *   EntityId        <tenant address>/saml/serviceproviders/<id>
+ *   ACS URL         <tenant address>/saml/serviceproviders/<id>/acs
+ */
+
+const providerList: ListSpec<SamlServiceProvider> = {
+  orderBy: { Name: 'name', Id: 'id', SamlServiceProviderId: 'id', ServiceProviderName: 'serviceProviderName' },
+  defaultOrder: 'Name',
+  search: ['name', 'serviceProviderName', 'entityId'],
+};
+
+const PROVIDER_FIELDS = ['id', 'name', 'serviceProviderName', 'entityId', 'assertionConsumerServiceUrl'] as const;
+type ProviderRow = Pick<SamlServiceProvider, (typeof PROVIDER_FIELDS)[number]>;
+
+export const SAML_METADATA_CONTENT_TYPE = 'application/samlmetadata+xml';
+const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
+const MDUI = 'urn:oasis:names:tc:SAML:metadata:ui';
+
+/** The list, as the documented QueryableDescriptor items: LookupChoiceInt-shaped, ServiceProviderName in ExtraData. */
+export async function listSamlServiceProviders(ctx: RequestContext, options: string | null | undefined): Promise<LookupChoiceInt[]> {
+  const list = parseListOptions(options, providerList);
+  const { where, orderBy, limit, offset } = toFindOptions(list, providerList);
+  const rows = await leanRows(ctx.em, SamlServiceProvider, { fields: ['id', 'name', 'serviceProviderName'], where, orderBy, limit, offset });
+  return rows.map((row, index) => ({
+    Id: row.id, Name: row.name, ExtraData: row.serviceProviderName, CssColor: null, IsSelected: false, IsDeleted: false, Order: list.skip + index,
+  }));
+}
+
+export async function getSamlServiceProvider(ctx: RequestContext, id: number): Promise<SamlServiceProviderAddEdit> {
+  return toAddEdit(await readProvider(ctx, id), await tenantAddress(ctx));
+}
+
+/**
+ * Create-or-update: SamlServiceProviderId 0 or absent creates, an existing id updates, an unknown
+ * id is 404. EntityId / AssertionConsumerServiceUrl: absent or null keeps the stored value (the
+ * default on create), an empty string returns to the derived default.
+ */
+export async function saveSamlServiceProvider(ctx: RequestContext, input: SamlServiceProviderAddEditInput): Promise<SamlServiceProviderCollectionItem> {
+  const fields: Pick<SamlServiceProvider, 'name' | 'serviceProviderName'> & Partial<Pick<SamlServiceProvider, 'entityId' | 'assertionConsumerServiceUrl'>> = {
+    name: input.Name.trim(),
+    serviceProviderName: input.ServiceProviderName.trim(),
+  };
+  if (input.EntityId !== undefined && input.EntityId !== null) fields.entityId = input.EntityId.trim() || null;
+  if (input.AssertionConsumerServiceUrl !== undefined && input.AssertionConsumerServiceUrl !== null) {
+    fields.assertionConsumerServiceUrl = input.AssertionConsumerServiceUrl.trim() || null;
+  }
+  let provider: SamlServiceProvider;
+  if (input.SamlServiceProviderId) {
+    provider = await findProvider(ctx, input.SamlServiceProviderId);
+    ctx.em.assign(provider, fields);
+  } else {
+    provider = ctx.em.create(SamlServiceProvider, { tenant: ctx.tenantId, entityId: null, assertionConsumerServiceUrl: null, ...fields });
+  }
+  if (fields.entityId) await assertEntityIdFree(ctx, fields.entityId, provider.id);
+  await ctx.em.persist(provider).flush();
+  return toCollectionItem(ctx, provider);
+}
+
+/** Deletes a provider and answers it as it was (the documented "service provider model"). */
+export async function deleteSamlServiceProvider(ctx: RequestContext, id: number): Promise<SamlServiceProviderAddEdit> {
+  const provider = await findProvider(ctx, id);
+  const deleted = toAddEdit(provider, await tenantAddress(ctx));
+  await ctx.em.remove(provider).flush();
+  return deleted;
+}
+
+export interface MetadataFile {
+  fileName: string;
+  xml: string;
+}
+
+/** The provider's SAML 2.0 metadata document (an md:EntityDescriptor with one SPSSODescriptor). */
+export async function samlServiceProviderMetadata(ctx: RequestContext, id: number): Promise<MetadataFile> {
+  const [row, address] = await Promise.all([readProvider(ctx, id), tenantAddress(ctx)]);
+  const provider = toAddEdit(row, address);
+  // Characters XML 1.0 cannot carry (control characters) become U+FFFD instead of failing.
+  const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' })
+    .ele(MD, 'md:EntityDescriptor', { entityID: provider.EntityId });
+  const sp = doc.ele(MD, 'md:SPSSODescriptor', {
+    AuthnRequestsSigned: 'false',
+    WantAssertionsSigned: 'true',
+    protocolSupportEnumeration: 'urn:oasis:names:tc:SAML:2.0:protocol',
+  });
+  sp.ele(MD, 'md:Extensions')
+    .ele(MDUI, 'mdui:UIInfo')
+    .ele(MDUI, 'mdui:DisplayName', { 'xml:lang': 'en' }).txt(row.serviceProviderName);
+  sp.ele(MD, 'md:NameIDFormat').txt('urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress');
+  sp.ele(MD, 'md:AssertionConsumerService', {
+    Binding: 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST',
+    Location: provider.AssertionConsumerServiceUrl,
+    index: '0',
+    isDefault: 'true',
+  });
+  const org = doc.ele(MD, 'md:Organization');
+  org.ele(MD, 'md:OrganizationName', { 'xml:lang': 'en' }).txt(address.tenantName);
+  org.ele(MD, 'md:OrganizationDisplayName', { 'xml:lang': 'en' }).txt(address.tenantName);
+  org.ele(MD, 'md:OrganizationURL', { 'xml:lang': 'en' }).txt(address.base);
+  return { fileName: metadataFileName(row), xml: doc.end({ prettyPrint: true }) };
+}
+
+/** `<ServiceProviderName as a slug>-metadata.xml`, ASCII only; `saml-service-provider-<id>-metadata.xml` when nothing is left. */
+function metadataFileName(row: ProviderRow): string {
+  const slug = row.serviceProviderName.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().replace(/[\s_-]+/g, '-').toLowerCase().slice(0, 80).replace(/-+$/, '');
+  return `${slug || `saml-service-provider-${row.id}`}-metadata.xml`;
+}
+
+async function readProvider(ctx: RequestContext, id: number): Promise<ProviderRow> {
+  const [row] = await leanRows(ctx.em, SamlServiceProvider, { fields: [...PROVIDER_FIELDS], where: { id }, limit: 1 });
+  if (!row) throw new NotFound('The SAML service provider');
+  return row;
+}
+
+async function findProvider(ctx: RequestContext, id: number): Promise<SamlServiceProvider> {
+  const provider = await ctx.em.findOne(SamlServiceProvider, { id });
+  if (!provider) throw new NotFound('The SAML service provider');
+  return provider;
+}
+
+/** 409 naming EntityId when another provider of the tenant has it (the unique index catches races). */
+async function assertEntityIdFree(ctx: RequestContext, entityId: string, ownId: number | undefined): Promise<void> {
+  const [taken] = await leanRows(ctx.em, SamlServiceProvider, {
+    fields: ['id'],
+    where: { entityId, ...(ownId ? { id: { $ne: ownId } } : {}) },
+    limit: 1,
+  });
+  if (taken) {
+    throw new Conflict(`Another SAML service provider (${taken.id}) has this EntityId.`, [{ field: 'EntityId', message: 'is used by another service provider' }]);
+  }
+}
+
+interface TenantAddress {
+  base: string;
+  tenantName: string;
+}
+
+/** The caller's tenant's address, from which the default URLs are derived (one batched read per request). */
+async function tenantAddress(ctx: RequestContext): Promise<TenantAddress> {
+  const tenant = await ctx.loaders.byId(Tenant).load(ctx.tenantId);
+  if (!tenant) throw new NotFound('The tenant');
+  const base = tenant.domain ? `https://${tenant.domain}` : `${ctx.app.publicBaseUrl}/tenants/${encodeURIComponent(tenant.key)}`;
+  return { base, tenantName: tenant.name };
+}
+
+function toAddEdit(row: ProviderRow, address: TenantAddress): SamlServiceProviderAddEdit {
+  const derived = `${address.base}/saml/serviceproviders/${row.id}`;
+  return {
+    SamlServiceProviderId: row.id,
+    Name: row.name,
+    ServiceProviderName: row.serviceProviderName,
+    EntityId: row.entityId ?? derived,
+    AssertionConsumerServiceUrl: row.assertionConsumerServiceUrl ?? `${derived}/acs`,
+  };
+}
+
+function toCollectionItem(ctx: RequestContext, provider: Pick<SamlServiceProvider, 'id' | 'name'>): SamlServiceProviderCollectionItem {
+  const isStaff = ctx.caller?.roles.includes('staff') ?? false;
+  return { SamlServiceProviderId: provider.id, Name: provider.name, Actions: isStaff ? [...rowActions(true), 'Download'] : [] };
+}
