@@ -4,12 +4,15 @@ import { isURL, IsOptional, Length, Matches, Min, ValidateBy, ValidateIf, type V
 /** The URL rule for addresses in SAML metadata: absolute http(s), host names without a TLD allowed (intranet, localhost). */
 const METADATA_URL: Parameters<typeof isURL>[1] = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
+/** Names are one line of text: no control characters (PostgreSQL refuses NUL, XML most of the others). */
+const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
+
 /** A SAML entity id is a URI of at most 1024 characters (SAML 2.0 core 8.3.6): an http(s) URL or a URN. */
 function IsSamlEntityId(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy({
     name: 'isSamlEntityId',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && (isURL(value, METADATA_URL) || /^urn:[a-z0-9][a-z0-9-]{0,31}:[^\s]+$/i.test(value)),
+      validate: (value: unknown) => typeof value === 'string' && (isURL(value, METADATA_URL) || /^urn:[a-z0-9][a-z0-9-]{0,31}:[\w.~!$&'()*+,;=:@/?#%-]+$/i.test(value)),
       defaultMessage: () => 'EntityId must be an http(s) URL or a URN',
     },
   }, options);
@@ -34,11 +37,11 @@ export class SamlServiceProviderAddEditInput {
   SamlServiceProviderId?: number | null;
 
   @Field(() => String, { description: 'The name the tenant knows the provider by (1-200 characters).' })
-  @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' })
+  @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' }) @Matches(SINGLE_LINE, { message: 'Name must not contain control characters' })
   Name!: string;
 
   @Field(() => String, { description: 'The provider\'s own name, shown to users in its metadata (1-200 characters).' })
-  @Length(1, 200) @Matches(/\S/, { message: 'ServiceProviderName must not be blank' })
+  @Length(1, 200) @Matches(/\S/, { message: 'ServiceProviderName must not be blank' }) @Matches(SINGLE_LINE, { message: 'ServiceProviderName must not contain control characters' })
   ServiceProviderName!: string;
 
   @Field(() => String, {
