@@ -1,5 +1,6 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
+import { MAX_PAGE_SIZE } from '../core/list-query.js';
 import { LookupChoiceInt } from '../schema/common.js';
 import { ManageSignatures, SignatureAddEdit, SignatureAddEditInput, SignatureCollectionItem } from '../schema/signatures.js';
 import * as signatures from '../services/signatures.js';
@@ -18,13 +19,13 @@ export class SignatureResolver {
   }
 
   @Authorized()
-  @Query(() => [SignatureAddEdit], { description: "The caller's own signatures, by name (at most 1000)." })
+  @Query(() => [SignatureAddEdit], { description: `The caller's own signatures, by name (at most ${MAX_PAGE_SIZE}).` })
   currentUserSignatures(@Ctx() ctx: RequestContext) {
     return signatures.currentUserSignatures(ctx);
   }
 
   @Authorized()
-  @Query(() => [LookupChoiceInt], { description: "The caller's own signatures as lookup choices, by name (at most 1000)." })
+  @Query(() => [LookupChoiceInt], { description: `The caller's own signatures as lookup choices, by name (at most ${MAX_PAGE_SIZE}).` })
   signatureLookup(@Ctx() ctx: RequestContext) {
     return signatures.signatureLookup(ctx);
   }
