@@ -1,6 +1,7 @@
 import { loginRoutes } from './login.js';
 import type { RouteRow } from './route-table.js';
+import { signatureRoutes } from './signatures.js';
 import { vendorRoutes } from './vendors.js';
 
 /** All routed operations. A new area adds its rows file here. */
-export const routes: RouteRow[] = [...loginRoutes, ...vendorRoutes];
+export const routes: RouteRow[] = [...loginRoutes, ...vendorRoutes, ...signatureRoutes];
