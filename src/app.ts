@@ -99,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   mountHealth(server, orm);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
   await mountDocs(server, buildOpenApi(schema, compileRoutes(schema, routes)));
-  for (const register of areaRoutes) await register(server, contextFor);
+  for (const area of areaRoutes) await area.register(server, contextFor);
   await server.register(async (scope) => restGateway(scope, { schema, routes, contextFor, onUnexpectedError }));
   await options.configure?.(server);
   await server.ready();

@@ -7,6 +7,7 @@ import { Membership, MembershipLevel, MembershipType } from './membership.js';
 import { OutboxMessage } from './outbox.js';
 import { SamlServiceProvider } from './saml-service-provider.js';
 import { SecurityQuestion } from './security-question.js';
+import { Signature } from './signature.js';
 import { Tenant } from './tenant.js';
 import { Vendor } from './vendor.js';
 
@@ -18,6 +19,7 @@ export const entities = [
   Contact, Login, Credential, MagicLinkToken, OutboxMessage,
   MembershipType, MembershipLevel, Membership,
   Vendor,
+  Signature,
   SamlServiceProvider,
 ];
 

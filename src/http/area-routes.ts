@@ -1,12 +1,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../core/context.js';
+import type { HttpMethod } from '../rest/route-table.js';
 import { samlServiceProviderDownloadRoutes } from './saml-service-providers.js';
 
 /**
  * Routes outside the route table, only where an operation needs the raw request or response
  * (uploads, downloads, callbacks, feeds). They call the same services with the same request
- * context. An area exports one from `src/http/<area>.ts` and lists it in `areaRoutes` below.
+ * context. An area exports one `AreaRoutes` from `src/http/<area>.ts` and lists it in
+ * `areaRoutes` below.
  */
-export type AreaRoutes = (server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>) => Promise<void> | void;
+export interface AreaRoutes {
+  /** The documented operations these routes serve (counted by `npm run coverage:routes`). */
+  operations: { method: HttpMethod; path: string }[];
+  register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>): Promise<void> | void;
+}
 
 export const areaRoutes: AreaRoutes[] = [samlServiceProviderDownloadRoutes];

@@ -3,10 +3,11 @@ import { buildSchema } from 'type-graphql';
 import { authChecker, validateInput } from '../core/graphql-policies.js';
 import { LoginResolver } from './login.js';
 import { SamlServiceProviderResolver } from './saml-service-providers.js';
+import { SignatureResolver } from './signatures.js';
 import { VendorResolver } from './vendors.js';
 
 /** Every resolver of the API. A new area adds its resolver here. */
-export const resolvers = [LoginResolver, VendorResolver, SamlServiceProviderResolver] as const;
+export const resolvers = [LoginResolver, VendorResolver, SignatureResolver, SamlServiceProviderResolver] as const;
 
 /** The one schema both interfaces serve. */
 export function buildApiSchema(): Promise<GraphQLSchema> {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { areaRoutes } from '../http/area-routes.js';
 import { routes } from './routes.js';
 import type { RouteRow } from './route-table.js';
 
@@ -29,10 +30,11 @@ function projectRoot(): string {
 
 const key = (method: string, path: string) => `${method} ${path}`;
 
-/** Which documented operations the route table serves, and any rows that match none. */
+/** Which documented operations the route table and the area routes serve, and any that match none. */
 export function routeCoverage(rows: RouteRow[] = routes) {
   const documented = documentedOperations();
-  const routed = new Set(rows.filter((row) => !row.extension).map((row) => key(row.method, row.path)));
+  const served = [...rows.filter((row) => !row.extension), ...areaRoutes.flatMap((area) => area.operations)];
+  const routed = new Set(served.map((row) => key(row.method, row.path)));
   const documentedKeys = new Set(documented.map((operation) => key(operation.method, operation.path)));
   const byArea = new Map<string, { routed: number; total: number }>();
   for (const operation of documented) {

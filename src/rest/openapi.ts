@@ -45,9 +45,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): Js
     const openApiPath = row.path.replace(/\{([^}=]+)=null\}/g, '{$1}');
     const success = row.emptyResponse
       ? { description: 'Done (empty body).' }
-      : row.produces
-        ? { description: 'The file, as an attachment (Content-Disposition).', content: { [row.produces]: { schema: { type: 'string' } } } }
-        : { description: 'OK', content: { 'application/json': { schema: typeSchema(route.field.type) } } };
+      : { description: 'OK', content: { 'application/json': { schema: typeSchema(route.field.type) } } };
     const errors = Object.fromEntries(Object.entries(problemResponses)
       .filter(([status]) => (status !== '401' && status !== '403') || !access.public)
       .filter(([status]) => status !== '403' || access.roles.length > 0)

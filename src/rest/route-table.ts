@@ -17,11 +17,6 @@ export interface RouteRow {
   query?: Record<string, string>;
   /** Answer 200 with an empty body (HttpResponseMessage, or a "200 only" whose body means nothing). */
   emptyResponse?: true;
-  /**
-   * The operation answers a file of this media type (a download). An area route (src/http) at the
-   * same path answers it with the raw bytes and headers; the row documents it (OpenAPI, coverage).
-   */
-  produces?: string;
   /** Our own addition, not one of the documented operations (listed in the OpenAPI all the same). */
   extension?: true;
   summary?: string;

@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { InitialSchema } from './0001-initial.js';
+import { SignaturesSchema } from './0002-signatures.js';
 import { SamlServiceProvidersSchema } from './0003-saml-service-providers.js';
 
 /**
@@ -9,5 +10,6 @@ import { SamlServiceProvidersSchema } from './0003-saml-service-providers.js';
  */
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: InitialSchema },
+  { name: '0002-signatures', class: SignaturesSchema },
   { name: '0003-saml-service-providers', class: SamlServiceProvidersSchema },
 ];

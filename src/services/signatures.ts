@@ -1,0 +1,145 @@
+import type { FilterQuery } from '@mikro-orm/core';
+import type { RequestContext } from '../core/context.js';
+import { BadInput, NotFound } from '../core/errors.js';
+import { leanRows } from '../core/lean-read.js';
+import { MAX_PAGE_SIZE, parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
+import { Contact, displayName } from '../entities/contact.js';
+import { Signature } from '../entities/signature.js';
+import type { LookupChoiceInt } from '../schema/common.js';
+import { ManageSignatures, SignatureAddEdit, SignatureCollectionItem, type SignatureAddEditInput } from '../schema/signatures.js';
+import { sanitizeSignatureHtml } from './signature-html.js';
+
+/**
+ * Who sees which signatures: every signed-in login manages its own (those whose owner is the
+ * login's contact); staff may list, read, save and delete every signature of the tenant. A
+ * member asking for someone else's signature is told it does not exist (404), as for another
+ * tenant's. `currentusersignatures`, `lookup` and `managesignaturedialog` are the caller's own
+ * for everyone, staff included.
+ */
+
+const signatureList: ListSpec<Signature> = {
+  orderBy: { Name: 'name', SignatureId: 'id' },
+  defaultOrder: 'Name',
+  search: ['name'],
+};
+
+const INT32_MAX = 2147483647;
+
+/** A condition on the owner: empty for the whole tenant. */
+type Scope = { contact?: number };
+
+type SignatureRow = Pick<Signature, 'id' | 'name' | 'signatureHtml'> & { contact: Contact | number };
+
+/** The signatures the caller may reach through the list, read, save and delete; null: none at all. */
+function reachable(ctx: RequestContext): Scope | null {
+  const caller = ctx.requireCaller();
+  if (caller.roles.includes('staff')) return {};
+  return own(ctx);
+}
+
+/** The caller's own signatures; null when the login has no contact (and so owns none). */
+function own(ctx: RequestContext): Scope | null {
+  const { contactId } = ctx.requireCaller();
+  return contactId ? { contact: contactId } : null;
+}
+
+/** A page of the signatures the caller may manage (staff: the tenant's; members: their own). */
+export async function listSignatures(ctx: RequestContext, options: string | null | undefined): Promise<SignatureCollectionItem[]> {
+  const list = parseListOptions(options, signatureList);
+  const scope = reachable(ctx);
+  if (!scope) return [];
+  const { where, orderBy, limit, offset } = toFindOptions(list, signatureList);
+  const rows = await leanRows(ctx.em, Signature, { fields: ['id', 'name', 'contact'], where: { $and: [where, scope] } as FilterQuery<Signature>, orderBy, limit, offset });
+  const users = await ownerNames(ctx, rows.map((row) => ownerId(row)));
+  return rows.map((row, index) => ({ SignatureId: row.id, Name: row.name, User: users[index] ?? null }));
+}
+
+/** The caller's own signatures, by name (at most MAX_PAGE_SIZE). */
+export async function currentUserSignatures(ctx: RequestContext): Promise<SignatureAddEdit[]> {
+  const scope = own(ctx);
+  if (!scope) return [];
+  const rows = await leanRows(ctx.em, Signature, {
+    fields: ['id', 'name', 'contact', 'signatureHtml'], where: scope, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE,
+  });
+  return rows.map(toAddEdit);
+}
+
+/** The caller's own signatures as choices (Id, Name, Order), for picking one when writing. */
+export async function signatureLookup(ctx: RequestContext): Promise<LookupChoiceInt[]> {
+  const scope = own(ctx);
+  if (!scope) return [];
+  const rows = await leanRows(ctx.em, Signature, { fields: ['id', 'name'], where: scope, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE });
+  return rows.map((row, index) => ({ Id: row.id, Name: row.name, ExtraData: null, CssColor: null, IsSelected: false, IsDeleted: false, Order: index }));
+}
+
+export async function manageSignatureDialog(ctx: RequestContext): Promise<ManageSignatures> {
+  return { Signatures: await currentUserSignatures(ctx) };
+}
+
+export async function getSignature(ctx: RequestContext, signatureId: number): Promise<SignatureAddEdit> {
+  const scope = reachable(ctx);
+  const [row] = scope
+    ? await leanRows(ctx.em, Signature, { fields: ['id', 'name', 'contact', 'signatureHtml'], where: { ...scope, id: signatureId } as FilterQuery<Signature>, limit: 1 })
+    : [];
+  if (!row) throw new NotFound('The signature');
+  return toAddEdit(row);
+}
+
+/**
+ * Create-or-update: `signatureId` 0 creates, an existing id updates, an unknown (or unreachable)
+ * one is 404; the body's SignatureId is ignored. The HTML is sanitized before it is stored.
+ * Staff choose the owner with ContactId; a member's signatures are always the member's own.
+ */
+export async function saveSignature(ctx: RequestContext, signatureId: number, input: SignatureAddEditInput): Promise<SignatureCollectionItem> {
+  const caller = ctx.requireCaller();
+  const chosenOwner = caller.roles.includes('staff') && input.ContactId ? await ownerContact(ctx, input.ContactId) : null;
+  const fields = { name: input.Name.trim(), signatureHtml: sanitizeSignatureHtml(input.SignatureHtml) };
+  let signature: Signature;
+  if (signatureId !== 0) {
+    signature = await findSignature(ctx, signatureId);
+    ctx.em.assign(signature, { ...fields, ...(chosenOwner ? { contact: chosenOwner } : {}) });
+  } else {
+    const owner = chosenOwner ?? (caller.contactId ? ctx.em.getReference(Contact, caller.contactId) : null);
+    if (!owner) throw BadInput.field('ContactId', 'is required: this login has no contact of its own to own the signature');
+    signature = ctx.em.create(Signature, { tenant: ctx.tenantId, contact: owner, ...fields });
+  }
+  await ctx.em.persist(signature).flush();
+  const [user] = await ownerNames(ctx, [signature.contact.id]);
+  return { SignatureId: signature.id, Name: signature.name, User: user ?? null };
+}
+
+/** Deletes a signature the caller may manage; answers its id. */
+export async function deleteSignature(ctx: RequestContext, signatureId: number): Promise<number> {
+  const signature = await findSignature(ctx, signatureId);
+  await ctx.em.remove(signature).flush();
+  return signatureId;
+}
+
+async function findSignature(ctx: RequestContext, signatureId: number): Promise<Signature> {
+  const scope = reachable(ctx);
+  const signature = scope ? await ctx.em.findOne(Signature, { ...scope, id: signatureId } as FilterQuery<Signature>) : null;
+  if (!signature) throw new NotFound('The signature');
+  return signature;
+}
+
+/** The contact a staff member names as owner; it must be a (not deleted) contact of the tenant. */
+async function ownerContact(ctx: RequestContext, contactId: string): Promise<Contact> {
+  const id = Number(contactId);
+  const contact = Number.isSafeInteger(id) && id > 0 && id <= INT32_MAX ? await ctx.loaders.byId(Contact).load(id) : null;
+  if (!contact) throw BadInput.field('ContactId', 'is not a contact of this tenant');
+  return contact;
+}
+
+/** Owners' display names, in the order asked, through the per-request contact loader (one query). */
+async function ownerNames(ctx: RequestContext, contactIds: number[]): Promise<(string | null)[]> {
+  const contacts = await ctx.loaders.byId(Contact).loadMany(contactIds);
+  return contacts.map((contact) => (contact && !(contact instanceof Error) ? displayName(contact) || null : null));
+}
+
+function ownerId(row: Pick<SignatureRow, 'contact'>): number {
+  return typeof row.contact === 'number' ? row.contact : row.contact.id;
+}
+
+function toAddEdit(row: SignatureRow): SignatureAddEdit {
+  return { SignatureId: row.id, Name: row.name, ContactId: String(ownerId(row)), SignatureHtml: row.signatureHtml };
+}
