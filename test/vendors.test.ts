@@ -173,6 +173,7 @@ describe('vendor input validation', () => {
     ['a website that is not a URL', { Name: 'Ok', WebsiteUrl: 'not a url' }, 'WebsiteUrl'],
     ['a VendorId that is not an integer', { Name: 'Ok', VendorId: 'seven' }, 'VendorId'],
     ['a negative AuditId', { Name: 'Ok', VendorId: 0, AuditId: -1 }, 'AuditId'],
+    ['a NUL character (PostgreSQL cannot store it)', { Name: 'a\u0000b' }, 'Name'],
   ];
 
   it.each(badBodies)('rejects %s with a 400 naming the field', async (_label, body, field) => {
@@ -201,6 +202,7 @@ describe('vendor input validation', () => {
     [`/api/vendors?options=${encodeURIComponent('{"OrderBy":"Password"}')}`, 'options.OrderBy'],
     [`/api/vendors?options=${encodeURIComponent('{"OrderBy":"Name sideways"}')}`, 'options.OrderBy'],
     [`/api/vendors?options=${encodeURIComponent('{"CalendarStartDate":"yesterday"}')}`, 'options.CalendarStartDate'],
+    ['/api/vendors/search?this[]=a%00b', 'value'],
   ])('GET %s is a 400 naming %s', async (path, field) => {
     const response = await rest(server, 'GET', path, { token: acme.staffToken });
     expect(response.status).toBe(400);

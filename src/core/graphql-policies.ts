@@ -14,8 +14,13 @@ export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context }, ro
   return true;
 };
 
-/** Validates input objects with their class-validator rules; failures name the documented fields. */
+/**
+ * Validates arguments: no text anywhere may hold a NUL character (PostgreSQL cannot store one),
+ * and input objects must pass their class-validator rules. Failures name the documented fields.
+ */
 export async function validateInput(argValue: unknown): Promise<void> {
+  const nul = findNul(argValue, '');
+  if (nul !== null) throw BadInput.field(nul || 'value', 'must not contain NUL characters'); // a scalar argument has no path
   const values = Array.isArray(argValue) ? argValue : [argValue];
   const problems: FieldProblem[] = [];
   for (const value of values) {
@@ -23,6 +28,25 @@ export async function validateInput(argValue: unknown): Promise<void> {
     problems.push(...flatten(await validate(value, { skipMissingProperties: true, forbidUnknownValues: false })));
   }
   if (problems.length) throw new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
+}
+
+/** The path of the first string holding U+0000, or null. */
+function findNul(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findNul(item, `${path}[${index}]`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findNul(item, path ? `${path}.${key}` : key);
+      if (found !== null) return found;
+    }
+  }
+  return null;
 }
 
 function flatten(errors: ValidationError[], prefix = ''): FieldProblem[] {
