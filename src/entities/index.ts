@@ -6,6 +6,7 @@ import { MagicLinkToken, SignInRequest } from './magic-link.js';
 import { Membership, MembershipLevel, MembershipType } from './membership.js';
 import { OutboxMessage } from './outbox.js';
 import { SecurityQuestion } from './security-question.js';
+import { SocialFeed, SocialFeedComment, SocialFeedLike } from './social-feed.js';
 import { Tenant } from './tenant.js';
 import { Vendor } from './vendor.js';
 
@@ -17,6 +18,7 @@ export const entities = [
   Contact, Login, Credential, MagicLinkToken, OutboxMessage,
   MembershipType, MembershipLevel, Membership,
   Vendor,
+  SocialFeed, SocialFeedComment, SocialFeedLike,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */
