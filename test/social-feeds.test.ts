@@ -101,6 +101,17 @@ describe('social feed posts over REST', () => {
     expect(stored.contact?.id).toBe(memberContactId);
   });
 
+  it('keeps the posts of a deleted contact, without the name', async () => {
+    const em = server.orm.em.fork();
+    const tenant = await em.findOneOrFail(Tenant, { id: acme.id });
+    const login = await createLogin(em, tenant, { email: 'leaver@acme.example', role: 'member', firstName: 'Lea', lastName: 'Ver' });
+    const post = await createPost((await createSession(em, login, 1)).token, { MessageText: 'Goodbye' });
+    expect(post.ContactName).toBe('Lea Ver');
+    await em.nativeUpdate(Contact, { id: login.contact!.id }, { deletedAt: new Date() }, { filters: false });
+    const read = await rest(server, 'GET', `/api/social/feeds/${post.SocialFeedId}`, { token: acme.memberToken });
+    expect(read.body).toMatchObject({ MessageText: 'Goodbye', ContactId: String(login.contact!.id), ContactName: null });
+  });
+
   it('accepts SocialFeedFileUpload and ignores it', async () => {
     const created = await createPost(acme.memberToken, { MessageText: 'With upload', SocialFeedFileUpload: 'data:application/pdf;base64,AAAA' });
     expect(created.FilesCount).toBe(0);
