@@ -8,6 +8,7 @@ import { OutboxMessage } from './outbox.js';
 import { SamlServiceProvider } from './saml-service-provider.js';
 import { SecurityQuestion } from './security-question.js';
 import { Signature } from './signature.js';
+import { SocialFeed, SocialFeedComment, SocialFeedLike } from './social-feed.js';
 import { Tenant } from './tenant.js';
 import { Vendor } from './vendor.js';
 
@@ -21,6 +22,7 @@ export const entities = [
   Vendor,
   Signature,
   SamlServiceProvider,
+  SocialFeed, SocialFeedComment, SocialFeedLike,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

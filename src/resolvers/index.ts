@@ -4,10 +4,17 @@ import { authChecker, validateInput } from '../core/graphql-policies.js';
 import { LoginResolver } from './login.js';
 import { SamlServiceProviderResolver } from './saml-service-providers.js';
 import { SignatureResolver } from './signatures.js';
+import { socialFeedResolvers } from './social-feeds.js';
 import { VendorResolver } from './vendors.js';
 
 /** Every resolver of the API. A new area adds its resolver here. */
-export const resolvers = [LoginResolver, VendorResolver, SignatureResolver, SamlServiceProviderResolver] as const;
+export const resolvers = [
+  LoginResolver,
+  VendorResolver,
+  SignatureResolver,
+  SamlServiceProviderResolver,
+  ...socialFeedResolvers,
+] as const;
 
 /** The one schema both interfaces serve. */
 export function buildApiSchema(): Promise<GraphQLSchema> {

@@ -2,7 +2,14 @@ import { loginRoutes } from './login.js';
 import type { RouteRow } from './route-table.js';
 import { samlServiceProviderRoutes } from './saml-service-providers.js';
 import { signatureRoutes } from './signatures.js';
+import { socialFeedRoutes } from './social-feeds.js';
 import { vendorRoutes } from './vendors.js';
 
 /** All routed operations. A new area adds its rows file here. */
-export const routes: RouteRow[] = [...loginRoutes, ...vendorRoutes, ...signatureRoutes, ...samlServiceProviderRoutes];
+export const routes: RouteRow[] = [
+  ...loginRoutes,
+  ...vendorRoutes,
+  ...signatureRoutes,
+  ...samlServiceProviderRoutes,
+  ...socialFeedRoutes,
+];
