@@ -98,7 +98,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const schema = await buildApiSchema();
   mountHealth(server, orm);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
-  await mountDocs(server, buildOpenApi(schema, compileRoutes(schema, routes)));
+  await mountDocs(server, buildOpenApi(schema, compileRoutes(schema, routes), areaRoutes.flatMap((area) => area.operations)));
   for (const area of areaRoutes) await area.register(server, contextFor);
   await server.register(async (scope) => restGateway(scope, { schema, routes, contextFor, onUnexpectedError }));
   await options.configure?.(server);

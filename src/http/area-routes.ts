@@ -11,7 +11,7 @@ import { samlServiceProviderDownloadRoutes } from './saml-service-providers.js';
  */
 export interface AreaRoutes {
   /** The documented operations these routes serve (counted by `npm run coverage:routes`). */
-  operations: { method: HttpMethod; path: string }[];
+  operations: { method: HttpMethod; path: string; summary?: string }[];
   register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>): Promise<void> | void;
 }
 

@@ -12,7 +12,7 @@ const DOWNLOAD_PATH = '/api/saml/serviceproviders/{samlserviceproviderid}/downlo
  * handler as problem+json.
  */
 export const samlServiceProviderDownloadRoutes: AreaRoutes = {
-  operations: [{ method: 'GET', path: DOWNLOAD_PATH }],
+  operations: [{ method: 'GET', path: DOWNLOAD_PATH, summary: 'The provider\'s SAML 2.0 metadata XML, as a file download (application/samlmetadata+xml).' }],
   register(server, contextFor) {
     const url = DOWNLOAD_PATH.replace('{samlserviceproviderid}', ':samlserviceproviderid');
     // Other methods on the path: 405 naming GET, as the gateway answers for its own rows.

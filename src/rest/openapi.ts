@@ -5,6 +5,7 @@ import {
 import { fieldAccess } from '../core/graphql-policies.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
 import { documentedKey } from './documented-keys.js';
+import type { AreaRoutes } from '../http/area-routes.js';
 import type { CompiledRoute } from './gateway.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -25,8 +26,18 @@ const problemResponses = {
  * schema: the real (unwrapped) request body, path and query parameters by their documented
  * names, the response model, the problem+json errors and the bearer scheme.
  */
-export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[]): JsonSchema {
+export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], rawOperations: AreaRoutes['operations'] = []): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  // Operations served outside the route table (raw bytes in or out): described by their paths.
+  for (const operation of rawOperations) {
+    (paths[operation.path] ??= {})[operation.method.toLowerCase()] = {
+      operationId: `${operation.method.toLowerCase()}_${operation.path.replace(/[^A-Za-z0-9]+/g, '_')}`,
+      summary: operation.summary,
+      tags: [operation.path.split('/')[2]],
+      parameters: [...operation.path.matchAll(/\{([^}=]+)(=null)?\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
+      responses: { 200: { description: 'OK (raw response: see the summary).' } },
+    };
+  }
   for (const route of routes) {
     const { row } = route;
     const access = fieldAccess(route.operationType, route.fieldName);
