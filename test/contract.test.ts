@@ -23,6 +23,7 @@ describe('route table against the documents', () => {
     expect(coverage.routed).toBe(routes.filter((row) => !row.extension).length);
     expect(coverage.byArea.get('Login')).toEqual({ routed: 6, total: 6 });
     expect(coverage.byArea.get('Vendors')).toEqual({ routed: 6, total: 6 });
+    expect(coverage.byArea.get('Terms of use')).toEqual({ routed: 12, total: 12 });
     expect(coverage.undocumented).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import { Membership, MembershipLevel, MembershipType } from './membership.js';
 import { OutboxMessage } from './outbox.js';
 import { SecurityQuestion } from './security-question.js';
 import { Tenant } from './tenant.js';
+import { TermsOfUse, TermsOfUseText, TermsUserResponse } from './terms-of-use.js';
 import { Vendor } from './vendor.js';
 
 export { Contact, Credential, Login, MagicLinkToken, Membership, MembershipLevel, MembershipType, OutboxMessage, SecurityQuestion, SignInRequest, Tenant, Vendor };
@@ -17,6 +18,7 @@ export const entities = [
   Contact, Login, Credential, MagicLinkToken, OutboxMessage,
   MembershipType, MembershipLevel, Membership,
   Vendor,
+  TermsOfUse, TermsOfUseText, TermsUserResponse,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

@@ -1,6 +1,9 @@
 import { loginRoutes } from './login.js';
 import type { RouteRow } from './route-table.js';
+import { termsOfUseRoutes } from './terms-of-use.js';
 import { vendorRoutes } from './vendors.js';
 
 /** All routed operations. A new area adds its rows file here. */
-export const routes: RouteRow[] = [...loginRoutes, ...vendorRoutes];
+export const routes: RouteRow[] = [...loginRoutes, ...vendorRoutes,
+  ...termsOfUseRoutes,
+];
