@@ -25,7 +25,9 @@ export class TermsOfUseResolver {
   }
 
   @Authorized('staff')
-  @Mutation(() => TermsOfUseCollectionItem, { description: 'Creates (termsofuseid 0) or updates terms of use; a changed text starts a new text revision.' })
+  @Mutation(() => TermsOfUseCollectionItem, {
+    description: 'Creates (termsofuseid 0) or updates terms of use. A changed text starts a new text revision: whoever accepted an earlier text is asked again (AboutMe), and the accepted text stays readable as OriginalDescription.',
+  })
   saveTermsOfUse(
     @Ctx() ctx: RequestContext,
     @Arg('termsofuseid', () => Int, { description: '0 creates; otherwise the terms to update (wins over the body id).' }) termsOfUseId: number,

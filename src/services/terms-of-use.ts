@@ -5,8 +5,7 @@ import { assertCurrentVersion } from '../core/concurrency.js';
 import { BadInput, Conflict, Forbidden, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
 import { escapeLike, MAX_PAGE_SIZE, parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
-import { Contact } from '../entities/contact.js';
-import { displayName } from '../entities/contact.js';
+import { Contact, displayName } from '../entities/contact.js';
 import {
   TermsOfUse, TermsOfUseText, termsNameKey, TermsUserResponse, type TermsLoginType, type UserLoginType,
 } from '../entities/terms-of-use.js';
