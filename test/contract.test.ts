@@ -31,6 +31,7 @@ describe('route table against the documents', () => {
     expect(coverage.byArea.get('Login')).toEqual({ routed: 6, total: 6 });
     expect(coverage.byArea.get('Vendors')).toEqual({ routed: 6, total: 6 });
     expect(coverage.byArea.get('SAML service providers')).toEqual({ routed: 5, total: 5 });
+    expect(coverage.byArea.get('Terms of use')).toEqual({ routed: 12, total: 12 });
     expect(coverage.undocumented).toEqual([]);
   });
 

@@ -28,9 +28,11 @@ type Raw = Record<string, unknown>;
 
 /**
  * Reads `options` (URL-encoded JSON of FilterBase fields) or an already-parsed filter body.
- * Absent means defaults; anything malformed is a 400 naming the field.
+ * Absent means defaults; anything malformed is a 400 naming the field (`options.Take`; with
+ * `field` '' — a filter model sent as the body — just `Take`).
  */
 export function parseListOptions<T>(options: string | Raw | null | undefined, spec: ListSpec<T>, field = 'options'): ListOptions {
+  const name = (key: string) => (field ? `${field}.${key}` : key);
   let raw: Raw = {};
   if (typeof options === 'string' && options.trim() !== '') {
     try {
@@ -42,17 +44,17 @@ export function parseListOptions<T>(options: string | Raw | null | undefined, sp
   } else if (options && typeof options === 'object') {
     raw = options;
   }
-  const take = integer(raw.Take ?? raw.Top, `${field}.Take`, 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
-  const skip = integer(raw.Skip, `${field}.Skip`, 0, Number.MAX_SAFE_INTEGER) ?? 0;
-  const filter = text(raw.Filter, `${field}.Filter`, 200);
-  const orderText = text(raw.OrderBy, `${field}.OrderBy`, 200) ?? spec.defaultOrder;
+  const take = integer(raw.Take ?? raw.Top, name('Take'), 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+  const skip = integer(raw.Skip, name('Skip'), 0, Number.MAX_SAFE_INTEGER) ?? 0;
+  const filter = text(raw.Filter, name('Filter'), 200);
+  const orderText = text(raw.OrderBy, name('OrderBy'), 200) ?? spec.defaultOrder;
   return {
     skip,
     take,
     filter: filter && filter.trim() ? filter.trim() : null,
-    orderBy: parseOrder(orderText, spec, `${field}.OrderBy`),
-    calendarStartDate: isoDate(raw.CalendarStartDate, `${field}.CalendarStartDate`),
-    calendarEndDate: isoDate(raw.CalendarEndDate, `${field}.CalendarEndDate`),
+    orderBy: parseOrder(orderText, spec, name('OrderBy')),
+    calendarStartDate: isoDate(raw.CalendarStartDate, name('CalendarStartDate')),
+    calendarEndDate: isoDate(raw.CalendarEndDate, name('CalendarEndDate')),
     criteria: raw.Criteria ?? null,
   };
 }

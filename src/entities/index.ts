@@ -10,6 +10,7 @@ import { SecurityQuestion } from './security-question.js';
 import { Signature } from './signature.js';
 import { SocialFeed, SocialFeedComment, SocialFeedLike } from './social-feed.js';
 import { Tenant } from './tenant.js';
+import { TermsOfUse, TermsOfUseText, TermsUserResponse } from './terms-of-use.js';
 import { Vendor } from './vendor.js';
 
 export { Contact, Credential, Login, MagicLinkToken, Membership, MembershipLevel, MembershipType, OutboxMessage, SecurityQuestion, SignInRequest, Tenant, Vendor };
@@ -23,6 +24,7 @@ export const entities = [
   Signature,
   SamlServiceProvider,
   SocialFeed, SocialFeedComment, SocialFeedLike,
+  TermsOfUse, TermsOfUseText, TermsUserResponse,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

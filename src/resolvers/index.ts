@@ -6,6 +6,7 @@ import { SamlServiceProviderResolver } from './saml-service-providers.js';
 import { SignatureResolver } from './signatures.js';
 import { socialFeedResolvers } from './social-feeds.js';
 import { VendorResolver } from './vendors.js';
+import { TermsOfUseResolver } from './terms-of-use.js';
 
 /** Every resolver of the API. A new area adds its resolver here. */
 export const resolvers = [
@@ -14,6 +15,7 @@ export const resolvers = [
   SignatureResolver,
   SamlServiceProviderResolver,
   ...socialFeedResolvers,
+  TermsOfUseResolver,
 ] as const;
 
 /** The one schema both interfaces serve. */

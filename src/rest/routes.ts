@@ -4,6 +4,7 @@ import { samlServiceProviderRoutes } from './saml-service-providers.js';
 import { signatureRoutes } from './signatures.js';
 import { socialFeedRoutes } from './social-feeds.js';
 import { vendorRoutes } from './vendors.js';
+import { termsOfUseRoutes } from './terms-of-use.js';
 
 /** All routed operations. A new area adds its rows file here. */
 export const routes: RouteRow[] = [
@@ -12,4 +13,5 @@ export const routes: RouteRow[] = [
   ...signatureRoutes,
   ...samlServiceProviderRoutes,
   ...socialFeedRoutes,
+  ...termsOfUseRoutes,
 ];

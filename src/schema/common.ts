@@ -1,4 +1,5 @@
-import { Field, Int, ObjectType } from 'type-graphql';
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { Field, InputType, Int, ObjectType, type ClassType } from 'type-graphql';
 
 /** A record whose name duplicates the one being checked (documented model PotentialDuplicateEntry). */
 @ObjectType({ description: 'A record whose name duplicates the given name.' })
@@ -41,4 +42,116 @@ export class LookupChoiceInt {
 /** The actions the caller may take on a row of a staff list (the documented `Actions`). */
 export function rowActions(isStaff: boolean): string[] {
   return isStaff ? ['Edit', 'Delete'] : [];
+}
+
+/**
+ * A FilterBase count (`Top`, `Take`, `Skip`), documented as str: a string of digits. A JSON number
+ * is accepted too, as ASP.NET model binding accepted it; `parseListOptions` checks the value.
+ */
+export const FilterCount = new GraphQLScalarType({
+  name: 'FilterCount',
+  description: 'A count documented as str ("25"); a JSON number (25) is accepted too.',
+  serialize: (value) => String(value),
+  parseValue: (value) => {
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number' && Number.isInteger(value)) return String(value);
+    // A GraphQLError (not a TypeError) so that it is reported as bad input naming the field.
+    throw new GraphQLError('must be a string of digits or an integer');
+  },
+  parseLiteral: (node) => {
+    // undefined: GraphQL reports 'Expected value of type "FilterCount", found …' as bad input.
+    return node.kind === Kind.STRING || node.kind === Kind.INT ? node.value : undefined;
+  },
+});
+
+/**
+ * The documented FilterBase, as the body of a list's POST filter operation. A list's filter model
+ * (`UserTermsAcceptanceFilter`, `ReportAdvancedFilter`, ...) extends this with its own fields;
+ * `filterBaseOptions` hands the FilterBase part to `parseListOptions(raw, spec, '')`, which checks
+ * the values and names the documented field in a 400.
+ */
+@InputType('FilterBaseInput', { description: 'The documented FilterBase (paging, ordering, text filter, dates).' })
+export abstract class FilterBaseInput {
+  @Field(() => FilterCount, { nullable: true, description: 'Alias of Take.' }) Top?: string | null;
+  @Field(() => FilterCount, { nullable: true, description: 'Page size.' }) Take?: string | null;
+  @Field(() => FilterCount, { nullable: true, description: 'Rows to skip.' }) Skip?: string | null;
+  @Field(() => String, { nullable: true, description: 'Case-insensitive text match.' }) Filter?: string | null;
+  @Field(() => String, { nullable: true, description: '"Field" or "Field desc", documented field names only.' }) OrderBy?: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO 8601 date: only records on or after it (lists with dates).' }) CalendarStartDate?: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO 8601 date: only records on or before it (lists with dates).' }) CalendarEndDate?: string | null;
+}
+
+/** The FilterBase fields of a filter body, in the shape `parseListOptions` reads. */
+export function filterBaseOptions(filter: FilterBaseInput | null | undefined): Record<string, unknown> {
+  if (!filter) return {};
+  const { Top, Take, Skip, Filter, OrderBy, CalendarStartDate, CalendarEndDate } = filter;
+  return { Top, Take, Skip, Filter, OrderBy, CalendarStartDate, CalendarEndDate };
+}
+
+/** The documented ListResult: one page of a list, with the count of all matching records. */
+export interface ListResultOf<TItem, TCriteria, TCriteriaItem = LookupChoiceInt, TModelItem = LookupChoiceInt> {
+  Criteria: TCriteria | null;
+  CriteriaItems: TCriteriaItem[];
+  TotalRecordAvailable: string;
+  ModelItems: TModelItem[];
+  Results: TItem[];
+}
+
+export interface ListResultTypeOptions {
+  description: string;
+  /** The list's rows (`Results`). */
+  item: ClassType;
+  /** The list's own criteria, echoed back as applied (`Criteria`). */
+  criteria: ClassType;
+  /** The choices the criteria can take (`CriteriaItems`); LookupChoiceInt unless given. */
+  criteriaItem?: ClassType;
+  criteriaItemsDescription?: string;
+  /** Records the rows refer to (`ModelItems`); LookupChoiceInt unless given. */
+  modelItem?: ClassType;
+  modelItemsDescription?: string;
+}
+
+/**
+ * The GraphQL type of a documented ListResult for one list, named `name` (each list has its own
+ * row type, so each gets its own type). The documents type every field str; the compound ones are
+ * typed JSON here (CONVENTIONS), and TotalRecordAvailable stays a string of digits ("57"), the
+ * number of records matching the list's filter over all pages, not just this page.
+ */
+export function ListResultType(name: string, options: ListResultTypeOptions): ClassType {
+  @ObjectType(name, { description: options.description })
+  class ListResult {
+    @Field(() => options.criteria, { nullable: true, description: 'The criteria the list was read with, as applied (null: none).' })
+    Criteria!: unknown;
+
+    @Field(() => [options.criteriaItem ?? LookupChoiceInt], { description: options.criteriaItemsDescription ?? 'The choices the criteria can take.' })
+    CriteriaItems!: unknown[];
+
+    @Field(() => String, { description: 'How many records match over all pages, as a string of digits (documented str).' })
+    TotalRecordAvailable!: string;
+
+    @Field(() => [options.modelItem ?? LookupChoiceInt], { description: options.modelItemsDescription ?? 'Records the results refer to.' })
+    ModelItems!: unknown[];
+
+    @Field(() => [options.item], { description: 'This page of the list (Skip/Take).' })
+    Results!: unknown[];
+  }
+  Object.defineProperty(ListResult, 'name', { value: name });
+  return ListResult;
+}
+
+/** A ListResult value; `total` is the count of all matching records (not the page). */
+export function listResult<TItem, TCriteria, TCriteriaItem = LookupChoiceInt, TModelItem = LookupChoiceInt>(value: {
+  criteria: TCriteria | null;
+  criteriaItems?: TCriteriaItem[];
+  total: number;
+  modelItems?: TModelItem[];
+  results: TItem[];
+}): ListResultOf<TItem, TCriteria, TCriteriaItem, TModelItem> {
+  return {
+    Criteria: value.criteria,
+    CriteriaItems: value.criteriaItems ?? [],
+    TotalRecordAvailable: String(value.total),
+    ModelItems: value.modelItems ?? [],
+    Results: value.results,
+  };
 }

@@ -6,11 +6,17 @@ import { Contact, Login, SecurityQuestion, Tenant } from '../entities/index.js';
 import { displayName } from '../entities/contact.js';
 import type { AboutMe } from '../schema/login.js';
 import { normalizeEmail } from './identity.js';
+import { termsStatusFor } from './terms-of-use.js';
 
-/** The caller's tenant, contact, organization and roles. Terms fields stay empty until terms of use exist. */
+/**
+ * The caller's tenant, contact, organization and roles, and the current terms of use with whether
+ * the caller agreed to them (services/terms-of-use.ts): back-office terms for staff logins, member
+ * hub terms for all. Where there are no such terms (or, for a member, no back office) there is
+ * nothing to agree to: the id and content are null and HasAgreed… is true.
+ */
 export async function aboutMe(ctx: RequestContext): Promise<AboutMe> {
   const caller = ctx.requireCaller();
-  const tenant = await ctx.em.findOneOrFail(Tenant, { id: caller.tenantId });
+  const [tenant, terms] = await Promise.all([ctx.em.findOneOrFail(Tenant, { id: caller.tenantId }), termsStatusFor(ctx)]);
   const contact = caller.contactId ? await ctx.loaders.byId(Contact).load(caller.contactId) : null;
   const organization = contact?.organization ? await ctx.loaders.byId(Contact).load(contact.organization.id) : null;
   return {
@@ -24,9 +30,9 @@ export async function aboutMe(ctx: RequestContext): Promise<AboutMe> {
     TenantKey: tenant.key,
     CurrentOrganizationId: organization?.id ?? null,
     CurrentOrganizationName: organization ? displayName(organization) : null,
-    HasAgreedOnBackOfficeTerms: true,
-    TermsContent: null,
-    TermsOfUseId: null,
+    HasAgreedOnBackOfficeTerms: terms.backOffice?.agreed ?? true,
+    TermsContent: terms.backOffice?.content ?? null,
+    TermsOfUseId: terms.backOffice ? String(terms.backOffice.termsOfUseId) : null,
     TenantLogoUrl: tenant.logoUrl,
     TenantLogoShortDescription: tenant.logoShortDescription,
     ContactLogoUrl: contact?.logoUrl ?? null,
@@ -34,9 +40,9 @@ export async function aboutMe(ctx: RequestContext): Promise<AboutMe> {
     AllRoles: [...caller.roles],
     DirectoryModuleItems: [],
     ContentModuleItems: [],
-    InfoHubTermsOfUseId: null,
-    HasAgreedOnInfoHubTerms: true,
-    InfoHubTermsOfUseContent: null,
+    InfoHubTermsOfUseId: terms.hub ? String(terms.hub.termsOfUseId) : null,
+    HasAgreedOnInfoHubTerms: terms.hub?.agreed ?? true,
+    InfoHubTermsOfUseContent: terms.hub?.content ?? null,
   };
 }
 

@@ -1,8 +1,9 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { InitialSchema } from './0001-initial.js';
-import { SignaturesSchema } from './0002-signatures.js';
 import { SamlServiceProvidersSchema } from './0003-saml-service-providers.js';
+import { SignaturesSchema } from './0002-signatures.js';
 import { SocialFeedsSchema } from './0005-social-feeds.js';
+import { TermsOfUseSchema } from './0004-terms-of-use.js';
 
 /**
  * Every migration, oldest first. `npm run cli -- migration create` writes a new file here from
@@ -13,5 +14,6 @@ export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: InitialSchema },
   { name: '0002-signatures', class: SignaturesSchema },
   { name: '0003-saml-service-providers', class: SamlServiceProvidersSchema },
+  { name: '0004-terms-of-use', class: TermsOfUseSchema },
   { name: '0005-social-feeds', class: SocialFeedsSchema },
 ];
