@@ -1,6 +1,8 @@
 import { TenantOwned } from './base.js';
 import { Contact } from './contact.js';
 import { Credential } from './credential.js';
+import { FileContent, StoredFile } from './file.js';
+import { StoredImage } from './image.js';
 import { Login } from './login.js';
 import { MagicLinkToken, SignInRequest } from './magic-link.js';
 import { Membership, MembershipLevel, MembershipType } from './membership.js';
@@ -17,6 +19,7 @@ export const entities = [
   Contact, Login, Credential, MagicLinkToken, OutboxMessage,
   MembershipType, MembershipLevel, Membership,
   Vendor,
+  FileContent, StoredFile, StoredImage,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../core/context.js';
 import type { HttpMethod } from '../rest/route-table.js';
+import { imageAreaRoutes } from './images.js';
 
 /**
  * Routes outside the route table, only where an operation needs the raw request or response
@@ -14,4 +15,4 @@ export interface AreaRoutes {
   register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>): Promise<void> | void;
 }
 
-export const areaRoutes: AreaRoutes[] = [];
+export const areaRoutes: AreaRoutes[] = [imageAreaRoutes];
