@@ -172,7 +172,7 @@ describe('uploads', () => {
   });
 
   it('refuses a truncated image with 415', async () => {
-    const whole = await sharp({ create: { width: 200, height: 200, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
+    const whole = await sharp({ create: { width: 200, height: 200, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
     const response = await upload('/api/images/upload', whole.subarray(0, Math.floor(whole.length / 2)));
     expect(response.status).toBe(415);
   });
@@ -291,6 +291,12 @@ describe('images of a folder (upload/{foldertype}/{objectid})', () => {
     const bad = await upload('/api/images/upload/socialfeed/0', await png(40, 30), { fields: { CropX: 'left' } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].field).toBe('CropX');
+    const files = async () => (await server.orm.em.getConnection().execute('select count(*)::int as n from stored_file'))[0].n;
+    const before = await files();
+    const outside = await upload('/api/images/upload/socialfeed/0', await png(40, 30), { fields: { CropX: '0', CropY: '0', CropWidth: '80', CropHeight: '10' } });
+    expect(outside.status).toBe(400);
+    expect(outside.body.errors[0].field).toBe('CropWidth');
+    expect(await files()).toBe(before);
   });
 
   it('sets the tenant logo (staff only)', async () => {

@@ -8,7 +8,7 @@ import { StoredImage } from '../entities/image.js';
 import { Tenant } from '../entities/tenant.js';
 import { Image, ImageAddEditInput, ImageFile, ImageUsage } from '../schema/images.js';
 import { findFile, readFile, releaseFiles, storeFile, type FileRecord } from './files.js';
-import { imageFacts, imageFileName, inspectImage, renderImage, type Crop, type ImageFacts } from './image-processing.js';
+import { imageFacts, imageFileName, inspectImage, planRegion, renderImage, type Crop, type ImageFacts } from './image-processing.js';
 
 /** Purpose of uploaded originals, and of the renditions made from them (see the file service). */
 export const IMAGE_PURPOSE = 'images';
@@ -138,8 +138,9 @@ export interface Upload {
 
 /** POST /api/images/upload: keeps an image file (original, unchanged) and answers it. */
 export async function uploadImageFile(ctx: RequestContext, upload: Upload): Promise<ImageFile> {
-  const { file } = await storeImageFile(ctx, upload);
-  return toImageFile(file);
+  ctx.requireCaller();
+  const facts = await inspectImage(upload.bytes);
+  return toImageFile(await storeImage(ctx, upload, facts));
 }
 
 /** POST /api/images/upload/{foldertype}/{objectid}: keeps the file and makes it an image of the record. */
@@ -150,18 +151,19 @@ export async function uploadFolderImage(
   fields: Record<string, string>,
 ): Promise<Image> {
   const input = await formInput(fields);
-  const { file, facts, bytes } = await storeImageFile(ctx, upload);
-  return createImage(ctx, { ...input, FileId: file.id }, { file, facts, bytes }, target);
+  const facts = await inspectImage(upload.bytes);
+  // A crop that does not fit is refused before anything is stored.
+  const shape = shapeOf(input, usageOf(input.ImageUsageId, target.folder));
+  planRegion(facts, { crop: shape.crop, aspect: aspectOf(shape) });
+  const file = await storeImage(ctx, upload, facts);
+  return createImage(ctx, { ...input, FileId: file.id }, { file, facts, bytes: upload.bytes }, target);
 }
 
-async function storeImageFile(ctx: RequestContext, upload: Upload) {
-  ctx.requireCaller();
-  const facts = await inspectImage(upload.bytes);
-  const file = await storeFile(ctx, {
+function storeImage(ctx: RequestContext, upload: Upload, facts: ImageFacts): Promise<FileRecord> {
+  return storeFile(ctx, {
     name: imageFileName(upload.filename, facts), mediaType: facts.mediaType, bytes: upload.bytes,
     purpose: IMAGE_PURPOSE, width: facts.width, height: facts.height,
   });
-  return { file, facts, bytes: upload.bytes };
 }
 
 /** Text fields sent with a folder upload (Caption, ShortDescription, crop, ForceAspect, ImageUsageId), checked like ImageAddEdit. */
