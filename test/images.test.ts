@@ -126,6 +126,9 @@ describe('uploads', () => {
     expect(again.headers.get('etag')).toBe(etag);
     expect((await download(file.Url, acme.staffToken, { 'if-none-match': `"other", W/${etag}` })).status).toBe(304);
     expect((await download(file.Url, acme.staffToken, { 'if-none-match': '"stale"' })).status).toBe(200);
+    // Paths match case-insensitively and with a trailing slash, as everywhere in the API.
+    expect((await download(`/API/Images/File/${file.FileId}/`)).status).toBe(200);
+    expect((await upload('/Api/Images/Upload/', await png(3, 3))).status).toBe(200);
   });
 
   it('accepts JPEG, GIF and WebP, deciding the type from the bytes', async () => {
