@@ -28,6 +28,20 @@ const configSchema = z.object({
   MAGIC_LINK_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   /** Magic links one address may be sent per hour. */
   MAGIC_LINK_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Largest file one upload may carry (bytes); larger is a 413. */
+  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  /** Where file bytes live: `database` (PostgreSQL, the default) or `s3` (an S3-compatible object store). */
+  FILE_STORAGE: z.enum(['database', 's3']).default('database'),
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  /** An S3-compatible endpoint other than AWS (MinIO, R2, ...). */
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_FORCE_PATH_STYLE: z.stringbool().default(false),
+  /** Key prefix for every object this service writes. */
+  S3_PREFIX: z.string().max(200).default('files/'),
+  /** Static credentials; when unset the AWS SDK's default chain (environment, profile, instance role) applies. */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; isProduction: boolean };
@@ -46,6 +60,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = parsed.data;
   if (Boolean(config.TLS_CERT_FILE) !== Boolean(config.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (config.FILE_STORAGE === 's3' && !config.S3_BUCKET) {
+    throw new ConfigError('Invalid configuration: S3_BUCKET is required when FILE_STORAGE is s3');
+  }
+  if (Boolean(config.S3_ACCESS_KEY_ID) !== Boolean(config.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together');
   }
   return {
     ...config,

@@ -1,6 +1,8 @@
 import { TenantOwned } from './base.js';
 import { Contact } from './contact.js';
 import { Credential } from './credential.js';
+import { FileContent, StoredFile } from './file.js';
+import { StoredImage } from './image.js';
 import { Login } from './login.js';
 import { MagicLinkToken, SignInRequest } from './magic-link.js';
 import { Membership, MembershipLevel, MembershipType } from './membership.js';
@@ -25,6 +27,7 @@ export const entities = [
   SamlServiceProvider,
   SocialFeed, SocialFeedComment, SocialFeedLike,
   TermsOfUse, TermsOfUseText, TermsUserResponse,
+  FileContent, StoredFile, StoredImage,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../core/context.js';
 import type { HttpMethod } from '../rest/route-table.js';
+import { imageAreaRoutes } from './images.js';
 import { samlServiceProviderDownloadRoutes } from './saml-service-providers.js';
 
 /**
@@ -15,4 +16,7 @@ export interface AreaRoutes {
   register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>): Promise<void> | void;
 }
 
-export const areaRoutes: AreaRoutes[] = [samlServiceProviderDownloadRoutes];
+export const areaRoutes: AreaRoutes[] = [
+  samlServiceProviderDownloadRoutes,
+  imageAreaRoutes,
+];

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { authChecker, validateInput } from '../core/graphql-policies.js';
+import { ImageResolver } from './images.js';
 import { LoginResolver } from './login.js';
 import { SamlServiceProviderResolver } from './saml-service-providers.js';
 import { SignatureResolver } from './signatures.js';
@@ -16,6 +17,7 @@ export const resolvers = [
   SamlServiceProviderResolver,
   ...socialFeedResolvers,
   TermsOfUseResolver,
+  ImageResolver,
 ] as const;
 
 /** The one schema both interfaces serve. */

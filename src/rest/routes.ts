@@ -1,3 +1,4 @@
+import { imageRoutes } from './images.js';
 import { loginRoutes } from './login.js';
 import type { RouteRow } from './route-table.js';
 import { samlServiceProviderRoutes } from './saml-service-providers.js';
@@ -14,4 +15,5 @@ export const routes: RouteRow[] = [
   ...samlServiceProviderRoutes,
   ...socialFeedRoutes,
   ...termsOfUseRoutes,
+  ...imageRoutes,
 ];

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { JobDefinition } from '../core/jobs.js';
+import { purgeUnusedFilesJob } from './files.js';
 
 /** How long expired or revoked credentials and used links are kept (for audit) before removal. */
 const RETENTION = '30 days';
@@ -19,4 +20,4 @@ export const housekeepingJob: JobDefinition = {
   },
 };
 
-export const jobs: JobDefinition[] = [housekeepingJob];
+export const jobs: JobDefinition[] = [housekeepingJob, purgeUnusedFilesJob];

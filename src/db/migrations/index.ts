@@ -4,6 +4,7 @@ import { SamlServiceProvidersSchema } from './0003-saml-service-providers.js';
 import { SignaturesSchema } from './0002-signatures.js';
 import { SocialFeedsSchema } from './0005-social-feeds.js';
 import { TermsOfUseSchema } from './0004-terms-of-use.js';
+import { FilesAndImages } from './0008-files-and-images.js';
 
 /**
  * Every migration, oldest first. `npm run cli -- migration create` writes a new file here from
@@ -16,4 +17,5 @@ export const migrations: MigrationObject[] = [
   { name: '0003-saml-service-providers', class: SamlServiceProvidersSchema },
   { name: '0004-terms-of-use', class: TermsOfUseSchema },
   { name: '0005-social-feeds', class: SocialFeedsSchema },
+  { name: '0008-files-and-images', class: FilesAndImages },
 ];

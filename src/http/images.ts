@@ -1,0 +1,96 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestContext } from '../core/context.js';
+import { BadInput } from '../core/errors.js';
+import { readFile, type FileRecord } from '../services/files.js';
+import { imageFile, imageServedFile, prepareFolderUpload, uploadFolderImage, uploadImageFile } from '../services/images.js';
+import { ACCEPTED_IMAGE_TYPES } from '../services/image-processing.js';
+import type { AreaRoutes } from './area-routes.js';
+import { acceptUploads, readUpload } from './uploads.js';
+
+/**
+ * The Images operations that need the raw request or response: multipart uploads and byte
+ * downloads (ETag, 304). The JSON operations (save, delete, usage) are in the route table
+ * (src/rest/images.ts). Multipart parsing is registered only in this scope.
+ */
+export const imageAreaRoutes: AreaRoutes = {
+  operations: [
+    { method: 'GET', path: '/api/images/file/{fileid}' },
+    { method: 'GET', path: '/api/images/image/{imageid}' },
+    { method: 'POST', path: '/api/images/upload' },
+    { method: 'POST', path: '/api/images/upload/{foldertype}/{objectid}' },
+  ],
+  async register(server, contextFor) {
+    await server.register(async (scope) => {
+      await acceptUploads(scope);
+
+      scope.get<{ Params: { fileid: string } }>('/api/images/file/:fileid', async (request, reply) => {
+        const fileId = intParam(request.params.fileid, 'fileid');
+        const ctx = await contextFor(request);
+        // An uploaded file never changes: cache it for good (privately: it needs a credential).
+        return sendFile(ctx, request, reply, await imageFile(ctx, fileId), 'private, max-age=31536000, immutable');
+      });
+
+      scope.get<{ Params: { imageid: string } }>('/api/images/image/:imageid', async (request, reply) => {
+        const imageId = intParam(request.params.imageid, 'imageid');
+        const ctx = await contextFor(request);
+        // A new crop changes what an image serves: revalidate every time (the ETag makes that a 304).
+        return sendFile(ctx, request, reply, await imageServedFile(ctx, imageId), 'private, no-cache');
+      });
+
+      scope.post('/api/images/upload', async (request, reply) => {
+        const ctx = await contextFor(request);
+        ctx.requireCaller();
+        const form = await readUpload(request, ctx.app.config.UPLOAD_MAX_BYTES);
+        return sendJson(reply, await uploadImageFile(ctx, form.file));
+      });
+
+      scope.post<{ Params: { foldertype: string; objectid: string } }>('/api/images/upload/:foldertype/:objectid', async (request, reply) => {
+        const ctx = await contextFor(request);
+        const target = await prepareFolderUpload(ctx, request.params.foldertype, request.params.objectid);
+        const form = await readUpload(request, ctx.app.config.UPLOAD_MAX_BYTES);
+        return sendJson(reply, await uploadFolderImage(ctx, target, form.file, form.fields));
+      });
+    });
+  },
+};
+
+const INT32_MAX = 2147483647;
+
+/** A path segment documented `int`; anything else is a 400 naming it. */
+function intParam(value: string, name: string): number {
+  const number = /^-?\d{1,10}$/.test(value) ? Number(value) : NaN;
+  if (!(Math.abs(number) <= INT32_MAX)) throw BadInput.field(name, 'must be an integer');
+  return number;
+}
+
+function sendJson(reply: FastifyReply, body: unknown) {
+  return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(body));
+}
+
+/** The bytes of a file with Content-Type, Content-Length, ETag (its SHA-256) and caching headers; 304 when the client has them. */
+async function sendFile(ctx: RequestContext, request: FastifyRequest, reply: FastifyReply, file: FileRecord, cacheControl: string) {
+  const etag = `"${file.sha256}"`;
+  reply.header('etag', etag).header('cache-control', cacheControl).header('vary', 'Authorization');
+  if (etagMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  const bytes = await readFile(ctx, file);
+  const disposition = ACCEPTED_IMAGE_TYPES[file.mediaType] ? 'inline' : 'attachment';
+  return reply
+    .code(200)
+    .header('content-type', file.mediaType)
+    .header('content-length', bytes.length)
+    .header('content-disposition', contentDisposition(disposition, file.name))
+    .send(bytes);
+}
+
+/** If-None-Match: `*`, or a list of (weak or strong) tags compared weakly, as RFC 9110 says for GET. */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** `inline; filename="..."; filename*=UTF-8''...` with an ASCII fallback (RFC 6266). */
+function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
+  const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}

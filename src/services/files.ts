@@ -1,0 +1,305 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ForeignKeyConstraintViolationException, ReferenceKind } from '@mikro-orm/core';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { loadConfig, type Config } from '../core/config.js';
+import type { RequestContext } from '../core/context.js';
+import { NotFound, ServiceUnavailable } from '../core/errors.js';
+import type { JobDefinition } from '../core/jobs.js';
+import { leanRows } from '../core/lean-read.js';
+import { StoredFile, type FileStorageKind } from '../entities/file.js';
+
+/**
+ * The file service: every area that keeps uploaded bytes (images, store downloads, document
+ * templates, social feed files) stores them here and refers to the file by its id (FileId).
+ *
+ * - `storeFile` keeps bytes as a new file of the caller's tenant: name, media type, size,
+ *   SHA-256, purpose and uploader. Identical bytes are kept once per tenant (`file_content`).
+ * - `findFile` reads a file's record (404 for another tenant's file, or a purpose not asked for).
+ * - `readFile` answers its bytes.
+ * - `releaseFiles` deletes files nothing refers to any more: a reference is any
+ *   `@ManyToOne(() => StoredFile)` of any entity, found from the ORM metadata.
+ *
+ * Where the bytes live is the `BlobStore`: PostgreSQL by default (so every instance of the
+ * service sees them with no shared disk), or an S3-compatible object store (`FILE_STORAGE=s3`).
+ * Each content row records its own storage, so switching the setting keeps older files readable.
+ */
+
+/** A stored file as the services see it. */
+export interface FileRecord {
+  id: number;
+  name: string;
+  mediaType: string;
+  size: number;
+  sha256: string;
+  purpose: string;
+  width: number | null;
+  height: number | null;
+  createdAt: Date;
+}
+
+export interface NewFile {
+  name: string;
+  mediaType: string;
+  bytes: Buffer;
+  /** What the file is for; the endpoints that serve files check it (`images`, `image-renditions`, ...). */
+  purpose: string;
+  width?: number | null;
+  height?: number | null;
+}
+
+/** Where bytes live. A content row keeps either the bytes (database) or the key of an object (s3). */
+export interface BlobStore {
+  readonly kind: FileStorageKind;
+  /** Keeps the bytes of a new content; answers what its row holds. */
+  save(tenantId: number, sha256: string, bytes: Buffer): Promise<{ bytes: Buffer | null; storageKey: string | null }>;
+  /** The bytes of an object this store saved. */
+  load(storageKey: string): Promise<Buffer>;
+  /** Removes objects this store saved (after their rows are gone). */
+  remove(storageKeys: string[]): Promise<void>;
+}
+
+/** Bytes in the `file_content` row itself. */
+class DatabaseBlobStore implements BlobStore {
+  readonly kind = 'database' as const;
+  async save(_tenantId: number, _sha256: string, bytes: Buffer) {
+    return { bytes, storageKey: null };
+  }
+  async load(): Promise<Buffer> {
+    throw new Error('database contents are read with their row');
+  }
+  async remove(): Promise<void> {}
+}
+
+/** Bytes in an S3-compatible object store, one object per content row. */
+export class S3BlobStore implements BlobStore {
+  readonly kind = 's3' as const;
+  private readonly client: S3Client;
+
+  constructor(private readonly config: Pick<Config, 'S3_BUCKET' | 'S3_REGION' | 'S3_ENDPOINT' | 'S3_FORCE_PATH_STYLE' | 'S3_PREFIX' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY'>) {
+    this.client = new S3Client({
+      region: config.S3_REGION,
+      ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT } : {}),
+      forcePathStyle: config.S3_FORCE_PATH_STYLE,
+      ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
+        ? { credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY } }
+        : {}),
+      // Plain PUTs with a Content-MD5-free body: S3-compatible stores differ in their support of
+      // the newer flexible checksums, and the SHA-256 of every content is kept in its row anyway.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 3,
+    });
+  }
+
+  private get bucket(): string {
+    return this.config.S3_BUCKET!;
+  }
+
+  async save(tenantId: number, sha256: string, bytes: Buffer) {
+    // A fresh key per content row: a content deleted and uploaded again never shares an object.
+    const storageKey = `${this.config.S3_PREFIX}${tenantId}/${sha256}-${randomUUID()}`;
+    await this.call(() => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: storageKey, Body: bytes, ContentLength: bytes.length })));
+    return { bytes: null, storageKey };
+  }
+
+  async load(storageKey: string): Promise<Buffer> {
+    const response = await this.call(() => this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: storageKey })));
+    if (!response.Body) throw new ServiceUnavailable('The file store answered without the file.');
+    return Buffer.from(await response.Body.transformToByteArray());
+  }
+
+  async remove(storageKeys: string[]): Promise<void> {
+    for (let start = 0; start < storageKeys.length; start += 1000) {
+      const Objects = storageKeys.slice(start, start + 1000).map((Key) => ({ Key }));
+      await this.call(() => this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects, Quiet: true } })));
+    }
+  }
+
+  private async call<T>(send: () => Promise<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (error) {
+      if (error instanceof NoSuchKey) throw new NotFound('The file content');
+      throw Object.assign(new ServiceUnavailable('The file store is temporarily unavailable.'), { cause: error });
+    }
+  }
+}
+
+const databaseStore = new DatabaseBlobStore();
+const s3Stores = new WeakMap<Config, S3BlobStore>();
+
+/** The store new contents go to under this configuration (S3 clients are made once per configuration). */
+export function blobStoreFor(config: Config): BlobStore {
+  return config.FILE_STORAGE === 's3' ? s3StoreFor(config) : databaseStore;
+}
+
+function s3StoreFor(config: Config): S3BlobStore {
+  let store = s3Stores.get(config);
+  if (!store) {
+    if (!config.S3_BUCKET) throw new ServiceUnavailable('Files kept in S3 cannot be read: S3 is not configured.');
+    store = new S3BlobStore(config);
+    s3Stores.set(config, store);
+  }
+  return store;
+}
+
+const FILE_FIELDS = ['id', 'name', 'mediaType', 'size', 'sha256', 'purpose', 'width', 'height', 'createdAt'] as const;
+
+/** Stores bytes as a new file of the caller's tenant (content kept once per tenant) and answers its record. */
+export async function storeFile(ctx: RequestContext, file: NewFile): Promise<FileRecord> {
+  const tenantId = ctx.tenantId;
+  const sha256 = createHash('sha256').update(file.bytes).digest('hex');
+  const store = blobStoreFor(ctx.app.config);
+  const { record, duplicateKey } = await ctx.em.transactional(async (em) => {
+    const connection = em.getConnection();
+    const tx = em.getTransactionContext();
+    // FOR KEY SHARE: a concurrent release cannot delete the content this file is about to use.
+    const existing = async () => (await connection.execute<{ id: number }[]>(
+      'select id from file_content where tenant_id = ? and sha256 = ? for key share', [tenantId, sha256], 'all', tx))[0]?.id;
+    let contentId = await existing();
+    let duplicateKey: string | null = null;
+    if (contentId === undefined) {
+      const saved = await store.save(tenantId, sha256, file.bytes);
+      const inserted = await connection.execute<{ id: number }[]>(
+        `insert into file_content (tenant_id, sha256, size, storage, bytes, storage_key) values (?, ?, ?, ?, ?, ?)
+         on conflict (tenant_id, sha256) do nothing returning id`,
+        [tenantId, sha256, file.bytes.length, store.kind, saved.bytes, saved.storageKey], 'all', tx);
+      contentId = inserted[0]?.id;
+      if (contentId === undefined) {
+        // The same bytes were stored concurrently: use that content and drop our copy.
+        duplicateKey = saved.storageKey;
+        contentId = await existing();
+      }
+    }
+    const stored = em.create(StoredFile, {
+      tenant: tenantId,
+      name: file.name,
+      mediaType: file.mediaType,
+      size: file.bytes.length,
+      sha256,
+      purpose: file.purpose,
+      width: file.width ?? null,
+      height: file.height ?? null,
+      content: contentId!,
+      uploadedBy: ctx.caller?.loginId ?? null,
+    });
+    await em.persist(stored).flush();
+    return { record: toRecord(stored), duplicateKey };
+  });
+  if (duplicateKey) await store.remove([duplicateKey]).catch((error: unknown) => ctx.app.log.warn({ err: error }, 'could not remove a duplicate object'));
+  return record;
+}
+
+/** The record of a file of the caller's tenant; 404 when there is none or its purpose is not among `purposes`. */
+export async function findFile(ctx: RequestContext, fileId: number, purposes?: readonly string[]): Promise<FileRecord> {
+  const [file] = await leanRows(ctx.em, StoredFile, { fields: [...FILE_FIELDS], where: { id: fileId }, limit: 1 });
+  if (!file || (purposes && !purposes.includes(file.purpose))) throw new NotFound('The file');
+  return file;
+}
+
+/** The bytes of a file found with `findFile`. */
+export async function readFile(ctx: RequestContext, file: Pick<FileRecord, 'id'>): Promise<Buffer> {
+  const [row] = await ctx.em.getConnection().execute<{ storage: FileStorageKind; bytes: Buffer | null; storage_key: string | null }[]>(
+    `select c.storage, c.bytes, c.storage_key from stored_file f join file_content c on c.id = f.content_id
+     where f.id = ? and f.tenant_id = ?`, [file.id, ctx.tenantId]);
+  if (!row) throw new NotFound('The file');
+  if (row.storage === 'database') return row.bytes ?? Buffer.alloc(0);
+  return s3StoreFor(ctx.app.config).load(row.storage_key!);
+}
+
+/**
+ * Deletes those of `fileIds` (files of the caller's tenant) that nothing refers to, then the
+ * contents no file carries any more, then their objects in the object store. Runs in its own
+ * transaction; call it after the change that dropped the references is committed.
+ */
+export async function releaseFiles(ctx: RequestContext, fileIds: readonly (number | null | undefined)[]): Promise<void> {
+  const ids = [...new Set(fileIds.filter((id): id is number => typeof id === 'number'))];
+  if (!ids.length) return;
+  let keys: string[];
+  try {
+    ({ keys } = await ctx.em.transactional((em) => deleteUnreferenced(em, { tenantId: ctx.tenantId, fileIds: ids })));
+  } catch (error) {
+    // A file or content got a new reference while being released: it is in use, so it stays.
+    if (error instanceof ForeignKeyConstraintViolationException) return;
+    throw error;
+  }
+  if (keys.length) await s3StoreFor(ctx.app.config).remove(keys);
+}
+
+/**
+ * The purge of files that were uploaded but never used (an upload whose image was never saved),
+ * once they are a day old; daily.
+ */
+export const purgeUnusedFilesJob: JobDefinition = {
+  name: 'files-purge-unused',
+  cron: '37 3 * * *',
+  async handle(orm: MikroORM) {
+    await purgeUnusedFiles(orm, loadConfig(), '1 day');
+  },
+};
+
+/** Deletes unreferenced files of the given purposes older than `age` (a PostgreSQL interval), in every tenant; answers how many. */
+export async function purgeUnusedFiles(orm: MikroORM, config: Config, age: string, purposes: readonly string[] = UNUSED_FILE_PURPOSES): Promise<number> {
+  const em = orm.em.fork({ clear: true, useContext: false });
+  const candidates = await em.getConnection().execute<{ id: number }[]>(
+    `select id from stored_file where purpose in (${purposes.map(() => '?').join(', ')}) and created_at < now() - ?::interval order by id`, [...purposes, age]);
+  let purged = 0;
+  for (let start = 0; start < candidates.length; start += 500) {
+    const fileIds = candidates.slice(start, start + 500).map((row) => row.id);
+    try {
+      const { deleted, keys } = await em.transactional((tx) => deleteUnreferenced(tx, { fileIds }));
+      if (keys.length) await s3StoreFor(config).remove(keys);
+      purged += deleted;
+    } catch (error) {
+      if (!(error instanceof ForeignKeyConstraintViolationException)) throw error; // referenced meanwhile: next run
+    }
+  }
+  return purged;
+}
+
+/** Purposes whose files are purged when unused: areas that upload first and attach later add theirs. */
+export const UNUSED_FILE_PURPOSES: string[] = ['images', 'image-renditions'];
+
+/**
+ * Deletes the unreferenced files among `fileIds` (of one tenant, or any when `tenantId` is
+ * absent) and the contents left without a file; answers how many files went and the object
+ * keys to remove.
+ */
+async function deleteUnreferenced(em: EntityManager, scope: { tenantId?: number; fileIds: number[] }): Promise<{ deleted: number; keys: string[] }> {
+  const connection = em.getConnection();
+  const tx = em.getTransactionContext();
+  const notReferenced = fileReferences(em)
+    .map(({ table, column }) => `not exists (select 1 from "${table}" r where r."${column}" = f.id)`)
+    .join(' and ');
+  const tenantClause = scope.tenantId === undefined ? '' : 'and f.tenant_id = ?';
+  const deleted = await connection.execute<{ content_id: number }[]>(
+    `delete from stored_file f where f.id in (${scope.fileIds.map(() => '?').join(', ')}) ${tenantClause}
+     ${notReferenced ? `and ${notReferenced}` : ''} returning f.content_id`,
+    [...scope.fileIds, ...(scope.tenantId === undefined ? [] : [scope.tenantId])], 'all', tx);
+  const contentIds = [...new Set(deleted.map((row) => row.content_id))];
+  if (!contentIds.length) return { deleted: 0, keys: [] };
+  const contents = await connection.execute<{ storage_key: string | null }[]>(
+    `delete from file_content c where c.id in (${contentIds.map(() => '?').join(', ')})
+     and not exists (select 1 from stored_file f where f.content_id = c.id) returning c.storage_key`, contentIds, 'all', tx);
+  return { deleted: deleted.length, keys: contents.flatMap((row) => (row.storage_key ? [row.storage_key] : [])) };
+}
+
+/** Every column that refers to a stored file: the many-to-one (and owning one-to-one) properties targeting StoredFile. */
+function fileReferences(em: EntityManager): { table: string; column: string }[] {
+  const references: { table: string; column: string }[] = [];
+  for (const meta of em.getMetadata()) {
+    for (const prop of meta.props) {
+      const owning = prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner);
+      if (owning && prop.targetMeta?.class === StoredFile) references.push({ table: meta.tableName, column: prop.fieldNames[0]! });
+    }
+  }
+  return references;
+}
+
+function toRecord(file: StoredFile): FileRecord {
+  return {
+    id: file.id, name: file.name, mediaType: file.mediaType, size: file.size, sha256: file.sha256, purpose: file.purpose,
+    width: file.width, height: file.height, createdAt: file.createdAt,
+  };
+}
