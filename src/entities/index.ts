@@ -1,4 +1,5 @@
 import { TenantOwned } from './base.js';
+import { Calendar } from './calendar.js';
 import { Contact } from './contact.js';
 import { Credential } from './credential.js';
 import { Login } from './login.js';
@@ -9,7 +10,7 @@ import { SecurityQuestion } from './security-question.js';
 import { Tenant } from './tenant.js';
 import { Vendor } from './vendor.js';
 
-export { Contact, Credential, Login, MagicLinkToken, Membership, MembershipLevel, MembershipType, OutboxMessage, SecurityQuestion, SignInRequest, Tenant, Vendor };
+export { Calendar, Contact, Credential, Login, MagicLinkToken, Membership, MembershipLevel, MembershipType, OutboxMessage, SecurityQuestion, SignInRequest, Tenant, Vendor };
 
 /** Every entity the ORM knows. A new area adds its entities here. */
 export const entities = [
@@ -17,6 +18,7 @@ export const entities = [
   Contact, Login, Credential, MagicLinkToken, OutboxMessage,
   MembershipType, MembershipLevel, Membership,
   Vendor,
+  Calendar,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

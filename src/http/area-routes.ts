@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../core/context.js';
+import { calendarFeedRoutes } from './calendars.js';
 
 /**
  * Routes outside the route table, only where an operation needs the raw request or response
@@ -8,4 +9,4 @@ import type { RequestContext } from '../core/context.js';
  */
 export type AreaRoutes = (server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>) => Promise<void> | void;
 
-export const areaRoutes: AreaRoutes[] = [];
+export const areaRoutes: AreaRoutes[] = [calendarFeedRoutes];
