@@ -358,7 +358,7 @@ describe('calendar access', () => {
     const calendar = await createCalendar({ Name: 'Private To Acme', IsMemberViewable: true });
     const id = calendar.CalendarId;
     expect((await rest(server, 'GET', `/api/calendars/${id}`, { token: other.staffToken })).status).toBe(404);
-    const save = await rest(server, 'POST', `/api/calendars/${id}`, { token: other.staffToken, body: { Name: 'Hijacked' } });
+    const save = await rest(server, 'POST', `/api/calendars/${id}`, { token: other.staffToken, body: { Name: 'Hijacked', GroupId: String(otherChapter) } });
     expect(save.status).toBe(404);
     expect((await rest(server, 'DELETE', `/api/calendars/${id}/1`, { token: other.staffToken })).status).toBe(404);
     const list = await rest(server, 'GET', '/api/calendars/items', { token: other.staffToken });

@@ -51,6 +51,9 @@ export async function getCalendar(ctx: RequestContext, calendarId: number): Prom
 export async function saveCalendar(ctx: RequestContext, calendarId: number | null | undefined, input: CalendarAddEditInput): Promise<CalendarCollectionItem> {
   const id = calendarId ?? input.CalendarId ?? 0;
   if (id < 0) throw BadInput.field('calendarid', 'must be 0 (create) or the id of a calendar');
+  const existing = id ? await findCalendar(ctx, id) : null;
+  if (existing) assertCurrentVersion(existing, input.AuditId);
+
   const fields: Partial<Calendar> = { name: input.Name.trim() };
   if (input.Description !== undefined) fields.description = input.Description || null;
   if (input.AddCalendarICalMessage !== undefined) fields.addCalendarICalMessage = input.AddCalendarICalMessage || null;
@@ -64,14 +67,7 @@ export async function saveCalendar(ctx: RequestContext, calendarId: number | nul
     fields.chapter = chapterId === null ? null : ctx.em.getReference(Contact, chapterId);
   }
 
-  let calendar: Calendar;
-  if (id) {
-    calendar = await findCalendar(ctx, id);
-    assertCurrentVersion(calendar, input.AuditId);
-    ctx.em.assign(calendar, fields);
-  } else {
-    calendar = ctx.em.create(Calendar, { tenant: ctx.tenantId, ...fields, name: fields.name! });
-  }
+  const calendar = existing ? ctx.em.assign(existing, fields) : ctx.em.create(Calendar, { tenant: ctx.tenantId, ...fields, name: fields.name! });
   await ctx.em.persist(calendar).flush();
   return toCollectionItem(ctx, calendar);
 }
