@@ -1,4 +1,5 @@
 import { TenantOwned } from './base.js';
+import { Calendar } from './calendar.js';
 import { Contact } from './contact.js';
 import { Credential } from './credential.js';
 import { FileContent, StoredFile } from './file.js';
@@ -15,7 +16,7 @@ import { Tenant } from './tenant.js';
 import { TermsOfUse, TermsOfUseText, TermsUserResponse } from './terms-of-use.js';
 import { Vendor } from './vendor.js';
 
-export { Contact, Credential, Login, MagicLinkToken, Membership, MembershipLevel, MembershipType, OutboxMessage, SecurityQuestion, SignInRequest, Tenant, Vendor };
+export { Calendar, Contact, Credential, Login, MagicLinkToken, Membership, MembershipLevel, MembershipType, OutboxMessage, SecurityQuestion, SignInRequest, Tenant, Vendor };
 
 /** Every entity the ORM knows. A new area adds its entities here. */
 export const entities = [
@@ -28,6 +29,7 @@ export const entities = [
   SocialFeed, SocialFeedComment, SocialFeedLike,
   TermsOfUse, TermsOfUseText, TermsUserResponse,
   FileContent, StoredFile, StoredImage,
+  Calendar,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

@@ -3,6 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import type { HttpMethod } from '../rest/route-table.js';
 import { imageAreaRoutes } from './images.js';
 import { samlServiceProviderDownloadRoutes } from './saml-service-providers.js';
+import { calendarFeedRoutes } from './calendars.js';
 
 /**
  * Routes outside the route table, only where an operation needs the raw request or response
@@ -19,4 +20,5 @@ export interface AreaRoutes {
 export const areaRoutes: AreaRoutes[] = [
   samlServiceProviderDownloadRoutes,
   imageAreaRoutes,
+  calendarFeedRoutes,
 ];

@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { authChecker, validateInput } from '../core/graphql-policies.js';
 import { ImageResolver } from './images.js';
+import { CalendarResolver } from './calendars.js';
 import { LoginResolver } from './login.js';
 import { SamlServiceProviderResolver } from './saml-service-providers.js';
 import { SignatureResolver } from './signatures.js';
@@ -18,6 +19,7 @@ export const resolvers = [
   ...socialFeedResolvers,
   TermsOfUseResolver,
   ImageResolver,
+  CalendarResolver,
 ] as const;
 
 /** The one schema both interfaces serve. */

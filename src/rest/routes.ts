@@ -1,4 +1,5 @@
 import { imageRoutes } from './images.js';
+import { calendarRoutes } from './calendars.js';
 import { loginRoutes } from './login.js';
 import type { RouteRow } from './route-table.js';
 import { samlServiceProviderRoutes } from './saml-service-providers.js';
@@ -16,4 +17,5 @@ export const routes: RouteRow[] = [
   ...socialFeedRoutes,
   ...termsOfUseRoutes,
   ...imageRoutes,
+  ...calendarRoutes,
 ];

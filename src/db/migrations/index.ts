@@ -1,9 +1,10 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { InitialSchema } from './0001-initial.js';
-import { SamlServiceProvidersSchema } from './0003-saml-service-providers.js';
 import { SignaturesSchema } from './0002-signatures.js';
-import { SocialFeedsSchema } from './0005-social-feeds.js';
+import { SamlServiceProvidersSchema } from './0003-saml-service-providers.js';
 import { TermsOfUseSchema } from './0004-terms-of-use.js';
+import { SocialFeedsSchema } from './0005-social-feeds.js';
+import { CalendarsSchema } from './0006-calendars.js';
 import { FilesAndImages } from './0008-files-and-images.js';
 
 /**
@@ -17,5 +18,6 @@ export const migrations: MigrationObject[] = [
   { name: '0003-saml-service-providers', class: SamlServiceProvidersSchema },
   { name: '0004-terms-of-use', class: TermsOfUseSchema },
   { name: '0005-social-feeds', class: SocialFeedsSchema },
+  { name: '0006-calendars', class: CalendarsSchema },
   { name: '0008-files-and-images', class: FilesAndImages },
 ];
