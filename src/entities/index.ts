@@ -1,4 +1,5 @@
 import { TenantOwned } from './base.js';
+import { CallbackSecret, EmailEvent, MeetingEvent, ProviderCallback } from './callback.js';
 import { Contact } from './contact.js';
 import { Credential } from './credential.js';
 import { Login } from './login.js';
@@ -10,6 +11,7 @@ import { Tenant } from './tenant.js';
 import { Vendor } from './vendor.js';
 
 export { Contact, Credential, Login, MagicLinkToken, Membership, MembershipLevel, MembershipType, OutboxMessage, SecurityQuestion, SignInRequest, Tenant, Vendor };
+export { CallbackSecret, EmailEvent, MeetingEvent, ProviderCallback };
 
 /** Every entity the ORM knows. A new area adds its entities here. */
 export const entities = [
@@ -17,6 +19,7 @@ export const entities = [
   Contact, Login, Credential, MagicLinkToken, OutboxMessage,
   MembershipType, MembershipLevel, Membership,
   Vendor,
+  CallbackSecret, ProviderCallback, EmailEvent, MeetingEvent,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

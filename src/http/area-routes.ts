@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RequestContext } from '../core/context.js';
+import type { AppDeps, RequestContext } from '../core/context.js';
 import type { HttpMethod } from '../rest/route-table.js';
+import { callbackRoutes } from './callbacks.js';
 
 /**
  * Routes outside the route table, only where an operation needs the raw request or response
@@ -11,7 +12,8 @@ import type { HttpMethod } from '../rest/route-table.js';
 export interface AreaRoutes {
   /** The documented operations these routes serve (counted by `npm run coverage:routes`). */
   operations: { method: HttpMethod; path: string }[];
-  register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>): Promise<void> | void;
+  /** `deps` is for routes that must not pay for a request context (callback ingestion). */
+  register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>, deps: AppDeps): Promise<void> | void;
 }
 
-export const areaRoutes: AreaRoutes[] = [];
+export const areaRoutes: AreaRoutes[] = [callbackRoutes];

@@ -1,5 +1,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { InitialSchema } from './0001-initial.js';
+import { CallbacksSchema } from './0007-callbacks.js';
 
 /**
  * Every migration, oldest first. `npm run cli -- migration create` writes a new file here from
@@ -8,4 +9,5 @@ import { InitialSchema } from './0001-initial.js';
  */
 export const migrations: MigrationObject[] = [
   { name: '0001-initial', class: InitialSchema },
+  { name: '0007-callbacks', class: CallbacksSchema },
 ];
