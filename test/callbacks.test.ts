@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import pg from 'pg';
 import { Contact } from '../src/entities/index.js';
+import { routeCoverage } from '../src/rest/coverage.js';
 import { callbackJobs, processCallback } from '../src/services/callback-processing.js';
 import { callbackSignature, setCallbackSecret } from '../src/services/callbacks.js';
 import { findTenant } from '../src/services/identity.js';
@@ -115,6 +116,12 @@ const sendgrid = (events: Record<string, unknown>[]) => events;
 // ---- routing ----
 
 describe('callback routes', () => {
+  it('routes all six documented operations (npm run coverage:routes counts them)', async () => {
+    expect(routeCoverage().byArea.get('Inbound provider callbacks')).toEqual({ routed: 6, total: 6 });
+    const printed = await runNode('rest/print-coverage.js', [], {});
+    expect(printed.stdout).toMatch(/Inbound provider callbacks\s+6\/6/);
+  });
+
   it('answers the emailprovider2 probe (GET and HEAD) with 200 and an empty body', async () => {
     const probe = await fetch(`${server.baseUrl}/api/callback/emailprovider2`);
     expect(probe.status).toBe(200);
@@ -311,8 +318,8 @@ describe('callback processing', () => {
     const events = sendgrid([
       { sg_event_id: `${batch}-1`, event: 'delivered', email: 'reader@acme.example', timestamp: 1700000000 },
       { sg_event_id: `${batch}-2`, event: 'open', email: 'reader@acme.example', timestamp: 1700000060 },
-      { sg_event_id: `${batch}-3`, event: 'click', email: 'READER@acme.example', timestamp: 1700000120, url: 'https://acme.example/news' },
-      { sg_event_id: `${batch}-4`, event: 'bounce', type: 'bounce', email: 'bounce.me@acme.example', timestamp: 1700000180, reason: '550 5.1.1 no such user' },
+      { sg_event_id: `${batch}-3`, event: 'click', email: 'READER@acme.example', timestamp: 1700000120, url: 'https://acme.example/news?a=1&b=??' },
+      { sg_event_id: `${batch}-4`, event: 'bounce', type: 'bounce', email: 'bounce.me@acme.example', timestamp: 1700000180, reason: '550 5.1.1 it\'s \\ "gone" ? ?? ünï 🚀' },
       { sg_event_id: `${batch}-5`, event: 'bounce', type: 'blocked', email: 'soft@acme.example', timestamp: 1700000240 },
       { sg_event_id: `${batch}-6`, event: 'deferred', email: 'soft@acme.example', timestamp: 1700000300 },
       { sg_event_id: `${batch}-7`, event: 'spamreport', email: 'spam@acme.example', timestamp: 1700000360 },
@@ -336,8 +343,8 @@ describe('callback processing', () => {
       ['8', 'unsubscribe', null, reader],
       ['10', 'delivered', null, null],
     ]);
-    expect(rows[2]).toMatchObject({ url: 'https://acme.example/news' });
-    expect(rows[3]).toMatchObject({ reason: '550 5.1.1 no such user', occurred_at: new Date(1700000180 * 1000) });
+    expect(rows[2]).toMatchObject({ url: 'https://acme.example/news?a=1&b=??' });
+    expect(rows[3]).toMatchObject({ reason: '550 5.1.1 it\'s \\ "gone" ? ?? ünï 🚀', occurred_at: new Date(1700000180 * 1000) });
     expect(await contactRow(bounced)).toMatchObject({ email_suppressed_at: new Date(1700000180 * 1000), email_suppression_reason: 'hard_bounce' });
     expect(await contactRow(complained)).toMatchObject({ email_suppression_reason: 'spam_report' });
     expect(await contactRow(soft)).toMatchObject({ email_suppressed_at: null });
