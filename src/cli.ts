@@ -69,7 +69,7 @@ const commands: Record<string, (runtime: Runtime, options: Options) => Promise<s
   },
   async 'callbacks requeue'(runtime, options) {
     const tenant = options.tenant ? await findTenant(runtime.orm.em.fork(), options.tenant) : null;
-    const boss = await startJobs({ url: runtime.database.url, orm: runtime.orm, log: createLogger({ LOG_LEVEL: 'warn' }), jobs: callbackJobs(), worker: false });
+    const boss = await startJobs({ url: runtime.database.url, orm: runtime.orm, log: createLogger({ LOG_LEVEL: 'silent' }), jobs: callbackJobs(), worker: false });
     const client = new pg.Client({ connectionString: runtime.database.url });
     await client.connect();
     try {

@@ -267,6 +267,17 @@ describe('callback bodies', () => {
     expect(await storedCount()).toBe(before);
   });
 
+  it('reads a body sent without a content type, and a tenant key in any case', async () => {
+    const body = Buffer.from(JSON.stringify([{ sg_event_id: id('sg'), event: 'open', email: 'nct@acme.example' }]));
+    const timestamp = Math.floor(Date.now() / 1000);
+    const response = await fetch(`${server.baseUrl}/api/callback/emailprovider1?tenant=ACME`, {
+      method: 'POST',
+      headers: { 'x-callback-timestamp': String(timestamp), 'x-callback-signature': callbackSignature(secrets.acme!.emailprovider1!, timestamp, body) },
+      body,
+    });
+    expect(response.status).toBe(200);
+  });
+
   it('accepts any content type: the body is read as bytes and checked as JSON', async () => {
     const response = await send('emailprovider1', [{ sg_event_id: id('sg'), event: 'open', email: 'ct@acme.example' }], { headers: { 'content-type': 'text/plain' } });
     expect(response.status).toBe(200);

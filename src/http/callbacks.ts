@@ -51,8 +51,9 @@ async function receive(deps: AppDeps, secrets: CallbackSecrets, provider: Callba
   const jobs = deps.jobs;
   if (!jobs) throw new ServiceUnavailable('This instance does not accept callbacks (it runs without the job queue).');
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-  const tenantKey = (request.query as Record<string, unknown>).tenant;
-  if (typeof tenantKey !== 'string' || !TENANT_KEY.test(tenantKey)) throw notAuthenticated();
+  const given = (request.query as Record<string, unknown>).tenant;
+  const tenantKey = typeof given === 'string' ? given.toLowerCase() : '';
+  if (!TENANT_KEY.test(tenantKey)) throw notAuthenticated();
   const { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } = request.headers;
   let found: TenantSecret | null;
   try {
