@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -103,6 +103,20 @@ export interface IncomingCallback {
 const INSERT_CALLBACK = `INSERT INTO provider_callback (tenant_id, receipt, provider, headers, body, state)
   VALUES ($1, $2, $3, $4, $5, 'queued')`;
 
+/**
+ * Statements on the ingestion path run as named prepared statements: PostgreSQL parses and plans
+ * each (ours and pg-boss's job INSERT) once per connection instead of once per callback.
+ */
+const statementNames = new Map<string, string>();
+function prepared(text: string, values?: unknown[]): pg.QueryConfig {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `cb_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
+}
+
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 /** Never lets a rejection go unhandled while other statements are still in flight. */
@@ -124,11 +138,11 @@ export async function storeCallback(pool: pg.Pool, boss: PgBoss, callback: Incom
     log(error);
     throw notStored();
   }
-  const db = { executeSql: (text: string, values?: unknown[]) => client.query(text, values) };
+  const db = { executeSql: (text: string, values?: unknown[]) => client.query(prepared(text, values)) };
   const data: CallbackJobData = { receipt };
   const statements = await Promise.all([
     settle(client.query('BEGIN')),
-    settle(client.query(INSERT_CALLBACK, [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body])),
+    settle(client.query(prepared(INSERT_CALLBACK, [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body]))),
     settle(boss.send(CALLBACK_QUEUE, data, { db })),
   ]);
   let failure: unknown = statements.find((result): result is { ok: false; error: unknown } => !result.ok)?.error;
