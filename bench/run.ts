@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
 import { loadConfig } from '../src/core/config.js';
 import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
 import { migrate, openOrm } from '../src/db/orm.js';
+import { callbackSignature, setCallbackSecret } from '../src/services/callbacks.js';
 import { createLogin, createSession, createTenant } from '../src/services/identity.js';
 
 /**
@@ -59,7 +60,7 @@ async function benchDatabase(): Promise<{ url: string; server: DatabaseServer; d
   return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
 }
 
-async function seed(url: string): Promise<{ token: string; vendorIds: number[] }> {
+async function seed(url: string): Promise<{ token: string; vendorIds: number[]; callbackSecret: string }> {
   const orm = await openOrm({ url });
   await migrate(orm);
   const em = orm.em.fork();
@@ -77,8 +78,9 @@ async function seed(url: string): Promise<{ token: string; vendorIds: number[] }
   await connection.execute('ANALYZE');
   const vendorIds = (await connection.execute<{ id: number }[]>('SELECT id FROM vendor ORDER BY id')).map((row) => row.id);
   const { token } = await createSession(em, login, 24);
+  const callbackSecret = await setCallbackSecret(em, tenant, 'emailprovider1');
   await orm.close();
-  return { token, vendorIds };
+  return { token, vendorIds, callbackSecret };
 }
 
 function startServer(url: string, port: number): Promise<ChildProcess> {
@@ -106,6 +108,8 @@ interface Scenario {
   method: 'GET' | 'POST';
   path: string;
   body?: () => string;
+  /** Extra headers for a request with this body (a callback's signature). */
+  headers?: (body: string) => Record<string, string>;
 }
 
 interface Measured {
@@ -126,7 +130,12 @@ function load(base: string, token: string, scenario: Scenario, seconds: number) 
     method: scenario.method,
     path: scenario.path,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    ...(scenario.body ? { setupRequest: (req) => ({ ...req, body: scenario.body!() }) } : {}),
+    ...(scenario.body ? {
+      setupRequest: (req) => {
+        const body = scenario.body!();
+        return { ...req, body, headers: { ...req.headers, ...scenario.headers?.(body) } };
+      },
+    } : {}),
   };
   return autocannon({ url: base, connections, duration: seconds, requests: [request] });
 }
@@ -172,7 +181,18 @@ async function measureGroup(base: string, token: string, group: Scenario[]): Pro
 const listOptions = (take: number) => encodeURIComponent(JSON.stringify({ Take: take }));
 const gql = (query: string, variables: Record<string, unknown> = {}) => () => JSON.stringify({ query, variables });
 
-function scenarios(vendorIds: number[]): Scenario[] {
+/** A SendGrid-style batch (emailprovider1) of three events, new event ids each time. */
+function callbackBody(): string {
+  const id = Math.random().toString(36).slice(2, 12);
+  const email = `person${Math.floor(Math.random() * 10000) + 1}@bench.example`;
+  return JSON.stringify([
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'delivered', sg_event_id: `${id}-1`, sg_message_id: `${id}.filter0001`, response: '250 OK', category: ['newsletter'] },
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'open', sg_event_id: `${id}-2`, sg_message_id: `${id}.filter0001`, useragent: 'Mozilla/5.0', ip: '192.0.2.10' },
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'click', sg_event_id: `${id}-3`, sg_message_id: `${id}.filter0001`, url: 'https://bench.example/news?utm_source=newsletter' },
+  ]);
+}
+
+function scenarios(vendorIds: number[], callbackSecret: string): Scenario[] {
   // Saves go round the vendors, so no two of the in-flight saves touch the same row.
   let next = 0;
   const someId = () => vendorIds[next++ % vendorIds.length]!;
@@ -193,6 +213,14 @@ function scenarios(vendorIds: number[]): Scenario[] {
     { group: 'save', name: 'raw pg save vendor', kind: 'raw', method: 'POST', path: '/__bench/raw/vendors', body: () => JSON.stringify(saveBody()) },
     { group: 'save', name: 'REST POST /api/vendors', kind: 'REST', method: 'POST', path: '/api/vendors', body: () => JSON.stringify(saveBody()) },
     { group: 'save', name: 'GraphQL saveVendor', kind: 'GraphQL', method: 'POST', path: '/graphql', body: () => JSON.stringify({ query: 'mutation($input: VendorAddEditInput!) { saveVendor(input: $input) { VendorId Name } }', variables: { input: saveBody() } }) },
+    { group: 'callback ingestion', name: 'raw pg INSERT callback', kind: 'raw', method: 'POST', path: '/__bench/raw/callback?tenant=bench', body: callbackBody },
+    {
+      group: 'callback ingestion', name: 'signed callback emailprovider1', kind: 'REST', method: 'POST', path: '/api/callback/emailprovider1?tenant=bench', body: callbackBody,
+      headers: (body) => {
+        const timestamp = Math.floor(Date.now() / 1000);
+        return { 'x-callback-timestamp': String(timestamp), 'x-callback-signature': callbackSignature(callbackSecret, timestamp, body) };
+      },
+    },
   ];
 }
 
@@ -211,13 +239,13 @@ function table(results: Measured[]): string {
 
 async function main(): Promise<void> {
   const database = await benchDatabase();
-  const { token, vendorIds } = await seed(database.url);
+  const { token, vendorIds, callbackSecret } = await seed(database.url);
   const port = await freePort();
   const server = await startServer(database.url, port);
   const base = `http://127.0.0.1:${port}`;
   try {
     const results: Measured[] = [];
-    const chosen = scenarios(vendorIds).filter((candidate) => !options.only || candidate.name.includes(options.only!));
+    const chosen = scenarios(vendorIds, callbackSecret).filter((candidate) => !options.only || candidate.name.includes(options.only!));
     for (const group of new Set(chosen.map((scenario) => scenario.group))) {
       for (const measured of await measureGroup(base, token, chosen.filter((scenario) => scenario.group === group))) {
         process.stdout.write(`${measured.scenario.name.padEnd(36)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${measured.p50} ms  p99 ${measured.p99} ms  SQL/req ${measured.statementsPerRequest.toFixed(2)}  errors ${measured.errors}\n`);
@@ -261,6 +289,10 @@ then the scenarios of a group run in turn for ${duration} s each, ${rounds} time
 Seed: one tenant with 10,000 contacts and 1,000 vendors. "× raw" compares with the baseline of the
 same group: a bare Fastify route in the server process that runs the same SQL (credential lookup
 included) through \`pg\` and writes the same JSON.
+Callback ingestion: the baseline stores the same raw body with one single-row INSERT into the same
+table through \`pg\`; the service verifies the HMAC signature and commits the callback together with
+its pg-boss job (BEGIN, INSERT, job INSERT written back to back, then COMMIT) before answering 200.
+No job worker runs in the benchmark's server (ingestion only). Target: ≥ 0.7 × raw.
 
 ${report}
 

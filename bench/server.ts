@@ -1,11 +1,14 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
+import { startJobs } from '../src/core/jobs.js';
 import { hashToken } from '../src/core/secrets.js';
 import { createLogger } from '../src/core/logger.js';
 import { openOrm } from '../src/db/orm.js';
+import { callbackJobs } from '../src/services/callback-processing.js';
 
 /**
  * The benchmark's server process: the real service, plus (in this process only) the raw
@@ -21,6 +24,18 @@ const query = <T extends pg.QueryResultRow>(text: string, values: unknown[]) => 
   statements++;
   return pool.query<T>(text, values);
 };
+/** The service's own plain pool (AppDeps.pool, pipeline mode as in buildApp), its statements counted too. */
+const appPool = new pg.Pool({ connectionString: url, max: config.DATABASE_POOL_MAX, pipeline: true, connectionTimeoutMillis: 10_000 });
+appPool.on('connect', (client) => {
+  const run = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    statements++;
+    return run(...args);
+  };
+});
+const log = createLogger(config);
+// Callbacks are queued as in production, but not processed here: the benchmark measures ingestion.
+const boss = await startJobs({ url, orm, log, jobs: callbackJobs(), worker: false });
 
 interface Caller { tenant_id: number; roles: string[] }
 
@@ -76,6 +91,26 @@ async function baseline(server: FastifyInstance): Promise<void> {
       client.release();
     }
   });
+  // The callback baseline: the same raw body stored with one INSERT into the same table (no signature, no job, no transaction).
+  const tenantIds = new Map<string, number>();
+  await server.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
+    scope.post('/__bench/raw/callback', async (request, reply) => {
+      const key = String((request.query as { tenant?: string }).tenant);
+      let tenantId = tenantIds.get(key);
+      if (tenantId === undefined) {
+        const { rows } = await query<{ id: number }>('SELECT id FROM tenant WHERE key = $1', [key]);
+        if (!rows[0]) return reply.code(401).send();
+        tenantIds.set(key, (tenantId = rows[0].id));
+      }
+      await query(
+        `INSERT INTO provider_callback (tenant_id, receipt, provider, headers, body, state) VALUES ($1, $2, $3, $4, $5, 'queued')`,
+        [tenantId, randomUUID(), 'emailprovider1', JSON.stringify({ 'content-type': String(request.headers['content-type']) }), (request.body as Buffer).toString('utf8')],
+      );
+      return reply.code(200).send();
+    });
+  });
   server.get('/__bench/stats', async () => ({
     statements,
     rssBytes: process.memoryUsage().rss,
@@ -84,9 +119,9 @@ async function baseline(server: FastifyInstance): Promise<void> {
   }));
 }
 
-const app = await buildApp({ config, orm, jobs: null, log: createLogger(config), configure: baseline });
+const app = await buildApp({ config, orm, jobs: boss, pool: appPool, log, configure: baseline });
 await app.server.listen({ host: config.HOST, port: config.PORT });
 process.stdout.write('bench server ready\n');
 process.on('SIGTERM', () => {
-  void app.close().then(() => pool.end()).then(() => orm.close()).then(() => process.exit(0));
+  void app.close().then(() => boss.stop({ graceful: false, timeout: 2000 })).then(() => Promise.all([pool.end(), appPool.end()])).then(() => orm.close()).then(() => process.exit(0));
 });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import helmet from '@fastify/helmet';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { trustProxySetting, type Config } from './core/config.js';
@@ -29,6 +30,8 @@ export interface AppOptions {
   configure?: (server: FastifyInstance) => Promise<void>;
   /** Largest request body accepted (bytes); larger is a 413. */
   bodyLimit?: number;
+  /** The plain pg pool of `AppDeps.pool` (pipeline mode); by default the app makes one on the ORM's database and closes it. */
+  pool?: pg.Pool;
 }
 
 export interface App {
@@ -58,10 +61,18 @@ export async function buildApp(options: AppOptions): Promise<App> {
   server.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id); });
 
   const tls = Boolean(config.TLS_CERT_FILE);
+  const pool = options.pool ?? new pg.Pool({
+    connectionString: orm.config.get('clientUrl'),
+    max: config.DATABASE_POOL_MAX,
+    pipeline: true,
+    connectionTimeoutMillis: 10_000,
+  });
+  if (!options.pool) pool.on('error', (error) => server.log.warn({ err: error }, 'idle database connection failed'));
   const deps: AppDeps = {
     config,
     log: server.log,
     jobs: options.jobs,
+    pool,
     publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
   };
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
@@ -99,7 +110,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   mountHealth(server, orm);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
   await mountDocs(server, buildOpenApi(schema, compileRoutes(schema, routes), areaRoutes.flatMap((area) => area.operations)));
-  for (const area of areaRoutes) await area.register(server, contextFor);
+  for (const area of areaRoutes) await area.register(server, contextFor, deps);
   await server.register(async (scope) => restGateway(scope, { schema, routes, contextFor, onUnexpectedError }));
   await options.configure?.(server);
   await server.ready();
@@ -110,6 +121,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     async close() {
       await server.close();
       await apollo.stop();
+      if (!options.pool) await pool.end();
     },
   };
 }

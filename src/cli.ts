@@ -1,6 +1,11 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { loadConfig } from './core/config.js';
+import { startJobs } from './core/jobs.js';
+import { createLogger } from './core/logger.js';
+import { callbackJobs } from './services/callback-processing.js';
+import { requeueDeadCallbacks, setCallbackSecret } from './services/callbacks.js';
 import { createApiKey, createLogin, createSession, createTenant, findLogin, findTenant, revokeApiKey } from './services/identity.js';
 import { startRuntime, type Runtime } from './runtime.js';
 
@@ -11,6 +16,9 @@ const usage = `Usage: npm run cli -- <command>
   apikey create --tenant KEY --email EMAIL --name NAME [--expires ISO-DATE]
                                                 prints the new API key (only the key; shown once)
   apikey revoke --tenant KEY --id ID
+  callback-secret set --tenant KEY --provider emailprovider1|emailprovider2|emailprovider3|emailprovider4|meetingprovider
+                                                prints a new callback signing secret (only the secret; shown once)
+  callbacks requeue [--tenant KEY]              queues dead-lettered callbacks for processing again
   migrate                                       applies pending migrations
   migration create                              writes a migration for entity changes (development)
 Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (shared with a running server).`;
@@ -52,6 +60,26 @@ const commands: Record<string, (runtime: Runtime, options: Options) => Promise<s
     await revokeApiKey(em, await findTenant(em, required(options, 'tenant')), id);
     return `API key ${id} revoked`;
   },
+  async 'callback-secret set'(runtime, options) {
+    const em = runtime.orm.em.fork();
+    const tenant = await findTenant(em, required(options, 'tenant'));
+    const secret = await setCallbackSecret(em, tenant, required(options, 'provider'));
+    process.stderr.write(`Callback secret for ${tenant.key} / ${options.provider} set; it is shown only now and replaces any earlier one.\n`);
+    return secret;
+  },
+  async 'callbacks requeue'(runtime, options) {
+    const tenant = options.tenant ? await findTenant(runtime.orm.em.fork(), options.tenant) : null;
+    const boss = await startJobs({ url: runtime.database.url, orm: runtime.orm, log: createLogger({ LOG_LEVEL: 'silent' }), jobs: callbackJobs(), worker: false });
+    const client = new pg.Client({ connectionString: runtime.database.url });
+    await client.connect();
+    try {
+      const count = await requeueDeadCallbacks(client, boss, tenant?.id ?? null);
+      return `${count} dead callback${count === 1 ? '' : 's'} queued again`;
+    } finally {
+      await client.end();
+      await boss.stop({ graceful: false, timeout: 2000 });
+    }
+  },
   async migrate() {
     return 'migrations are up to date'; // startRuntime has applied them
   },
@@ -71,7 +99,7 @@ async function main(): Promise<void> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
     strict: true,
-    options: Object.fromEntries(['key', 'name', 'domain', 'tenant', 'email', 'role', 'first-name', 'last-name', 'expires', 'id']
+    options: Object.fromEntries(['key', 'name', 'domain', 'tenant', 'email', 'role', 'first-name', 'last-name', 'expires', 'id', 'provider']
       .map((name) => [name, { type: 'string' as const }])),
   });
   const name = [positionals.join(' '), positionals[0] ?? ''].find((candidate) => candidate in commands);

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Config } from './config.js';
 import { TENANT_FILTER } from '../entities/base.js';
@@ -29,6 +30,11 @@ export interface AppDeps {
   log: FastifyBaseLogger;
   /** The background job queue; null when the process runs without it (CLI). */
   jobs: PgBoss | null;
+  /**
+   * A plain `pg` pool in pipeline mode (statements written back to back, answers read in order)
+   * for hot paths that bypass the ORM: callback ingestion. No cursors or streams on it.
+   */
+  pool: pg.Pool;
   /** The URL the service is reachable at, for links it sends out. */
   publicBaseUrl: string;
 }

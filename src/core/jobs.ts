@@ -1,17 +1,35 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import { PgBoss } from 'pg-boss';
+import { PgBoss, type JobResult, type Queue } from 'pg-boss';
+
+/** What a handler knows about the job it runs. */
+export interface JobRun {
+  id: string;
+  /** Failed attempts before this one (0 on the first). */
+  retryCount: number;
+  /** Retries allowed after the first attempt; when `retryCount` reaches it, this is the last attempt. */
+  retryLimit: number;
+}
 
 /** A background job an area defines: its queue name, its handler and, optionally, a cron schedule. */
 export interface JobDefinition {
   name: string;
   cron?: string;
-  handle(orm: MikroORM, data: unknown): Promise<void>;
+  /**
+   * Queue settings (default: 5 retries with exponential backoff). A `deadLetter` queue must be
+   * defined earlier in the list than the queue that names it.
+   */
+  queue?: Pick<Queue, 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'retryDelayMax' | 'expireInSeconds' | 'deadLetter'>;
+  /** Worker settings: jobs fetched at once (each still settled on its own; default 1) and the idle poll interval. */
+  work?: { batchSize?: number; pollingIntervalSeconds?: number };
+  handle(orm: MikroORM, data: unknown, job: JobRun): Promise<void>;
 }
 
 /**
  * Starts pg-boss on the service's database (schema `pgboss`). Queues are created on every
  * instance so any of them can enqueue; only instances with the worker enabled process jobs.
+ * Each job of a fetched batch succeeds or fails on its own (a failing job is retried, then
+ * dead-lettered, without taking the rest of its batch with it).
  */
 export async function startJobs(options: {
   url: string;
@@ -24,11 +42,28 @@ export async function startJobs(options: {
   boss.on('error', (error) => options.log.error({ err: error }, 'job queue error'));
   await boss.start();
   for (const job of options.jobs) {
-    await boss.createQueue(job.name, { retryLimit: 5, retryBackoff: true });
+    await boss.createQueue(job.name, { retryLimit: 5, retryBackoff: true, ...job.queue });
     if (job.cron) await boss.schedule(job.name, job.cron);
     if (options.worker) {
-      await boss.work(job.name, async (batch) => {
-        for (const item of batch) await job.handle(options.orm, item.data);
+      const batchSize = job.work?.batchSize ?? 1;
+      await boss.work(job.name, {
+        includeMetadata: true,
+        perJobResults: true,
+        batchSize,
+        burstWhenBatchFull: batchSize > 1,
+        ...(job.work?.pollingIntervalSeconds ? { pollingIntervalSeconds: job.work.pollingIntervalSeconds } : {}),
+      }, async (batch) => {
+        const results: JobResult[] = [];
+        for (const item of batch) {
+          try {
+            await job.handle(options.orm, item.data, { id: item.id, retryCount: item.retryCount, retryLimit: item.retryLimit });
+            results.push({ id: item.id, status: 'completed' });
+          } catch (error) {
+            options.log.warn({ err: error, job: job.name, jobId: item.id, retryCount: item.retryCount }, 'job failed');
+            results.push({ id: item.id, status: 'failed', output: { message: (error as Error).message ?? String(error) } });
+          }
+        }
+        return results;
       });
     }
   }

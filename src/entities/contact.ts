@@ -22,6 +22,7 @@ export interface PostalAddress {
 @Entity()
 @Filter({ name: 'notDeleted', cond: { deletedAt: null }, default: true })
 @Index({ properties: ['tenant', 'lastName', 'firstName'] })
+@Index({ name: 'contact_tenant_id_email_lower_index', expression: 'create index "contact_tenant_id_email_lower_index" on "contact" ("tenant_id", lower("email"))' })
 export class Contact extends TenantOwned {
 
   @Property({ type: 'string', length: 16 })
@@ -79,6 +80,14 @@ export class Contact extends TenantOwned {
 
   @Property({ type: 'datetime', nullable: true })
   deletedAt: Date | null = null;
+
+  /** Set when mail to `email` hard-bounced or was reported as spam (provider callbacks): send no more. */
+  @Property({ type: 'datetime', nullable: true })
+  emailSuppressedAt: Date | null = null;
+
+  /** Why: `hard_bounce` or `spam_report`. */
+  @Property({ length: 32, nullable: true })
+  emailSuppressionReason: string | null = null;
 }
 
 /** The display name: an organization's name, or a person's first and last name. */

@@ -1,5 +1,6 @@
 import { TenantOwned } from './base.js';
 import { Calendar } from './calendar.js';
+import { CallbackSecret, EmailEvent, MeetingEvent, ProviderCallback } from './callback.js';
 import { Contact } from './contact.js';
 import { Credential } from './credential.js';
 import { FileContent, StoredFile } from './file.js';
@@ -17,6 +18,7 @@ import { TermsOfUse, TermsOfUseText, TermsUserResponse } from './terms-of-use.js
 import { Vendor } from './vendor.js';
 
 export { Calendar, Contact, Credential, Login, MagicLinkToken, Membership, MembershipLevel, MembershipType, OutboxMessage, SecurityQuestion, SignInRequest, Tenant, Vendor };
+export { CallbackSecret, EmailEvent, MeetingEvent, ProviderCallback };
 
 /** Every entity the ORM knows. A new area adds its entities here. */
 export const entities = [
@@ -30,6 +32,7 @@ export const entities = [
   TermsOfUse, TermsOfUseText, TermsUserResponse,
   FileContent, StoredFile, StoredImage,
   Calendar,
+  CallbackSecret, ProviderCallback, EmailEvent, MeetingEvent,
 ];
 
 /** The entities confined to one tenant by the tenant filter. */

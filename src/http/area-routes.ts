@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { RequestContext } from '../core/context.js';
+import type { AppDeps, RequestContext } from '../core/context.js';
 import type { HttpMethod } from '../rest/route-table.js';
+import { calendarFeedRoutes } from './calendars.js';
+import { callbackRoutes } from './callbacks.js';
 import { imageAreaRoutes } from './images.js';
 import { samlServiceProviderDownloadRoutes } from './saml-service-providers.js';
-import { calendarFeedRoutes } from './calendars.js';
 
 /**
  * Routes outside the route table, only where an operation needs the raw request or response
@@ -14,11 +15,13 @@ import { calendarFeedRoutes } from './calendars.js';
 export interface AreaRoutes {
   /** The documented operations these routes serve (counted by `npm run coverage:routes`). */
   operations: { method: HttpMethod; path: string; summary?: string }[];
-  register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>): Promise<void> | void;
+  /** `deps` is for routes that must not pay for a request context (callback ingestion). */
+  register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>, deps: AppDeps): Promise<void> | void;
 }
 
 export const areaRoutes: AreaRoutes[] = [
   samlServiceProviderDownloadRoutes,
   imageAreaRoutes,
   calendarFeedRoutes,
+  callbackRoutes,
 ];

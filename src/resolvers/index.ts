@@ -1,8 +1,9 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { authChecker, validateInput } from '../core/graphql-policies.js';
-import { ImageResolver } from './images.js';
 import { CalendarResolver } from './calendars.js';
+import { CallbackResolver } from './callbacks.js';
+import { ImageResolver } from './images.js';
 import { LoginResolver } from './login.js';
 import { SamlServiceProviderResolver } from './saml-service-providers.js';
 import { SignatureResolver } from './signatures.js';
@@ -20,6 +21,7 @@ export const resolvers = [
   TermsOfUseResolver,
   ImageResolver,
   CalendarResolver,
+  CallbackResolver,
 ] as const;
 
 /** The one schema both interfaces serve. */

@@ -2,8 +2,10 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PgBoss } from 'pg-boss';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/core/config.js';
+import { startJobs, type JobDefinition } from '../../src/core/jobs.js';
 import { createLogger } from '../../src/core/logger.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/database.js';
 import { migrate, openOrm } from '../../src/db/orm.js';
@@ -16,13 +18,19 @@ export interface TestServer {
   app: App;
   config: Config;
   databaseUrl: string;
+  /** pg-boss, when the server was started with `jobs`. */
+  boss: PgBoss | null;
   /** SQL statements run since the server started. */
   statements(): number;
   close(): Promise<void>;
 }
 
-/** Starts the service on a new database created for this test file; `close` drops it. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * Starts the service on a new database created for this test file; `close` drops it. With
+ * `jobs`, pg-boss runs on that database too (with these job definitions, worker on unless
+ * `worker: false`), as in `npm start`; without, the service runs with no job queue.
+ */
+export async function startTestServer(env: Record<string, string> = {}, options: { jobs?: JobDefinition[]; worker?: boolean } = {}): Promise<TestServer> {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run the tests through jest (global-setup.mjs)');
   const database = `test_${randomBytes(6).toString('hex')}`;
@@ -32,7 +40,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const orm = await openOrm({ url: databaseUrl, poolMax: 5, onQuery: () => { statements++; } });
   await migrate(orm);
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', MASTER_KEY: 'test-master-key-0123456789', ...env });
-  const app = await buildApp({ config, orm, jobs: null, log: createLogger(config) });
+  const boss = options.jobs
+    ? await startJobs({ url: databaseUrl, orm, log: createLogger(config), jobs: options.jobs, worker: options.worker ?? true })
+    : null;
+  const app = await buildApp({ config, orm, jobs: boss, log: createLogger(config) });
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.server.address() as AddressInfo;
   return {
@@ -41,9 +52,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     app,
     config,
     databaseUrl,
+    boss,
     statements: () => statements,
     async close() {
       await app.close();
+      await boss?.stop({ graceful: false, timeout: 2000 });
       await orm.close();
       await dropDatabase(adminUrl, database);
     },

@@ -5,6 +5,7 @@ import { SamlServiceProvidersSchema } from './0003-saml-service-providers.js';
 import { TermsOfUseSchema } from './0004-terms-of-use.js';
 import { SocialFeedsSchema } from './0005-social-feeds.js';
 import { CalendarsSchema } from './0006-calendars.js';
+import { CallbacksSchema } from './0007-callbacks.js';
 import { FilesAndImages } from './0008-files-and-images.js';
 
 /**
@@ -19,5 +20,6 @@ export const migrations: MigrationObject[] = [
   { name: '0004-terms-of-use', class: TermsOfUseSchema },
   { name: '0005-social-feeds', class: SocialFeedsSchema },
   { name: '0006-calendars', class: CalendarsSchema },
+  { name: '0007-callbacks', class: CallbacksSchema },
   { name: '0008-files-and-images', class: FilesAndImages },
 ];

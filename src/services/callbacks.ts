@@ -1,0 +1,238 @@
+import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
+import type { RequestContext } from '../core/context.js';
+import { BadInput, ServiceUnavailable } from '../core/errors.js';
+import { leanRows } from '../core/lean-read.js';
+import { parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
+import { CALLBACK_PROVIDERS, isCallbackProvider, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
+import type { Tenant } from '../entities/tenant.js';
+import type { ProviderCallbackItem } from '../schema/callbacks.js';
+import { CALLBACK_QUEUE, type CallbackJobData } from './callback-processing.js';
+
+// ---- authentication ----
+
+export const TIMESTAMP_HEADER = 'x-callback-timestamp';
+export const SIGNATURE_HEADER = 'x-callback-signature';
+/** How far a callback's timestamp may be from our clock, either way. */
+export const REPLAY_WINDOW_SECONDS = 5 * 60;
+
+/** The signature header value for a body sent at `timestamp` (Unix seconds): HMAC-SHA256 of "<timestamp>.<raw body>". */
+export function callbackSignature(secret: string, timestamp: string | number, body: Buffer | string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex')}`;
+}
+
+/** True when the headers prove knowledge of `secret` for exactly this body, signed within the replay window. Constant time. */
+export function signatureValid(secret: string, timestamp: unknown, signature: unknown, body: Buffer, now = Date.now()): boolean {
+  if (typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp)) return false;
+  if (Math.abs(now / 1000 - Number(timestamp)) > REPLAY_WINDOW_SECONDS) return false;
+  const given = typeof signature === 'string' ? /^sha256=([0-9a-fA-F]{64})$/.exec(signature.trim())?.[1] : undefined;
+  if (!given) return false;
+  const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
+  return timingSafeEqual(Buffer.from(given, 'hex'), expected);
+}
+
+/** The meeting provider's URL-validation answer: HMAC-SHA256 of the plain token with the secret, hex. */
+export function encryptedToken(secret: string, plainToken: string): string {
+  return createHmac('sha256', secret).update(plainToken).digest('hex');
+}
+
+export interface TenantSecret {
+  tenantId: number;
+  secret: string;
+}
+
+/**
+ * Tenant and secret per (tenant key, provider), kept for a short while so a burst of callbacks
+ * costs no lookups. A signature that fails against a kept secret is checked again against the
+ * stored one, so a new secret works at once; a replaced one keeps working for at most `ttlMs`.
+ */
+export class CallbackSecrets {
+  private readonly kept = new Map<string, TenantSecret & { until: number }>();
+
+  constructor(private readonly pool: pg.Pool, private readonly ttlMs = 30_000) {}
+
+  /** The tenant and its secret for the provider when the request proves it knows it; null otherwise. */
+  async authenticate(tenantKey: string, provider: CallbackProvider, valid: (secret: string) => boolean): Promise<TenantSecret | null> {
+    const cacheKey = `${tenantKey}\u0000${provider}`;
+    const kept = this.kept.get(cacheKey);
+    if (kept && kept.until > Date.now() && valid(kept.secret)) return kept;
+    const found = await this.lookup(tenantKey, provider);
+    if (!found) {
+      this.kept.delete(cacheKey);
+      return null;
+    }
+    this.kept.set(cacheKey, { ...found, until: Date.now() + this.ttlMs });
+    return valid(found.secret) ? found : null;
+  }
+
+  private async lookup(tenantKey: string, provider: CallbackProvider): Promise<TenantSecret | null> {
+    const { rows } = await this.pool.query<{ tenant_id: number; secret: string }>(
+      `SELECT s.tenant_id, s.secret FROM callback_secret s JOIN tenant t ON t.id = s.tenant_id
+       WHERE t.key = $1 AND s.provider = $2`,
+      [tenantKey, provider],
+    );
+    return rows[0] ? { tenantId: rows[0].tenant_id, secret: rows[0].secret } : null;
+  }
+}
+
+/** Sets (or replaces) a tenant's secret for a provider and answers it; it is shown only this once. */
+export async function setCallbackSecret(em: EntityManager, tenant: Tenant, provider: string): Promise<string> {
+  if (!isCallbackProvider(provider)) throw BadInput.field('provider', `must be one of ${CALLBACK_PROVIDERS.join(', ')}`);
+  const secret = `cbs_${randomBytes(32).toString('base64url')}`;
+  await em.getConnection().execute(
+    `INSERT INTO callback_secret (tenant_id, provider, secret) VALUES (?, ?, ?)
+     ON CONFLICT (tenant_id, provider) DO UPDATE SET secret = excluded.secret, updated_at = now()`,
+    [tenant.id, provider, secret],
+  );
+  return secret;
+}
+
+// ---- store, then acknowledge ----
+
+export interface IncomingCallback {
+  tenantId: number;
+  provider: CallbackProvider;
+  /** The headers that matter (signature, timestamp, content type, user agent, request id, remote address). */
+  headers: Record<string, string>;
+  /** The raw body, already checked to be UTF-8 JSON. */
+  body: string;
+}
+
+const INSERT_CALLBACK = `INSERT INTO provider_callback (tenant_id, receipt, provider, headers, body, state)
+  VALUES ($1, $2, $3, $4, $5, 'queued')`;
+
+/**
+ * Statements on the ingestion path run as named prepared statements: PostgreSQL parses and plans
+ * each (ours and pg-boss's job INSERT) once per connection instead of once per callback.
+ */
+const statementNames = new Map<string, string>();
+function prepared(text: string, values?: unknown[]): pg.QueryConfig {
+  let name = statementNames.get(text);
+  if (!name) {
+    name = `cb_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** Never lets a rejection go unhandled while other statements are still in flight. */
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+}
+
+/**
+ * Commits the callback and its processing job in one transaction and answers the receipt; any
+ * failure rolls both back and is a 503, so the provider retries. `pool` runs in pipeline mode:
+ * BEGIN, the INSERT and pg-boss's job INSERT go out back to back, COMMIT once all three succeeded.
+ */
+export async function storeCallback(pool: pg.Pool, boss: PgBoss, callback: IncomingCallback, log: (error: unknown) => void): Promise<string> {
+  const receipt = randomUUID();
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    log(error);
+    throw notStored();
+  }
+  const db = { executeSql: (text: string, values?: unknown[]) => client.query(prepared(text, values)) };
+  const data: CallbackJobData = { receipt };
+  const statements = await Promise.all([
+    settle(client.query('BEGIN')),
+    settle(client.query(prepared(INSERT_CALLBACK, [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body]))),
+    settle(boss.send(CALLBACK_QUEUE, data, { db })),
+  ]);
+  let failure: unknown = statements.find((result): result is { ok: false; error: unknown } => !result.ok)?.error;
+  const job = statements[2];
+  if (!failure && !(job.ok && job.value)) failure = new Error('pg-boss did not create the job');
+  if (!failure) {
+    const commit = await settle(client.query('COMMIT'));
+    if (!commit.ok) failure = commit.error;
+    else if (commit.value.command !== 'COMMIT') failure = new Error(`COMMIT answered ${commit.value.command}`);
+  }
+  if (failure) {
+    log(failure);
+    const rollback = await settle(client.query('ROLLBACK'));
+    client.release(rollback.ok ? undefined : true);
+    throw notStored();
+  }
+  client.release();
+  return receipt;
+}
+
+function notStored(): ServiceUnavailable {
+  return new ServiceUnavailable('The callback could not be stored; send it again.');
+}
+
+// ---- observability ----
+
+const callbackList: ListSpec<ProviderCallback> = {
+  orderBy: { ReceivedAt: 'receivedAt', CallbackId: 'id', Provider: 'provider', State: 'state' },
+  defaultOrder: 'ReceivedAt desc',
+  search: ['provider', 'state', 'error'],
+};
+
+const CALLBACK_STATES: CallbackState[] = ['queued', 'retrying', 'processed', 'dead'];
+
+/** The tenant's stored callbacks, newest first unless `options` orders them otherwise; `state` narrows them. */
+export async function listCallbacks(ctx: RequestContext, options: string | null | undefined, state: string | null | undefined): Promise<ProviderCallbackItem[]> {
+  if (state && !CALLBACK_STATES.includes(state as CallbackState)) throw BadInput.field('state', `must be one of ${CALLBACK_STATES.join(', ')}`);
+  const list = parseListOptions(options, callbackList);
+  const { where, orderBy, limit, offset } = toFindOptions(list, callbackList);
+  const rows = await leanRows(ctx.em, ProviderCallback, {
+    fields: ['id', 'receipt', 'provider', 'receivedAt', 'state', 'attempts', 'error', 'processedAt', 'eventCount'],
+    where: state ? { $and: [where, { state: state as CallbackState }] } : where,
+    orderBy, limit, offset,
+  });
+  return rows.map((row) => ({
+    CallbackId: row.id,
+    Receipt: row.receipt,
+    Provider: row.provider,
+    ReceivedAt: iso(row.receivedAt)!,
+    State: row.state,
+    Attempts: row.attempts,
+    Error: row.error,
+    ProcessedAt: iso(row.processedAt),
+    EventCount: row.eventCount,
+  }));
+}
+
+function iso(value: Date | string | null): string | null {
+  return value === null ? null : new Date(value).toISOString();
+}
+
+/**
+ * Puts dead callbacks (of one tenant, or all) back in the queue, each with a new job, in
+ * transactions of up to 500; the last error stays on the callback until it is processed.
+ * `client` must not be in pipeline mode (pg-boss sends its statements one by one here).
+ */
+export async function requeueDeadCallbacks(client: pg.ClientBase, boss: PgBoss, tenantId: number | null): Promise<number> {
+  let total = 0;
+  for (;;) {
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query<{ receipt: string }>(
+        `UPDATE provider_callback SET state = 'queued', attempts = 0, updated_at = now()
+         WHERE id IN (
+           SELECT id FROM provider_callback WHERE state = 'dead' AND ($1::int IS NULL OR tenant_id = $1)
+           ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED
+         )
+         RETURNING receipt`,
+        [tenantId],
+      );
+      if (rows.length) {
+        const jobs = rows.map((row) => ({ data: { receipt: row.receipt } satisfies CallbackJobData }));
+        await boss.insert(CALLBACK_QUEUE, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
+      }
+      await client.query('COMMIT');
+      total += rows.length;
+      if (rows.length < 500) return total;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  }
+}
