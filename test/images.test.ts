@@ -3,7 +3,7 @@ import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { routeCoverage } from '../src/rest/coverage.js';
-import { createTestTenant, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectUnauthenticated, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 
 /** Small enough to test the limit with small files. */
 const UPLOAD_MAX_BYTES = 300_000;
@@ -560,9 +560,7 @@ describe('image access', () => {
     ['GET', '/api/images/usage/ContactLogo'],
   ] as const)('%s %s answers 401 problem+json without a credential', async (method, path) => {
     const response = await rest(server, method, path, { body: method === 'POST' ? { FileId: 1 } : undefined });
-    expect(response.status).toBe(401);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    expectUnauthenticated(response);
   });
 
   it.each(['/api/images/upload', '/api/images/upload/contact/1'])('POST %s answers 401 without a credential, before reading the upload', async (path) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { XMLParser } from 'fast-xml-parser';
 import { Tenant } from '../src/entities/index.js';
 import { SamlServiceProvider } from '../src/entities/saml-service-provider.js';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 const BASE = '/api/saml/serviceproviders';
 const PUBLIC_BASE_URL = 'https://api.test.example';
@@ -264,10 +264,7 @@ describe('SAML service provider access', () => {
 
   it.each(operations)('%s %s answers 401 problem+json without a credential', async (method, path) => {
     const response = await rest(server, method, path, { body: method === 'POST' ? body : undefined });
-    expect(response.status).toBe(401);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(response.headers.get('www-authenticate')).toBe('Bearer');
-    expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expectUnauthenticated(response);
   });
 
   it.each(operations)('%s %s answers 401 for an unknown token', async (method, path) => {

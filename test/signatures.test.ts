@@ -3,7 +3,7 @@ import { Contact, Credential, Login, Tenant } from '../src/entities/index.js';
 import { Signature } from '../src/entities/signature.js';
 import { routeCoverage } from '../src/rest/coverage.js';
 import { createSession } from '../src/services/identity.js';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -208,10 +208,7 @@ describe('signature access', () => {
 
   it.each(operations)('%s %s answers 401 problem+json without a credential', async (method, path) => {
     const response = await rest(server, method, path, { body: method === 'POST' ? { Name: 'x' } : undefined });
-    expect(response.status).toBe(401);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(response.headers.get('www-authenticate')).toBe('Bearer');
-    expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expectUnauthenticated(response);
   });
 
   it('answers 401 on GraphQL without a credential', async () => {

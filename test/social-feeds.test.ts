@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Login, Tenant } from '../src/entities/index.js';
 import { SocialFeed, SocialFeedComment, SocialFeedLike } from '../src/entities/social-feed.js';
 import { createLogin, createSession } from '../src/services/identity.js';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -337,9 +337,7 @@ describe('social feed access', () => {
   it.each(operations)('%s %s answers 401 problem+json without a credential', async (method, path) => {
     const body = path.endsWith('/0') ? (path.includes('comments') ? { CommentText: 'x' } : { MessageText: 'x' }) : undefined;
     const response = await rest(server, method, path, { body });
-    expect(response.status).toBe(401);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expectUnauthenticated(response);
   });
 
   it('answers 401 on GraphQL without a credential', async () => {

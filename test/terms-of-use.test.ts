@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Login } from '../src/entities/login.js';
 import { TermsOfUse, TermsOfUseText, termsNameKey, TermsUserResponse } from '../src/entities/terms-of-use.js';
 import { createLogin, findTenant } from '../src/services/identity.js';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -490,9 +490,7 @@ describe('terms of use access', () => {
 
   it.each(operations)('%s %s answers 401 problem+json without a credential', async (method, path) => {
     const response = await rest(server, method, path, { body: method === 'POST' ? bodyFor(path) : undefined });
-    expect(response.status).toBe(401);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expectUnauthenticated(response);
   });
 
   it.each(operations.filter(([, , staffOnly]) => staffOnly))('%s %s answers 403 for a member', async (method, path) => {

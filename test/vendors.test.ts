@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Vendor } from '../src/entities/index.js';
 import { vendorNameKey } from '../src/entities/vendor.js';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -123,10 +123,7 @@ describe('vendor access', () => {
 
   it.each(operations)('%s %s answers 401 problem+json without a credential', async (method, path) => {
     const response = await rest(server, method, path, { body: method === 'POST' ? { Name: 'x' } : undefined });
-    expect(response.status).toBe(401);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(response.headers.get('www-authenticate')).toBe('Bearer');
-    expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expectUnauthenticated(response);
   });
 
   it('answers 401 for an unknown or malformed token', async () => {

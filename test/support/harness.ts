@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -124,4 +125,12 @@ export async function graphql<T = any>(
   token?: string,
 ): Promise<HttpResult<{ data: T | null; errors?: { message: string; extensions: { code: string; errors?: { field: string }[] } }[] }>> {
   return rest(server, 'POST', '/graphql', { token, body: { query, variables } });
+}
+
+/** The answer of every protected REST operation without a credential: a problem+json 401 asking for a bearer token. */
+export function expectUnauthenticated(response: HttpResult): void {
+  expect(response.status).toBe(401);
+  expect(response.headers.get('content-type')).toContain('application/problem+json');
+  expect(response.headers.get('www-authenticate')).toBe('Bearer');
+  expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
 }
