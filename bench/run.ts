@@ -290,8 +290,8 @@ Seed: one tenant with 10,000 contacts and 1,000 vendors. "× raw" compares with 
 same group: a bare Fastify route in the server process that runs the same SQL (credential lookup
 included) through \`pg\` and writes the same JSON.
 Callback ingestion: the baseline stores the same raw body with one single-row INSERT into the same
-table through \`pg\`; the service verifies the HMAC signature and commits the callback together with
-its pg-boss job (BEGIN, INSERT, job INSERT written back to back, then COMMIT) before answering 200.
+table through \`pg\`; the service verifies the HMAC signature and commits the callback row (one INSERT) before answering 200;
+the worker's dispatcher creates the jobs afterwards, in batches.
 No job worker runs in the benchmark's server (ingestion only). Target: ≥ 0.7 × raw.
 
 ${report}

@@ -4,8 +4,8 @@ import pg from 'pg';
 import { loadConfig } from './core/config.js';
 import { startJobs } from './core/jobs.js';
 import { createLogger } from './core/logger.js';
-import { callbackJobs } from './services/callback-processing.js';
-import { requeueDeadCallbacks, setCallbackSecret } from './services/callbacks.js';
+import { callbackJobs, queueCallbacks } from './services/callback-processing.js';
+import { setCallbackSecret } from './services/callbacks.js';
 import { createApiKey, createLogin, createSession, createTenant, findLogin, findTenant, revokeApiKey } from './services/identity.js';
 import { startRuntime, type Runtime } from './runtime.js';
 
@@ -73,7 +73,7 @@ const commands: Record<string, (runtime: Runtime, options: Options) => Promise<s
     const client = new pg.Client({ connectionString: runtime.database.url });
     await client.connect();
     try {
-      const count = await requeueDeadCallbacks(client, boss, tenant?.id ?? null);
+      const count = await queueCallbacks(client, boss, 'dead', tenant?.id ?? null);
       return `${count} dead callback${count === 1 ? '' : 's'} queued again`;
     } finally {
       await client.end();

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import pg from 'pg';
 import { PgBoss, type JobResult, type Queue } from 'pg-boss';
 
 /** What a handler knows about the job it runs. */
@@ -23,6 +24,11 @@ export interface JobDefinition {
   /** Worker settings: jobs fetched at once (each still settled on its own; default 1) and the idle poll interval. */
   work?: { batchSize?: number; pollingIntervalSeconds?: number };
   handle(orm: MikroORM, data: unknown, job: JobRun): Promise<void>;
+  /**
+   * Work the worker instances repeat every `everyMs` besides handling jobs — e.g. moving stored
+   * rows into this queue in batches — on a connection of their own. Runs never overlap.
+   */
+  pump?: { everyMs: number; run(client: pg.PoolClient, boss: PgBoss): Promise<unknown> };
 }
 
 /**
@@ -41,6 +47,8 @@ export async function startJobs(options: {
   const boss = new PgBoss({ connectionString: options.url, schema: 'pgboss', max: 4 });
   boss.on('error', (error) => options.log.error({ err: error }, 'job queue error'));
   await boss.start();
+  const pumps = options.worker ? options.jobs.flatMap((job) => (job.pump ? [job.pump] : [])) : [];
+  if (pumps.length) startPumps(boss, options.url, pumps, options.log);
   for (const job of options.jobs) {
     await boss.createQueue(job.name, { retryLimit: 5, retryBackoff: true, ...job.queue });
     if (job.cron) await boss.schedule(job.name, job.cron);
@@ -68,4 +76,28 @@ export async function startJobs(options: {
     }
   }
   return boss;
+}
+
+/** Runs each pump on its interval until pg-boss stops; a failed run is logged and tried again next time. */
+function startPumps(boss: PgBoss, url: string, pumps: NonNullable<JobDefinition['pump']>[], log: Logger): void {
+  const pool = new pg.Pool({ connectionString: url, max: pumps.length });
+  const timers = pumps.map((pump) => {
+    let running = false;
+    return setInterval(() => {
+      if (running) return;
+      running = true;
+      void (async () => {
+        const client = await pool.connect();
+        try {
+          await pump.run(client, boss);
+        } finally {
+          client.release();
+        }
+      })().catch((error: unknown) => log.warn({ err: error }, 'job pump failed')).finally(() => { running = false; });
+    }, pump.everyMs);
+  });
+  boss.once('stopped', () => {
+    for (const timer of timers) clearInterval(timer);
+    void pool.end();
+  });
 }

@@ -27,10 +27,11 @@ export class CallbackSecret extends TenantOwned {
 }
 
 /**
- * queued: stored, a job is waiting; retrying: the last attempt failed and a retry is scheduled;
+ * received: stored and acknowledged, its job not yet created (the dispatcher does that within a
+ * moment); queued: a job is waiting; retrying: the last attempt failed and a retry is scheduled;
  * processed: its events are recorded; dead: every attempt failed (see `error`), until re-queued.
  */
-export type CallbackState = 'queued' | 'retrying' | 'processed' | 'dead';
+export type CallbackState = 'received' | 'queued' | 'retrying' | 'processed' | 'dead';
 
 /**
  * One callback exactly as it arrived (raw body, the headers that matter), stored before it is

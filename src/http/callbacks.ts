@@ -48,8 +48,6 @@ export const callbackRoutes: AreaRoutes = {
 };
 
 async function receive(deps: AppDeps, secrets: CallbackSecrets, provider: CallbackProvider, request: FastifyRequest, reply: FastifyReply) {
-  const jobs = deps.jobs;
-  if (!jobs) throw new ServiceUnavailable('This instance does not accept callbacks (it runs without the job queue).');
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const given = (request.query as Record<string, unknown>).tenant;
   const tenantKey = typeof given === 'string' ? given.toLowerCase() : '';
@@ -75,7 +73,7 @@ async function receive(deps: AppDeps, secrets: CallbackSecrets, provider: Callba
     const given = request.headers[name];
     if (typeof given === 'string') headers[name] = given.slice(0, 500);
   }
-  await storeCallback(deps.pool, jobs, { tenantId: found.tenantId, provider, headers, body: text }, (error) => {
+  await storeCallback(deps.pool, { tenantId: found.tenantId, provider, headers, body: text }, (error) => {
     request.log.error({ err: error, provider }, 'callback not stored');
   });
   return reply.code(200).send();

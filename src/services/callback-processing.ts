@@ -1,4 +1,6 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
 import type { JobDefinition, JobRun } from '../core/jobs.js';
 import type { CallbackProvider } from '../entities/callback.js';
 import { normalizeCallback, type EmailEventInput, type MeetingEventInput } from './callback-formats.js';
@@ -19,9 +21,11 @@ export interface CallbackJobSettings {
   retryDelaySeconds: number;
   /** How often an idle worker looks for new callbacks. */
   pollingIntervalSeconds: number;
+  /** How often a worker instance gives stored (`received`) callbacks their jobs. */
+  dispatchEveryMs: number;
 }
 
-export const DEFAULT_CALLBACK_JOB_SETTINGS: CallbackJobSettings = { retryLimit: 5, retryDelaySeconds: 5, pollingIntervalSeconds: 2 };
+export const DEFAULT_CALLBACK_JOB_SETTINGS: CallbackJobSettings = { retryLimit: 5, retryDelaySeconds: 5, pollingIntervalSeconds: 2, dispatchEveryMs: 250 };
 
 /**
  * The jobs of the callbacks area: processing each stored callback (retried with backoff, then
@@ -29,7 +33,7 @@ export const DEFAULT_CALLBACK_JOB_SETTINGS: CallbackJobSettings = { retryLimit: 
  * the delays.
  */
 export function callbackJobs(settings: Partial<CallbackJobSettings> = {}): JobDefinition[] {
-  const { retryLimit, retryDelaySeconds, pollingIntervalSeconds } = { ...DEFAULT_CALLBACK_JOB_SETTINGS, ...settings };
+  const { retryLimit, retryDelaySeconds, pollingIntervalSeconds, dispatchEveryMs } = { ...DEFAULT_CALLBACK_JOB_SETTINGS, ...settings };
   return [
     {
       name: CALLBACK_DEAD_LETTER_QUEUE,
@@ -49,6 +53,8 @@ export function callbackJobs(settings: Partial<CallbackJobSettings> = {}): JobDe
         deadLetter: CALLBACK_DEAD_LETTER_QUEUE,
       },
       work: { batchSize: 20, pollingIntervalSeconds },
+      // Stored callbacks get their jobs here, in batches, not on the acknowledgement path.
+      pump: { everyMs: dispatchEveryMs, run: (client, boss) => queueCallbacks(client, boss, 'received', null) },
       handle: (orm, data, run) => processCallbackJob(orm, receiptOf(data), run),
     },
   ];
@@ -183,4 +189,38 @@ async function markDead(orm: MikroORM, receipt: string | null): Promise<void> {
 function errorText(error: unknown): string {
   const text = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
   return text.slice(0, 2000);
+}
+
+/**
+ * Gives callbacks in state `from` (of one tenant, or all) a processing job each and marks them
+ * queued, in transactions of up to 500: `received` ones are the dispatcher's work (stored, not yet
+ * queued), `dead` ones are re-queued by the CLI (the last error stays until processed).
+ * `client` must not be in pipeline mode (pg-boss sends its statements one by one here).
+ */
+export async function queueCallbacks(client: pg.ClientBase, boss: PgBoss, from: 'received' | 'dead', tenantId: number | null): Promise<number> {
+  let total = 0;
+  for (;;) {
+    await client.query('BEGIN');
+    try {
+      const { rows } = await client.query<{ receipt: string }>(
+        `UPDATE provider_callback SET state = 'queued', attempts = 0, updated_at = now()
+         WHERE id IN (
+           SELECT id FROM provider_callback WHERE state = $2 AND ($1::int IS NULL OR tenant_id = $1)
+           ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED
+         )
+         RETURNING receipt`,
+        [tenantId, from],
+      );
+      if (rows.length) {
+        const jobs = rows.map((row) => ({ data: { receipt: row.receipt } satisfies CallbackJobData }));
+        await boss.insert(CALLBACK_QUEUE, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
+      }
+      await client.query('COMMIT');
+      total += rows.length;
+      if (rows.length < 500) return total;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    }
+  }
 }

@@ -1,7 +1,6 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
-import type { PgBoss } from 'pg-boss';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, ServiceUnavailable } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
@@ -9,7 +8,6 @@ import { parseListOptions, toFindOptions, type ListSpec } from '../core/list-que
 import { CALLBACK_PROVIDERS, isCallbackProvider, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
 import type { Tenant } from '../entities/tenant.js';
 import type { ProviderCallbackItem } from '../schema/callbacks.js';
-import { CALLBACK_QUEUE, type CallbackJobData } from './callback-processing.js';
 
 // ---- authentication ----
 
@@ -101,7 +99,7 @@ export interface IncomingCallback {
 }
 
 const INSERT_CALLBACK = `INSERT INTO provider_callback (tenant_id, receipt, provider, headers, body, state)
-  VALUES ($1, $2, $3, $4, $5, 'queued')`;
+  VALUES ($1, $2, $3, $4, $5, 'received')`;
 
 /**
  * Statements on the ingestion path run as named prepared statements: PostgreSQL parses and plans
@@ -117,49 +115,20 @@ function prepared(text: string, values?: unknown[]): pg.QueryConfig {
   return { name, text, values };
 }
 
-type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
-
-/** Never lets a rejection go unhandled while other statements are still in flight. */
-function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
-}
-
 /**
- * Commits the callback and its processing job in one transaction and answers the receipt; any
- * failure rolls both back and is a 503, so the provider retries. `pool` runs in pipeline mode:
- * BEGIN, the INSERT and pg-boss's job INSERT go out back to back, COMMIT once all three succeeded.
+ * Stores the callback — one prepared INSERT, committed on its own — and answers its receipt; a
+ * failure is a 503, so the provider retries. Queueing its processing job is left to the dispatcher
+ * (`queueCallbacks(…, 'received', …)`, pumped by the worker instances), so the acknowledgement
+ * costs one statement; a callback stored just before a crash is queued after the restart.
  */
-export async function storeCallback(pool: pg.Pool, boss: PgBoss, callback: IncomingCallback, log: (error: unknown) => void): Promise<string> {
+export async function storeCallback(pool: pg.Pool, callback: IncomingCallback, log: (error: unknown) => void): Promise<string> {
   const receipt = randomUUID();
-  let client: pg.PoolClient;
   try {
-    client = await pool.connect();
+    await pool.query(prepared(INSERT_CALLBACK, [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body]));
   } catch (error) {
     log(error);
     throw notStored();
   }
-  const db = { executeSql: (text: string, values?: unknown[]) => client.query(prepared(text, values)) };
-  const data: CallbackJobData = { receipt };
-  const statements = await Promise.all([
-    settle(client.query('BEGIN')),
-    settle(client.query(prepared(INSERT_CALLBACK, [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body]))),
-    settle(boss.send(CALLBACK_QUEUE, data, { db })),
-  ]);
-  let failure: unknown = statements.find((result): result is { ok: false; error: unknown } => !result.ok)?.error;
-  const job = statements[2];
-  if (!failure && !(job.ok && job.value)) failure = new Error('pg-boss did not create the job');
-  if (!failure) {
-    const commit = await settle(client.query('COMMIT'));
-    if (!commit.ok) failure = commit.error;
-    else if (commit.value.command !== 'COMMIT') failure = new Error(`COMMIT answered ${commit.value.command}`);
-  }
-  if (failure) {
-    log(failure);
-    const rollback = await settle(client.query('ROLLBACK'));
-    client.release(rollback.ok ? undefined : true);
-    throw notStored();
-  }
-  client.release();
   return receipt;
 }
 
@@ -175,7 +144,7 @@ const callbackList: ListSpec<ProviderCallback> = {
   search: ['provider', 'state', 'error'],
 };
 
-const CALLBACK_STATES: CallbackState[] = ['queued', 'retrying', 'processed', 'dead'];
+const CALLBACK_STATES: CallbackState[] = ['received', 'queued', 'retrying', 'processed', 'dead'];
 
 /** The tenant's stored callbacks, newest first unless `options` orders them otherwise; `state` narrows them. */
 export async function listCallbacks(ctx: RequestContext, options: string | null | undefined, state: string | null | undefined): Promise<ProviderCallbackItem[]> {
@@ -204,35 +173,3 @@ function iso(value: Date | string | null): string | null {
   return value === null ? null : new Date(value).toISOString();
 }
 
-/**
- * Puts dead callbacks (of one tenant, or all) back in the queue, each with a new job, in
- * transactions of up to 500; the last error stays on the callback until it is processed.
- * `client` must not be in pipeline mode (pg-boss sends its statements one by one here).
- */
-export async function requeueDeadCallbacks(client: pg.ClientBase, boss: PgBoss, tenantId: number | null): Promise<number> {
-  let total = 0;
-  for (;;) {
-    await client.query('BEGIN');
-    try {
-      const { rows } = await client.query<{ receipt: string }>(
-        `UPDATE provider_callback SET state = 'queued', attempts = 0, updated_at = now()
-         WHERE id IN (
-           SELECT id FROM provider_callback WHERE state = 'dead' AND ($1::int IS NULL OR tenant_id = $1)
-           ORDER BY id LIMIT 500 FOR UPDATE SKIP LOCKED
-         )
-         RETURNING receipt`,
-        [tenantId],
-      );
-      if (rows.length) {
-        const jobs = rows.map((row) => ({ data: { receipt: row.receipt } satisfies CallbackJobData }));
-        await boss.insert(CALLBACK_QUEUE, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
-      }
-      await client.query('COMMIT');
-      total += rows.length;
-      if (rows.length < 500) return total;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    }
-  }
-}
