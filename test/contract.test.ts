@@ -76,6 +76,8 @@ describe('OpenAPI document', () => {
     expect(openApi.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(openApi.paths['/api/vendors'].get.security).toEqual([{ bearer: [] }]);
     expect(openApi.paths['/api/login/securityquestions/lookup'].get.security).toEqual([]);
+    expect(openApi.paths['/api/images/upload'].post.security).toEqual([{ bearer: [] }]);
+    expect(openApi.paths['/api/callback/emailprovider1'].post.security).toEqual([]);
     expect(openApi.paths['/api/vendors'].post.responses['403']).toBeDefined();
     expect(openApi.paths['/api/vendors'].get.responses['401'].content['application/problem+json']).toBeDefined();
   });

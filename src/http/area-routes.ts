@@ -14,7 +14,13 @@ import { samlServiceProviderDownloadRoutes } from './saml-service-providers.js';
  */
 export interface AreaRoutes {
   /** The documented operations these routes serve (counted by `npm run coverage:routes`). */
-  operations: { method: HttpMethod; path: string; summary?: string }[];
+  operations: {
+    method: HttpMethod;
+    path: string;
+    summary?: string;
+    /** How callers prove who they are: a bearer credential (the default), or a provider signature. */
+    authentication?: 'bearer' | 'signature' | 'none';
+  }[];
   /** `deps` is for routes that must not pay for a request context (callback ingestion). */
   register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>, deps: AppDeps): Promise<void> | void;
 }

@@ -26,12 +26,12 @@ const TENANT_KEY = /^[a-z0-9][a-z0-9-]{1,62}$/;
  */
 export const callbackRoutes: AreaRoutes = {
   operations: [
-    { method: 'POST', path: '/api/callback/emailprovider1' },
-    { method: 'GET', path: '/api/callback/emailprovider2' },
-    { method: 'POST', path: '/api/callback/emailprovider2' },
-    { method: 'POST', path: '/api/callback/emailprovider3' },
-    { method: 'POST', path: '/api/callback/emailprovider4' },
-    { method: 'POST', path: '/api/callback/meetingprovider' },
+    { method: 'POST', path: '/api/callback/emailprovider1', summary: 'Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant\'s secret), tenant key in ?tenant=. 200 once stored.', authentication: 'signature' },
+    { method: 'GET', path: '/api/callback/emailprovider2', summary: 'The provider\'s probe: 200 with an empty body.', authentication: 'none' },
+    { method: 'POST', path: '/api/callback/emailprovider2', summary: 'Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant\'s secret), tenant key in ?tenant=. 200 once stored.', authentication: 'signature' },
+    { method: 'POST', path: '/api/callback/emailprovider3', summary: 'Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant\'s secret), tenant key in ?tenant=. 200 once stored.', authentication: 'signature' },
+    { method: 'POST', path: '/api/callback/emailprovider4', summary: 'Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant\'s secret), tenant key in ?tenant=. 200 once stored.', authentication: 'signature' },
+    { method: 'POST', path: '/api/callback/meetingprovider', summary: 'Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant\'s secret), tenant key in ?tenant=. 200 once stored.', authentication: 'signature' },
   ],
   async register(server, _contextFor, deps) {
     const secrets = new CallbackSecrets(deps.pool);

@@ -14,10 +14,10 @@ import { acceptUploads, readUpload } from './uploads.js';
  */
 export const imageAreaRoutes: AreaRoutes = {
   operations: [
-    { method: 'GET', path: '/api/images/file/{fileid}' },
-    { method: 'GET', path: '/api/images/image/{imageid}' },
-    { method: 'POST', path: '/api/images/upload' },
-    { method: 'POST', path: '/api/images/upload/{foldertype}/{objectid}' },
+    { method: 'GET', path: '/api/images/file/{fileid}', summary: 'The bytes of an uploaded image file (ETag, 304 on If-None-Match).' },
+    { method: 'GET', path: '/api/images/image/{imageid}', summary: 'The bytes of an image\'s current rendition (ETag, 304 on If-None-Match).' },
+    { method: 'POST', path: '/api/images/upload', summary: 'multipart/form-data upload of one image file; answers its FileId and facts.' },
+    { method: 'POST', path: '/api/images/upload/{foldertype}/{objectid}', summary: 'multipart/form-data upload of one image for an object; answers the Image.' },
   ],
   async register(server, contextFor) {
     await server.register(async (scope) => {

@@ -36,6 +36,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       tags: [operation.path.split('/')[2]],
       parameters: [...operation.path.matchAll(/\{([^}=]+)(=null)?\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
       responses: { 200: { description: 'OK (raw response: see the summary).' } },
+      security: (operation.authentication ?? 'bearer') === 'bearer' ? [{ bearer: [] }] : [],
     };
   }
   for (const route of routes) {
