@@ -134,3 +134,19 @@ export function expectUnauthenticated(response: HttpResult): void {
   expect(response.headers.get('www-authenticate')).toBe('Bearer');
   expect(response.body).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
 }
+
+/**
+ * Asserts that a list costs the same number of SQL statements for a page of 5 as for 50, and at
+ * most `max` (no query per row). `fetchPage(take)` requests one page and checks what came back.
+ */
+export async function expectStatementsIndependentOfPageSize(server: TestServer, fetchPage: (take: number) => Promise<void>, max: number): Promise<void> {
+  const cost = async (take: number) => {
+    const before = server.statements();
+    await fetchPage(take);
+    return server.statements() - before;
+  };
+  const five = await cost(5);
+  const fifty = await cost(50);
+  expect(fifty).toBe(five);
+  expect(five).toBeLessThanOrEqual(max);
+}
