@@ -77,10 +77,11 @@ export class ProviderCallback extends TenantOwned {
 export const EMAIL_EVENT_KINDS = ['delivered', 'bounce', 'deferred', 'open', 'click', 'spam_report', 'unsubscribe'] as const;
 export type EmailEventKind = (typeof EMAIL_EVENT_KINDS)[number];
 
-/** One e-mail delivery event, normalized from any e-mail provider; recorded once per provider event id. */
-@Entity()
-@Unique({ properties: ['tenant', 'provider', 'providerEventId'] })
-export class EmailEvent extends TenantOwned {
+/**
+ * What every event taken from a callback has: the provider and its event id (an event is recorded
+ * once per provider event id, see the unique constraints below) and the callback it first arrived in.
+ */
+abstract class ProviderEvent extends TenantOwned {
   @Property({ length: 32 })
   provider!: CallbackProvider;
 
@@ -90,7 +91,12 @@ export class EmailEvent extends TenantOwned {
   /** The callback the event first arrived in. */
   @ManyToOne(() => ProviderCallback, { nullable: true, deleteRule: 'set null' })
   callback: ProviderCallback | null = null;
+}
 
+/** One e-mail delivery event, normalized from any e-mail provider; recorded once per provider event id. */
+@Entity()
+@Unique({ properties: ['tenant', 'provider', 'providerEventId'] })
+export class EmailEvent extends ProviderEvent {
   @Property({ length: 16 })
   kind!: EmailEventKind;
 
@@ -123,16 +129,7 @@ export type MeetingEventKind = (typeof MEETING_EVENT_KINDS)[number];
 /** One meeting event (started, ended, a participant joined or left); recorded once per provider event id. */
 @Entity()
 @Unique({ properties: ['tenant', 'provider', 'providerEventId'] })
-export class MeetingEvent extends TenantOwned {
-  @Property({ length: 32 })
-  provider!: CallbackProvider;
-
-  @Property({ length: 255 })
-  providerEventId!: string;
-
-  @ManyToOne(() => ProviderCallback, { nullable: true, deleteRule: 'set null' })
-  callback: ProviderCallback | null = null;
-
+export class MeetingEvent extends ProviderEvent {
   @Property({ length: 24 })
   kind!: MeetingEventKind;
 
