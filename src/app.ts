@@ -30,7 +30,7 @@ export interface AppOptions {
   configure?: (server: FastifyInstance) => Promise<void>;
   /** Largest request body accepted (bytes); larger is a 413. */
   bodyLimit?: number;
-  /** The plain pg pool of `AppDeps.pool` (pipeline mode); by default the app makes one on the ORM's database and closes it. */
+  /** The plain pg pool of `AppDeps.pool`; by default the app makes one on the ORM's database and closes it. */
   pool?: pg.Pool;
 }
 
@@ -64,7 +64,6 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const pool = options.pool ?? new pg.Pool({
     connectionString: orm.config.get('clientUrl'),
     max: config.DATABASE_POOL_MAX,
-    pipeline: true,
     connectionTimeoutMillis: 10_000,
   });
   if (!options.pool) pool.on('error', (error) => server.log.warn({ err: error }, 'idle database connection failed'));

@@ -31,8 +31,7 @@ export interface AppDeps {
   /** The background job queue; null when the process runs without it (CLI). */
   jobs: PgBoss | null;
   /**
-   * A plain `pg` pool in pipeline mode (statements written back to back, answers read in order)
-   * for hot paths that bypass the ORM: callback ingestion. No cursors or streams on it.
+   * A plain `pg` pool for hot paths that bypass the ORM: callback ingestion.
    */
   pool: pg.Pool;
   /** The URL the service is reachable at, for links it sends out. */

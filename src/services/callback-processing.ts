@@ -195,7 +195,6 @@ function errorText(error: unknown): string {
  * Gives callbacks in state `from` (of one tenant, or all) a processing job each and marks them
  * queued, in transactions of up to 500: `received` ones are the dispatcher's work (stored, not yet
  * queued), `dead` ones are re-queued by the CLI (the last error stays until processed).
- * `client` must not be in pipeline mode (pg-boss sends its statements one by one here).
  */
 export async function queueCallbacks(client: pg.ClientBase, boss: PgBoss, from: 'received' | 'dead', tenantId: number | null): Promise<number> {
   let total = 0;

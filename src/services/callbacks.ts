@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { RequestContext } from '../core/context.js';
@@ -101,19 +101,6 @@ export interface IncomingCallback {
 const INSERT_CALLBACK = `INSERT INTO provider_callback (tenant_id, receipt, provider, headers, body, state)
   VALUES ($1, $2, $3, $4, $5, 'received')`;
 
-/**
- * Statements on the ingestion path run as named prepared statements: PostgreSQL parses and plans
- * each (ours and pg-boss's job INSERT) once per connection instead of once per callback.
- */
-const statementNames = new Map<string, string>();
-function prepared(text: string, values?: unknown[]): pg.QueryConfig {
-  let name = statementNames.get(text);
-  if (!name) {
-    name = `cb_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-    statementNames.set(text, name);
-  }
-  return { name, text, values };
-}
 
 /**
  * Stores the callback — one prepared INSERT, committed on its own — and answers its receipt; a
@@ -124,7 +111,8 @@ function prepared(text: string, values?: unknown[]): pg.QueryConfig {
 export async function storeCallback(pool: pg.Pool, callback: IncomingCallback, log: (error: unknown) => void): Promise<string> {
   const receipt = randomUUID();
   try {
-    await pool.query(prepared(INSERT_CALLBACK, [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body]));
+    // A named (prepared) statement: PostgreSQL plans it once per connection, not once per callback.
+    await pool.query({ name: 'store_callback', text: INSERT_CALLBACK, values: [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body] });
   } catch (error) {
     log(error);
     throw notStored();
