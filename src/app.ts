@@ -108,9 +108,11 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const schema = await buildApiSchema();
   mountHealth(server, orm);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
-  await mountDocs(server, buildOpenApi(schema, compileRoutes(schema, routes), areaRoutes.flatMap((area) => area.operations)));
+  // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.
+  const compiledRoutes = compileRoutes(schema, routes);
+  await mountDocs(server, buildOpenApi(schema, compiledRoutes, areaRoutes.flatMap((area) => area.operations)));
   for (const area of areaRoutes) await area.register(server, contextFor, deps);
-  await server.register(async (scope) => restGateway(scope, { schema, routes, contextFor, onUnexpectedError }));
+  await server.register(async (scope) => restGateway(scope, { routes: compiledRoutes, contextFor, onUnexpectedError }));
   await options.configure?.(server);
   await server.ready();
 

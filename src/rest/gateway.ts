@@ -41,8 +41,8 @@ export interface CompiledRoute {
 }
 
 export interface GatewayOptions {
-  schema: GraphQLSchema;
-  routes: RouteRow[];
+  /** The route table, compiled once (`compileRoutes`) and shared with the OpenAPI document. */
+  routes: CompiledRoute[];
   contextFor(request: FastifyRequest): Promise<RequestContext>;
   onUnexpectedError(error: unknown): void;
 }
@@ -218,7 +218,7 @@ function toInput(value: unknown, type: GraphQLInputType, path: string): unknown 
 
 /** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
 export async function restGateway(app: FastifyInstance, options: GatewayOptions): Promise<void> {
-  const routes = compileRoutes(options.schema, options.routes);
+  const { routes } = options;
 
   // The gateway reads bodies itself (to unwrap documented bodies and answer 415 and 400 properly).
   app.removeAllContentTypeParsers();
