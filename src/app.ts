@@ -6,19 +6,17 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest }
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import { buildApiSchema, rawRoutes, routes } from './areas/index.js';
 import { trustProxySetting, type Config } from './core/config.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
 import { toApiError } from './core/error-mapping.js';
 import { ApiError, NotFound } from './core/errors.js';
-import { areaRoutes } from './http/area-routes.js';
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
-import { buildApiSchema } from './resolvers/index.js';
 import { compileRoutes, restGateway } from './rest/gateway.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './rest/problem.js';
-import { routes } from './rest/routes.js';
 import { authenticate } from './services/identity.js';
 
 export interface AppOptions {
@@ -110,8 +108,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
   // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.
   const compiledRoutes = compileRoutes(schema, routes);
-  await mountDocs(server, buildOpenApi(schema, compiledRoutes, areaRoutes.flatMap((area) => area.operations)));
-  for (const area of areaRoutes) await area.register(server, contextFor, deps);
+  await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawRoutes.flatMap((area) => area.operations)));
+  for (const area of rawRoutes) await area.register(server, contextFor, deps);
   await server.register(async (scope) => restGateway(scope, { routes: compiledRoutes, contextFor, onUnexpectedError }));
   await options.configure?.(server);
   await server.ready();

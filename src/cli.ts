@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { readdirSync, renameSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { loadConfig } from './core/config.js';
@@ -7,7 +9,10 @@ import { createLogger } from './core/logger.js';
 import { callbackJobs, queueCallbacks } from './services/callback-processing.js';
 import { setCallbackSecret } from './services/callbacks.js';
 import { createApiKey, createLogin, createSession, createTenant, findLogin, findTenant, revokeApiKey } from './services/identity.js';
+import { writeMigrationIndex } from './db/migration-index.js';
 import { startRuntime, type Runtime } from './runtime.js';
+
+const MIGRATIONS_FOLDER = 'src/db/migrations';
 
 const usage = `Usage: npm run cli -- <command>
   tenant create --key KEY --name NAME [--domain DOMAIN]
@@ -20,7 +25,8 @@ const usage = `Usage: npm run cli -- <command>
                                                 prints a new callback signing secret (only the secret; shown once)
   callbacks requeue [--tenant KEY]              queues dead-lettered callbacks for processing again
   migrate                                       applies pending migrations
-  migration create                              writes a migration for entity changes (development)
+  migration create [--name WHAT]                writes src/db/migrations/000N-WHAT.ts for entity changes and regenerates
+                                                the migration index (development)
 Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (shared with a running server).`;
 
 type Options = Record<string, string | undefined>;
@@ -83,9 +89,15 @@ const commands: Record<string, (runtime: Runtime, options: Options) => Promise<s
   async migrate() {
     return 'migrations are up to date'; // startRuntime has applied them
   },
-  async 'migration create'(runtime) {
-    const result = await runtime.orm.migrator.create('src/db/migrations', false, false);
-    return result.diff.up.length ? `wrote ${result.fileName}: add it to src/db/migrations/index.ts` : 'no changes';
+  async 'migration create'(runtime, options) {
+    const name = (options.name ?? 'change').toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const result = await runtime.orm.migrator.create(MIGRATIONS_FOLDER, false, false);
+    if (!result.diff.up.length) return 'no changes';
+    const next = String(readdirSync(MIGRATIONS_FOLDER).filter((file) => /^\d{4}-/.test(file)).length + 1).padStart(4, '0');
+    const file = `${next}-${name}.ts`;
+    renameSync(path.join(MIGRATIONS_FOLDER, result.fileName), path.join(MIGRATIONS_FOLDER, file));
+    writeMigrationIndex(MIGRATIONS_FOLDER);
+    return `wrote ${MIGRATIONS_FOLDER}/${file} and regenerated ${MIGRATIONS_FOLDER}/index.ts`;
   },
 };
 

@@ -1,11 +1,10 @@
 import 'reflect-metadata';
 import { buildApp } from './app.js';
+import { jobs } from './areas/index.js';
 import { ConfigError, loadConfig } from './core/config.js';
 import { createLogger } from './core/logger.js';
 import { startJobs } from './core/jobs.js';
 import { DEMO_STAFF_EMAIL, DEMO_TENANT_KEY, ensureDemoTenant } from './services/demo.js';
-import { callbackJobs } from './services/callback-processing.js';
-import { jobs } from './services/housekeeping.js';
 import { startRuntime } from './runtime.js';
 
 /** `npm start`: the service on DATABASE_URL or the embedded PostgreSQL, with a demo tenant outside production. */
@@ -16,7 +15,7 @@ async function main(): Promise<void> {
     if (/\b(WARNING|ERROR|FATAL|PANIC)\b/.test(message)) process.stderr.write(`[db] ${message.trim()}\n`);
   });
   const log = createLogger(config);
-  const boss = await startJobs({ url: runtime.database.url, orm: runtime.orm, log, jobs: [...jobs, ...callbackJobs()], worker: config.JOBS_WORKER });
+  const boss = await startJobs({ url: runtime.database.url, orm: runtime.orm, log, jobs, worker: config.JOBS_WORKER });
   const app = await buildApp({ config, orm: runtime.orm, jobs: boss, log });
   let stopping = false;
   const stop = async (signal: string) => {

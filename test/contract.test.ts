@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { documentedOperations, routeCoverage } from '../src/rest/coverage.js';
-import { areaRoutes } from '../src/http/area-routes.js';
-import { routes } from '../src/rest/routes.js';
+import { readFileSync } from 'node:fs';
+import { migrationIndexSource } from '../src/db/migration-index.js';
+import { documentedOperations } from '../src/rest/contract.js';
+import { routeCoverage } from '../src/rest/coverage.js';
+import { rawRoutes as areaRoutes, routes } from '../src/areas/index.js';
 import { rest, startTestServer, type TestServer } from './support/harness.js';
 
 describe('route table against the documents', () => {
@@ -111,5 +113,11 @@ describe('documented keys GraphQL cannot spell', () => {
     expect(documentedKey('Name')).toBe('Name');
     expect(toDocumentedKeys({ Result: [{ System_IAsyncResult_CompletedSynchronously: false, Name: 'x' }] }))
       .toEqual({ Result: [{ 'System.IAsyncResult.CompletedSynchronously': false, Name: 'x' }] });
+  });
+});
+
+describe('migrations', () => {
+  it('are listed by the generated index, every file in the folder and nothing else', () => {
+    expect(readFileSync('src/db/migrations/index.ts', 'utf8')).toBe(migrationIndexSource('src/db/migrations'));
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Vendor } from '../src/entities/index.js';
 import { vendorNameKey } from '../src/entities/vendor.js';
-import { createTestTenant, expectStatementsIndependentOfPageSize, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -95,7 +95,7 @@ describe('vendors over GraphQL', () => {
     const id = saved.body.data.saveVendor.VendorId;
     expect(saved.body.data.saveVendor).toEqual({ VendorId: id, Name: 'GraphQL Goods', WebsiteUrl: 'https://gg.example', Actions: ['Edit', 'Delete'] });
 
-    const read = await graphql(server, 'query($id: Int!) { vendor(vendorid: $id) { VendorId Name AuditId } vendors { VendorId } vendorSearch(text: "graphql goods") { VendorId } }', { id }, acme.staffToken);
+    const read = await graphql(server, 'query($id: Int!) { vendor(vendorId: $id) { VendorId Name AuditId } vendors { VendorId } vendorSearch: vendors(text: "graphql goods", options: { Take: 5 }) { VendorId } }', { id }, acme.staffToken);
     expect(read.body.data.vendor).toEqual({ VendorId: id, Name: 'GraphQL Goods', AuditId: 1 });
     expect(read.body.data.vendors).toContainEqual({ VendorId: id });
     expect(read.body.data.vendorSearch).toEqual([{ VendorId: id }]);
@@ -103,9 +103,9 @@ describe('vendors over GraphQL', () => {
     const duplicates = await graphql(server, 'query { vendorDuplicateCheck(input: { Name: "graphqlgoods" }) { Id } }', {}, acme.staffToken);
     expect(duplicates.body.data.vendorDuplicateCheck).toEqual([{ Id: id }]);
 
-    const deleted = await graphql(server, 'mutation($id: Int!) { deleteVendor(vendorid: $id) }', { id }, acme.staffToken);
+    const deleted = await graphql(server, 'mutation($id: Int!) { deleteVendor(vendorId: $id) }', { id }, acme.staffToken);
     expect(deleted.body.data.deleteVendor).toBe(id);
-    const gone = await graphql(server, 'query($id: Int!) { vendor(vendorid: $id) { VendorId } }', { id }, acme.staffToken);
+    const gone = await graphql(server, 'query($id: Int!) { vendor(vendorId: $id) { VendorId } }', { id }, acme.staffToken);
     expect(gone.status).toBe(404);
     expect(gone.body.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
   });
@@ -154,7 +154,7 @@ describe('vendor access', () => {
     const save = await rest(server, 'POST', '/api/vendors', { token: other.staffToken, body: { VendorId: id, Name: 'Hijacked' } });
     expect(save.status).toBe(404);
     expect((await rest(server, 'DELETE', `/api/vendors/${id}`, { token: other.staffToken })).status).toBe(404);
-    const gql = await graphql(server, 'query($id: Int!) { vendor(vendorid: $id) { Name } }', { id }, other.staffToken);
+    const gql = await graphql(server, 'query($id: Int!) { vendor(vendorId: $id) { Name } }', { id }, other.staffToken);
     expect(gql.status).toBe(404);
     const stillThere = await rest(server, 'GET', `/api/vendors/${id}`, { token: acme.staffToken });
     expect(stillThere.body.Name).toBe('Private To Acme');
@@ -273,5 +273,39 @@ describe('vendor list cost', () => {
       const response = await rest(server, 'GET', `/api/vendors?options=${encodeURIComponent(JSON.stringify({ Take: take }))}`, { token: tenant.staffToken });
       expect(response.body).toHaveLength(take);
     }, 3);
+  });
+});
+
+describe('vendor races against the real database', () => {
+  let server: TestServer;
+  let acme: TestTenant;
+  beforeAll(async () => {
+    server = await startTestServer();
+    acme = await createTestTenant(server, 'race-acme');
+  });
+  afterAll(() => server.close());
+
+  const create = async (name: string) => (await rest(server, 'POST', '/api/vendors', { token: acme.staffToken, body: { Name: name } })).body.VendorId as number;
+
+  it('lets exactly one of 20 concurrent deletes of one vendor succeed', async () => {
+    const id = await create('Deleted Twenty Times');
+    await expectExactlyOneSucceeds(Array.from({ length: 20 }, () => () => rest(server, 'DELETE', `/api/vendors/${id}`, { token: acme.staffToken })));
+    expect((await rest(server, 'GET', `/api/vendors/${id}`, { token: acme.staffToken })).status).toBe(404);
+  });
+
+  it('never loses a save acknowledged while a delete of the version it replaced races it', async () => {
+    for (let round = 0; round < 10; round++) {
+      const id = await create(`Raced ${round}`);
+      const [save, remove] = await Promise.all([
+        rest(server, 'POST', '/api/vendors', { token: acme.staffToken, body: { VendorId: id, Name: `Raced ${round} saved`, AuditId: 1 } }),
+        rest(server, 'DELETE', `/api/vendors/${id}?auditid=1`, { token: acme.staffToken }),
+      ]);
+      // Exactly one wins; the loser is told (a save after the delete: 404; a delete of the replaced version: 409).
+      expect([save.status, remove.status].filter((status) => status === 200)).toHaveLength(1);
+      expect([404, 409]).toContain(save.status === 200 ? remove.status : save.status);
+      const after = await rest(server, 'GET', `/api/vendors/${id}`, { token: acme.staffToken });
+      if (save.status === 200) expect(after.body).toMatchObject({ Name: `Raced ${round} saved`, AuditId: 2 });
+      else expect(after.status).toBe(404);
+    }
   });
 });

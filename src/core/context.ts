@@ -67,6 +67,16 @@ export class RequestContext {
     return this.requireCaller().tenantId;
   }
 
+  /** Whether the caller has `role`. */
+  hasRole(role: Role): boolean {
+    return this.caller?.roles.includes(role) ?? false;
+  }
+
+  /** Whether the caller is staff of its tenant (the back office). */
+  get isStaff(): boolean {
+    return this.hasRole('staff');
+  }
+
   /** 403 unless the caller has one of `roles`. */
   requireRole(...roles: Role[]): Caller {
     const caller = this.requireCaller();

@@ -29,6 +29,14 @@ export async function leanRows<T extends object, F extends keyof T & string>(
   return qb.execute('all', { mapResults: true }) as Promise<Pick<T, F>[]>;
 }
 
+/** How many records match `where` (the EntityManager's filters applied, as in `leanRows`). */
+export async function leanCount<T extends object>(em: EntityManager, entity: EntityClass<T>, where: FilterQuery<T>): Promise<number> {
+  const qb = em.createQueryBuilder(entity) as unknown as RowQuery;
+  qb.where(where);
+  await qb.applyFilters();
+  return qb.getCount();
+}
+
 interface RowQuery {
   select(fields: string[]): RowQuery;
   where(cond: object): RowQuery;
@@ -37,4 +45,5 @@ interface RowQuery {
   offset(offset: number): RowQuery;
   applyFilters(): Promise<void>;
   execute(method: 'all', options: { mapResults: boolean }): Promise<unknown[]>;
+  getCount(): Promise<number>;
 }

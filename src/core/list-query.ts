@@ -1,5 +1,7 @@
-import type { FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import type { EntityClass, FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import type { RequestContext } from './context.js';
 import { BadInput } from './errors.js';
+import { leanCount, leanRows } from './lean-read.js';
 
 /** Page size when `options` gives no Take, and the most a list ever returns. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -9,8 +11,13 @@ export const MAX_PAGE_SIZE = 1000;
 export interface ListSpec<T> {
   orderBy: Record<string, keyof T & string>;
   defaultOrder: string;
-  /** Properties the `Filter` text is matched against (case-insensitive, substring). */
-  search: (keyof T & string)[];
+  /**
+   * Properties the `Filter` text is matched against (case-insensitive, substring); a dotted path
+   * (`login.email`) reaches through a relation.
+   */
+  search: ((keyof T & string) | `${keyof T & string}.${string}`)[];
+  /** The date property CalendarStartDate and CalendarEndDate bound, where the list has one. */
+  dates?: keyof T & string;
 }
 
 /** The FilterBase fields of CONVENTIONS.md, parsed and checked. */
@@ -31,7 +38,7 @@ type Raw = Record<string, unknown>;
  * Absent means defaults; anything malformed is a 400 naming the field (`options.Take`; with
  * `field` '' — a filter model sent as the body — just `Take`).
  */
-export function parseListOptions<T>(options: string | Raw | null | undefined, spec: ListSpec<T>, field = 'options'): ListOptions {
+export function parseListOptions<T>(options: string | object | null | undefined, spec: ListSpec<T>, field = 'options'): ListOptions {
   const name = (key: string) => (field ? `${field}.${key}` : key);
   let raw: Raw = {};
   if (typeof options === 'string' && options.trim() !== '') {
@@ -42,7 +49,7 @@ export function parseListOptions<T>(options: string | Raw | null | undefined, sp
     }
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw BadInput.field(field, 'must be a JSON object');
   } else if (options && typeof options === 'object') {
-    raw = options;
+    raw = { ...options };
   }
   const take = integer(raw.Take ?? raw.Top, name('Take'), 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
   const skip = integer(raw.Skip, name('Skip'), 0, Number.MAX_SAFE_INTEGER) ?? 0;
@@ -61,12 +68,65 @@ export function parseListOptions<T>(options: string | Raw | null | undefined, sp
 
 /** The MikroORM find options (where, order, page) for parsed list options. */
 export function toFindOptions<T extends object>(list: ListOptions, spec: ListSpec<T>) {
-  const where = list.filter
-    ? ({ $or: spec.search.map((property) => ({ [property]: { $ilike: `%${escapeLike(list.filter!)}%` } })) } as FilterQuery<T>)
-    : ({} as FilterQuery<T>);
+  const conditions: FilterQuery<T>[] = [];
+  if (list.filter) {
+    const like = { $ilike: `%${escapeLike(list.filter)}%` };
+    conditions.push({ $or: spec.search.map((path) => nested(path, like)) } as FilterQuery<T>);
+  }
+  if (spec.dates && list.calendarStartDate) conditions.push({ [spec.dates]: { $gte: new Date(list.calendarStartDate) } } as FilterQuery<T>);
+  if (spec.dates && list.calendarEndDate) conditions.push({ [spec.dates]: endOf(list.calendarEndDate) } as FilterQuery<T>);
+  const where = (conditions.length > 1 ? { $and: conditions } : conditions[0] ?? {}) as FilterQuery<T>;
   const orderBy = list.orderBy.map(({ field, descending }) => ({ [spec.orderBy[field]!]: descending ? 'desc' : 'asc' }) as QueryOrderMap<T>);
   orderBy.push({ id: 'asc' } as QueryOrderMap<T>); // a stable order, so pages never overlap
   return { where, orderBy, limit: list.take, offset: list.skip };
+}
+
+/** One page of a list and, when asked, the count of all matching records. */
+export interface ListPage<Row> {
+  rows: Row[];
+  /** All records matching the list's filter over all pages (null when not asked for). */
+  total: number | null;
+}
+
+/**
+ * The one list pipeline: `options` (the typed FilterBase input, or an object read from a body)
+ * checked against the list's `spec`, the area's own conditions in `where`, and only `fields`
+ * read as plain rows. One statement for the page, and one for the total only with `total: true`.
+ */
+export async function listQuery<T extends object, F extends keyof T & string>(
+  ctx: RequestContext,
+  entity: EntityClass<T>,
+  spec: ListSpec<T>,
+  options: ListOptions | object | null | undefined,
+  query: { fields: readonly F[]; where?: FilterQuery<T>; total?: boolean },
+): Promise<ListPage<Pick<T, F>>> {
+  const list = isParsed(options) ? options : parseListOptions(options, spec);
+  const find = toFindOptions(list, spec);
+  const where = (query.where ? { $and: [query.where, find.where] } : find.where) as FilterQuery<T>;
+  const [rows, total] = await Promise.all([
+    leanRows(ctx.em, entity, { fields: [...query.fields], where, orderBy: find.orderBy, limit: find.limit, offset: find.offset }),
+    query.total ? leanCount(ctx.em, entity, where) : Promise.resolve(null),
+  ]);
+  return { rows, total };
+}
+
+function isParsed(options: ListOptions | object | null | undefined): options is ListOptions {
+  return Boolean(options && Array.isArray((options as ListOptions).orderBy) && typeof (options as ListOptions).take === 'number');
+}
+
+/** `login.email` and a condition → `{ login: { email: condition } }`. */
+function nested(path: string, condition: object): object {
+  return path.split('.').reduceRight<object>((inner, key) => ({ [key]: inner }), condition);
+}
+
+/** An end date: a date-only value includes its whole day; a date-time is the exact upper bound. */
+function endOf(value: string) {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const next = new Date(`${value}T00:00:00Z`);
+    next.setUTCDate(next.getUTCDate() + 1);
+    return { $lt: next };
+  }
+  return { $lte: new Date(value) };
 }
 
 function parseOrder<T>(value: string, spec: ListSpec<T>, field: string) {
@@ -96,11 +156,19 @@ function text(value: unknown, field: string, maxLength: number): string | null {
   return value;
 }
 
+/** An ISO 8601 date or date-time between the years 1 and 9999 (what both JavaScript and PostgreSQL hold). */
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
 function isoDate(value: unknown, field: string): string | null {
   const date = text(value, field, 40);
-  if (date === null || date === '') return null;
-  if (!/^\d{4}-\d{2}-\d{2}/.test(date) || Number.isNaN(Date.parse(date))) throw BadInput.field(field, 'must be an ISO 8601 date');
-  return date;
+  if (date === null || date.trim() === '') return null;
+  const parts = ISO_DATE.exec(date.trim());
+  const [year, month, day] = parts ? [Number(parts[1]), Number(parts[2]), Number(parts[3])] : [0, 0, 0];
+  const calendarDay = new Date(Date.UTC(2000, month - 1, day)); // leap year: 29 February passes here
+  if (!parts || year < 1 || calendarDay.getUTCMonth() !== month - 1 || calendarDay.getUTCDate() !== day || Number.isNaN(Date.parse(date.trim()))) {
+    throw BadInput.field(field, 'must be an ISO 8601 date (yyyy-mm-dd, optionally with a time) between the years 0001 and 9999');
+  }
+  return date.trim();
 }
 
 export function escapeLike(value: string): string {

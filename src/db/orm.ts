@@ -2,7 +2,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { TENANT_FILTER } from '../entities/base.js';
-import { entities, tenantOwnedEntities } from '../entities/index.js';
+import { entities, tenantOwnedEntities } from '../areas/index.js';
 import { migrations } from './migrations/index.js';
 
 export interface OrmOptions {

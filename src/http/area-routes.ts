@@ -1,16 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps, RequestContext } from '../core/context.js';
 import type { HttpMethod } from '../rest/route-table.js';
-import { calendarFeedRoutes } from './calendars.js';
-import { callbackRoutes } from './callbacks.js';
-import { imageAreaRoutes } from './images.js';
-import { samlServiceProviderDownloadRoutes } from './saml-service-providers.js';
 
 /**
  * Routes outside the route table, only where an operation needs the raw request or response
  * (uploads, downloads, callbacks, feeds). They call the same services with the same request
- * context. An area exports one `AreaRoutes` from `src/http/<area>.ts` and lists it in
- * `areaRoutes` below.
+ * context. An area exports one `AreaRoutes` from `src/http/<area>.ts` and names it in
+ * its manifest's `rawRoutes`.
  */
 export interface AreaRoutes {
   /** The documented operations these routes serve (counted by `npm run coverage:routes`). */
@@ -24,10 +20,3 @@ export interface AreaRoutes {
   /** `deps` is for routes that must not pay for a request context (callback ingestion). */
   register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>, deps: AppDeps): Promise<void> | void;
 }
-
-export const areaRoutes: AreaRoutes[] = [
-  samlServiceProviderDownloadRoutes,
-  imageAreaRoutes,
-  calendarFeedRoutes,
-  callbackRoutes,
-];

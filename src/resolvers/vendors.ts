@@ -1,32 +1,25 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
-import { PotentialDuplicateEntry } from '../schema/common.js';
+import { ListOptionsInput, PotentialDuplicateEntry } from '../schema/common.js';
 import { VendorAddEdit, VendorAddEditInput, VendorCollectionItem } from '../schema/vendors.js';
 import * as vendors from '../services/vendors.js';
-import { OPTIONS_DESCRIPTION } from './shared.js';
 
 @Resolver()
 export class VendorResolver {
   @Authorized()
-  @Query(() => [VendorCollectionItem], { description: 'The vendors, one page at a time.' })
-  vendors(@Ctx() ctx: RequestContext, @Arg('options', () => String, { nullable: true, description: OPTIONS_DESCRIPTION }) options?: string | null) {
-    return vendors.listVendors(ctx, options);
-  }
-
-  @Authorized()
-  @Query(() => [VendorCollectionItem], { description: 'Vendors whose name or website contains the text.' })
-  vendorSearch(
+  @Query(() => [VendorCollectionItem], { description: 'The vendors, one page at a time; with `text`, only those whose name or website contains it.' })
+  vendors(
     @Ctx() ctx: RequestContext,
-    @Arg('text', () => String, { nullable: true, description: 'The search text (REST: this[]).' }) text?: string | null,
+    @Arg('options', () => ListOptionsInput, { nullable: true }) options?: ListOptionsInput | null,
+    @Arg('text', () => String, { nullable: true, description: 'Search text (REST: this[] of GET /api/vendors/search).' }) text?: string | null,
     @Arg('length', () => String, { nullable: true, description: 'Accepted for compatibility; not used.' }) _length?: string | null,
-    @Arg('options', () => String, { nullable: true, description: OPTIONS_DESCRIPTION }) options?: string | null,
   ) {
-    return vendors.searchVendors(ctx, text, options);
+    return vendors.listVendors(ctx, options, text);
   }
 
   @Authorized()
   @Query(() => VendorAddEdit, { description: 'One vendor, for editing.' })
-  vendor(@Ctx() ctx: RequestContext, @Arg('vendorid', () => Int) vendorId: number) {
+  vendor(@Ctx() ctx: RequestContext, @Arg('vendorId', () => Int) vendorId: number) {
     return vendors.getVendor(ctx, vendorId);
   }
 
@@ -46,8 +39,8 @@ export class VendorResolver {
   @Mutation(() => Int, { description: 'Deletes a vendor; answers its id.' })
   deleteVendor(
     @Ctx() ctx: RequestContext,
-    @Arg('vendorid', () => Int) vendorId: number,
-    @Arg('auditid', () => Int, { nullable: true, description: 'When given, the delete is refused (409) unless the vendor is still this version.' }) auditId?: number | null,
+    @Arg('vendorId', () => Int) vendorId: number,
+    @Arg('auditId', () => Int, { nullable: true, description: 'When given, the delete is refused (409) unless the vendor is still this version.' }) auditId?: number | null,
   ) {
     return vendors.deleteVendor(ctx, vendorId, auditId);
   }

@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import {
-  getNamedType, OperationTypeNode, getNullableType, isInputObjectType, isListType, isNonNullType, Kind,
-  type DocumentNode, type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLSchema,
+  getNamedType, getNullableType, GraphQLError, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType, Kind, OperationTypeNode,
+  type DocumentNode, type GraphQLArgument, type GraphQLField, type GraphQLInputType, type GraphQLLeafType, type GraphQLSchema,
 } from 'graphql';
 import { createSofa } from 'sofa-api';
 import type { RequestContext } from '../core/context.js';
 import { compileOperation, type CompiledOperation } from '../core/compiled-execution.js';
 import { toApiError } from '../core/error-mapping.js';
 import { ApiError, BadInput, NotFound } from '../core/errors.js';
+import { documentedQueryNames } from './contract.js';
 import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
@@ -23,7 +24,8 @@ import type { RouteRow } from './route-table.js';
  * request in our benchmark (BENCHMARKS.md).
  */
 
-type Segment = { literal: string } | { param: string; optional: boolean };
+/** A path segment: literal text, or a documented `{param}` feeding the GraphQL argument `arg`. */
+type Segment = { literal: string } | { param: string; arg: string; optional: boolean };
 
 export interface CompiledRoute {
   row: RouteRow;
@@ -50,29 +52,36 @@ export interface GatewayOptions {
 /** Builds each row against the schema; a row naming a missing field or argument fails at start. */
 export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): CompiledRoute[] {
   const sofa = createSofa({ basePath: '/api', schema });
+  const documentedQuery = documentedQueryNames();
   const compiled = rows.map((row) => {
     const [typeName, fieldName] = row.field.split('.') as ['Query' | 'Mutation', string];
     const type = typeName === 'Query' ? schema.getQueryType() : schema.getMutationType();
     const field = type?.getFields()[fieldName];
     if (!field) throw new Error(`Route ${row.method} ${row.path}: no GraphQL field ${row.field}`);
+    // Documented names (`vendorid`, `auditid`) meet camelCase arguments (`vendorId`, `auditId`)
+    // case-insensitively; the row's `query` renames the others (`this[]` → `text`).
+    const renames = new Map(Object.entries(row.query ?? {}).map(([documented, arg]) => [documented.toLowerCase(), arg]));
+    const argFor = (documented: string) => {
+      const wanted = (renames.get(documented.toLowerCase()) ?? documented).toLowerCase();
+      return field.args.find((arg) => arg.name.toLowerCase() === wanted);
+    };
     const segments: Segment[] = row.path.split('/').filter(Boolean).map((part) => {
       const param = /^\{([^}=]+)(=null)?\}$/.exec(part);
-      return param ? { param: param[1]!, optional: Boolean(param[2]) } : { literal: part.toLowerCase() };
+      if (!param) return { literal: part.toLowerCase() };
+      const arg = argFor(param[1]!);
+      if (!arg) throw new Error(`Route ${row.path}: ${row.field} has no argument for {${param[1]}}`);
+      return { param: param[1]!, arg: arg.name, optional: Boolean(param[2]) };
     });
-    const argByName = new Map(field.args.map((arg) => [arg.name, arg]));
-    for (const segment of segments) {
-      if ('param' in segment && !argByName.has(segment.param)) throw new Error(`Route ${row.path}: ${row.field} has no argument ${segment.param}`);
-    }
-    const pathParams = new Set(segments.flatMap((segment) => ('param' in segment ? [segment.param] : [])));
-    const renamedTo = new Map(Object.entries(row.query ?? {}).map(([documented, arg]) => [arg, documented]));
+    const bodyArg = row.body ? field.args.find((arg) => arg.name === row.body) ?? null : null;
+    if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
+    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment ? [segment.arg] : [])), bodyArg?.name]);
+    const documentedNames = [...Object.keys(row.query ?? {}), ...(documentedQuery.get(`${row.method} ${row.path}`) ?? [])];
     const queryArgs = new Map(field.args
-      .filter((arg) => !pathParams.has(arg.name) && arg.name !== row.body)
+      .filter((arg) => !taken.has(arg.name))
       .map((arg) => {
-        const documented = renamedTo.get(arg.name) ?? arg.name;
+        const documented = documentedNames.find((name) => argFor(name) === arg) ?? arg.name;
         return [documented.toLowerCase(), { documented, arg }] as const;
       }));
-    const bodyArg = row.body ? argByName.get(row.body) ?? null : null;
-    if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
     const operationType = typeName === 'Query' ? 'query' as const : 'mutation' as const;
     return {
       row, segments, field, fieldName, bodyArg, queryArgs, operationType,
@@ -120,7 +129,7 @@ function matchSegments(segments: Segment[], parts: string[]): Map<string, string
     if ('literal' in segment) {
       if (segment.literal !== part.toLowerCase()) return null;
     } else if (!(segment.optional && part === 'null')) {
-      params.set(segment.param, part);
+      params.set(segment.arg, part);
     }
   }
   return params;
@@ -129,17 +138,25 @@ function matchSegments(segments: Segment[], parts: string[]): Map<string, string
 /** The GraphQL variables of a matched request, each checked against its argument's type. */
 export function buildVariables(route: CompiledRoute, params: Map<string, string>, rawQuery: string, request: { body: unknown; contentType: string | undefined }) {
   const variables: Record<string, unknown> = {};
-  const argOf = (name: string) => route.field.args.find((arg) => arg.name === name)!;
-  for (const [name, value] of params) variables[name] = coerceScalar(value, argOf(name), name);
+  for (const [argName, value] of params) {
+    const segment = route.segments.find((candidate) => 'arg' in candidate && candidate.arg === argName) as { param: string };
+    variables[argName] = coerceScalar(value, argOf(route, argName), segment.param);
+  }
 
   const query = new URLSearchParams(rawQuery);
   for (const key of new Set(query.keys())) {
     const target = route.queryArgs.get(key.toLowerCase());
     if (!target || target.arg.name in variables) continue; // a path parameter wins over the query string
     const values = query.getAll(key);
-    variables[target.arg.name] = isListType(getNullableType(target.arg.type))
-      ? values.map((value) => coerceScalar(value, target.arg, target.documented))
-      : coerceScalar(values[0]!, target.arg, target.documented);
+    const type = getNullableType(target.arg.type);
+    if (isInputObjectType(type)) {
+      // A model in the query string (`options`): URL-encoded JSON, checked like a body.
+      variables[target.arg.name] = toInput(parseJson(values[0]!, target.documented), type, target.documented);
+    } else {
+      variables[target.arg.name] = isListType(type)
+        ? values.map((value) => coerceScalar(value, target.arg, target.documented))
+        : coerceScalar(values[0]!, target.arg, target.documented);
+    }
   }
 
   if (route.bodyArg) {
@@ -148,18 +165,25 @@ export function buildVariables(route: CompiledRoute, params: Map<string, string>
       if (request.contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(request.contentType)) {
         throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw BadInput.field('body', 'is not valid JSON');
-      }
-      variables[route.bodyArg.name] = toInput(parsed, route.bodyArg.type, '');
+      variables[route.bodyArg.name] = toInput(parseJson(text, 'body'), route.bodyArg.type, '');
     } else if (isNonNullType(route.bodyArg.type)) {
       throw BadInput.field('body', 'is required');
     }
   }
   return variables;
+}
+
+function argOf(route: CompiledRoute, name: string): GraphQLArgument {
+  return route.field.args.find((arg) => arg.name === name)!;
+}
+
+function parseJson(text: string, field: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw BadInput.field(field, 'is not valid JSON');
+  }
 }
 
 const INT32 = { min: -2147483648, max: 2147483647 };
@@ -188,32 +212,61 @@ function coerceScalar(value: string, arg: GraphQLArgument, name: string): unknow
 }
 
 /**
- * A JSON body shaped for a GraphQL input type: documented keys become field names (exact match
- * first, then case-insensitive, as ASP.NET model binding did) and unknown fields, server-owned
- * ones included, are dropped. Wrong types are left for GraphQL to report by field.
+ * A JSON value shaped for a GraphQL input type, checked here so that a REST caller's error names
+ * the documented field (`Name`, `options.Take`) in our own words rather than GraphQL's: documented
+ * keys become field names (exact match first, then case-insensitive, as ASP.NET model binding
+ * did), unknown fields, server-owned ones included, are dropped, required fields must be there,
+ * and every scalar must parse. Numbers and booleans sent as strings that parse exactly
+ * (`"VendorId": "0"`, `"IsActive": "true"`) are converted, as Json.NET did.
  */
 function toInput(value: unknown, type: GraphQLInputType, path: string): unknown {
   const nullable = getNullableType(type);
   const field = path || 'body';
-  if (value === null || value === undefined) return value;
+  if (value === null || value === undefined) {
+    if (isNonNullType(type)) throw BadInput.field(field, 'is required');
+    return value;
+  }
   if (isListType(nullable)) {
     if (!Array.isArray(value)) throw BadInput.field(field, 'must be a JSON array');
     return value.map((item, index) => toInput(item, nullable.ofType, `${path}[${index}]`));
   }
-  if (!isInputObjectType(nullable)) {
-    if (typeof value === 'object') throw BadInput.field(field, `must be a ${nullable.name === 'Int' || nullable.name === 'Float' ? 'number' : nullable.name === 'Boolean' ? 'boolean' : 'string'}`);
-    return value; // GraphQL checks the scalar itself and names the field
-  }
+  if (isLeafType(nullable)) return toLeaf(value, nullable, field);
   if (typeof value !== 'object' || Array.isArray(value)) throw BadInput.field(field, 'must be a JSON object');
   const given = value as Record<string, unknown>;
   const lowerKeys = new Map(Object.keys(given).map((key) => [key.toLowerCase(), key]));
   const result: Record<string, unknown> = {};
-  for (const field of Object.values(nullable.getFields())) {
-    const documented = documentedKey(field.name);
+  for (const inputField of Object.values(nullable.getFields())) {
+    const documented = documentedKey(inputField.name);
     const key = documented in given ? documented : lowerKeys.get(documented.toLowerCase());
-    if (key !== undefined && given[key] !== undefined) result[field.name] = toInput(given[key], field.type, path ? `${path}.${documented}` : documented);
+    const fieldPath = path ? `${path}.${documented}` : documented;
+    if (key !== undefined && given[key] !== undefined) result[inputField.name] = toInput(given[key], inputField.type, fieldPath);
+    else if (isNonNullType(inputField.type) && inputField.defaultValue === undefined) throw BadInput.field(fieldPath, 'is required');
   }
   return result;
+}
+
+/** A scalar or enum value, converted from a string where Json.NET would have; a wrong one is a 400 naming the field. */
+function toLeaf(value: unknown, type: GraphQLLeafType, field: string): unknown {
+  let candidate = value;
+  if (typeof value === 'string' && (type.name === 'Int' || type.name === 'Float') && /^\s*-?\d+(\.\d+)?([eE][+-]?\d+)?\s*$/.test(value)) candidate = Number(value);
+  if (typeof value === 'string' && type.name === 'Boolean' && /^(true|false)$/i.test(value.trim())) candidate = value.trim().toLowerCase() === 'true';
+  try {
+    if (type.parseValue(candidate) === undefined) throw new TypeError('no value');
+    return candidate;
+  } catch (error) {
+    throw BadInput.field(field, expectation(type, error));
+  }
+}
+
+function expectation(type: GraphQLLeafType, error: unknown): string {
+  if (isEnumType(type)) return `must be one of ${type.getValues().map((value) => value.name).join(', ')}`;
+  switch (type.name) {
+    case 'Int': return 'must be an integer from -2147483648 to 2147483647';
+    case 'Float': return 'must be a number';
+    case 'Boolean': return 'must be true or false';
+    case 'String': case 'ID': return 'must be a string';
+    default: return error instanceof GraphQLError ? error.message : `must be a valid ${type.name}`;
+  }
 }
 
 /** Registers the gateway: every /api/* request not served by a fixed route goes through it. */

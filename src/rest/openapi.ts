@@ -46,7 +46,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
     const parameters = [
       ...pathParams.map((segment) => ({
         name: segment.param, in: 'path', required: true,
-        schema: scalarSchema(route.field.args.find((arg) => arg.name === segment.param)!.type),
+        schema: scalarSchema(route.field.args.find((arg) => arg.name === segment.arg)!.type),
       })),
       ...[...route.queryArgs.values()].map(({ documented, arg }) => ({
         name: documented, in: 'query', required: isNonNullType(arg.type),

@@ -6,5 +6,5 @@ export const vendorRoutes: RouteRow[] = [
   { method: 'GET', path: '/api/vendors/{vendorid}', field: 'Query.vendor' },
   { method: 'DELETE', path: '/api/vendors/{vendorid}', field: 'Mutation.deleteVendor' },
   { method: 'POST', path: '/api/vendors/duplicatecheck', field: 'Query.vendorDuplicateCheck', body: 'input' },
-  { method: 'GET', path: '/api/vendors/search', field: 'Query.vendorSearch', query: { 'this[]': 'text' } },
+  { method: 'GET', path: '/api/vendors/search', field: 'Query.vendors', query: { 'this[]': 'text' } },
 ];

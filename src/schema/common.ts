@@ -1,5 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { Field, InputType, Int, ObjectType, type ClassType } from 'type-graphql';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
 
 /** A record whose name duplicates the one being checked (documented model PotentialDuplicateEntry). */
 @ObjectType({ description: 'A record whose name duplicates the given name.' })
@@ -37,6 +38,13 @@ export class LookupChoiceInt {
 
   @Field(() => Int)
   Order!: number;
+}
+
+/** Rows with an id and a name as the choices of a lookup list, in the given order. */
+export function lookupChoices(rows: readonly { id: number; name: string | null; extraData?: string | null }[]): LookupChoiceInt[] {
+  return rows.map((row, index) => ({
+    Id: row.id, Name: row.name, ExtraData: row.extraData ?? null, CssColor: null, IsSelected: false, IsDeleted: false, Order: index,
+  }));
 }
 
 /** The actions the caller may take on a row of a staff list (the documented `Actions`). */
@@ -80,6 +88,17 @@ export abstract class FilterBaseInput {
   @Field(() => String, { nullable: true, description: 'ISO 8601 date: only records on or after it (lists with dates).' }) CalendarStartDate?: string | null;
   @Field(() => String, { nullable: true, description: 'ISO 8601 date: only records on or before it (lists with dates).' }) CalendarEndDate?: string | null;
 }
+
+/**
+ * The `options` of a list: the FilterBase fields as a typed input (REST: the `options` query
+ * parameter, URL-encoded JSON of the same fields). A list with criteria of its own declares its
+ * own input extending FilterBaseInput instead.
+ */
+@InputType('ListOptions', {
+  description: `Paging, ordering and a text filter: Skip, Take (alias Top; default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}), ` +
+    'Filter (case-insensitive text match), OrderBy ("Name" or "Name desc"), CalendarStartDate, CalendarEndDate.',
+})
+export class ListOptionsInput extends FilterBaseInput {}
 
 /** The FilterBase fields of a filter body, in the shape `parseListOptions` reads. */
 export function filterBaseOptions(filter: FilterBaseInput | null | undefined): Record<string, unknown> {

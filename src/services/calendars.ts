@@ -1,5 +1,5 @@
 import type { RequestContext } from '../core/context.js';
-import { assertCurrentVersion } from '../core/concurrency.js';
+import { assertCurrentVersion } from '../core/records.js';
 import { BadInput, NotFound, staleAuditId } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
 import { MAX_PAGE_SIZE, parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';

@@ -1,6 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { JobDefinition } from '../core/jobs.js';
-import { purgeUnusedFilesJob } from './files.js';
 
 /** How long expired or revoked credentials and used links are kept (for audit) before removal. */
 const RETENTION = '30 days';
@@ -19,5 +18,3 @@ export const housekeepingJob: JobDefinition = {
     await connection.execute("DELETE FROM sign_in_request WHERE requested_at < now() - interval '1 day'");
   },
 };
-
-export const jobs: JobDefinition[] = [housekeepingJob, purgeUnusedFilesJob];

@@ -1,7 +1,7 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import sanitizeHtml from 'sanitize-html';
 import type { RequestContext } from '../core/context.js';
-import { assertCurrentVersion } from '../core/concurrency.js';
+import { assertCurrentVersion } from '../core/records.js';
 import { BadInput, Conflict, Forbidden, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
 import { escapeLike, MAX_PAGE_SIZE, parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';

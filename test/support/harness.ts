@@ -150,3 +150,15 @@ export async function expectStatementsIndependentOfPageSize(server: TestServer, 
   expect(fifty).toBe(five);
   expect(five).toBeLessThanOrEqual(max);
 }
+
+/**
+ * Fires `attempts` requests at once (all sent before any is answered) and asserts that exactly
+ * one succeeded with 200 and every other one was refused with one of `refusals` (the record is
+ * gone: 404; its version moved on: 409). Answers the statuses.
+ */
+export async function expectExactlyOneSucceeds(attempts: (() => Promise<HttpResult>)[], refusals: number[] = [404, 409]): Promise<number[]> {
+  const statuses = (await Promise.all(attempts.map((attempt) => attempt()))).map((response) => response.status);
+  expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+  for (const status of statuses.filter((candidate) => candidate !== 200)) expect(refusals).toContain(status);
+  return statuses;
+}

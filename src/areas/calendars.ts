@@ -1,0 +1,13 @@
+import { defineArea } from '../core/area.js';
+import { Calendar } from '../entities/calendar.js';
+import { calendarFeedRoutes } from '../http/calendars.js';
+import { CalendarResolver } from '../resolvers/calendars.js';
+import { calendarRoutes } from '../rest/calendars.js';
+
+export const calendarsArea = defineArea({
+  name: 'calendars',
+  entities: [Calendar],
+  resolvers: [CalendarResolver],
+  routes: calendarRoutes,
+  rawRoutes: [calendarFeedRoutes],
+});

@@ -1,0 +1,14 @@
+import { defineArea } from '../core/area.js';
+import { CallbackSecret, EmailEvent, MeetingEvent, ProviderCallback } from '../entities/callback.js';
+import { callbackRoutes } from '../http/callbacks.js';
+import { CallbackResolver } from '../resolvers/callbacks.js';
+import { callbackJobs } from '../services/callback-processing.js';
+
+/** Inbound provider callbacks: signed, stored, acknowledged, processed by jobs. */
+export const callbacksArea = defineArea({
+  name: 'callbacks',
+  entities: [CallbackSecret, ProviderCallback, EmailEvent, MeetingEvent],
+  resolvers: [CallbackResolver],
+  rawRoutes: [callbackRoutes],
+  jobs: callbackJobs(),
+});

@@ -1,0 +1,17 @@
+import { defineArea } from '../core/area.js';
+import { FileContent, StoredFile } from '../entities/file.js';
+import { StoredImage } from '../entities/image.js';
+import { imageAreaRoutes } from '../http/images.js';
+import { ImageResolver } from '../resolvers/images.js';
+import { imageRoutes } from '../rest/images.js';
+import { purgeUnusedFilesJob } from '../services/files.js';
+
+/** The file service every area stores bytes in, and the images built on it. */
+export const imagesArea = defineArea({
+  name: 'images',
+  entities: [FileContent, StoredFile, StoredImage],
+  resolvers: [ImageResolver],
+  routes: imageRoutes,
+  rawRoutes: [imageAreaRoutes],
+  jobs: [purgeUnusedFilesJob],
+});

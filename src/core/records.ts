@@ -1,0 +1,102 @@
+import type { EntityClass, EntityData, FilterQuery, RequiredEntityData } from '@mikro-orm/core';
+import type { TenantOwned, Versioned } from '../entities/base.js';
+import type { RequestContext } from './context.js';
+import { NotFound, staleAuditId } from './errors.js';
+import { leanRows } from './lean-read.js';
+
+/**
+ * The record operations every area repeats, written once. Each is confined to the caller's
+ * tenant (the tenant filter, and the tenant named in every write), so another tenant's record is
+ * simply not found. `noun` names the record in messages: "The vendor was not found."
+ */
+
+/** `{ id }` as a filter of any tenant-owned entity (MikroORM cannot infer it for a generic `T`). */
+export function byId<T extends TenantOwned>(id: number): FilterQuery<T> {
+  return { id } as FilterQuery<T>;
+}
+
+/** The record as an entity (for a change), or 404. */
+export async function findOr404<T extends TenantOwned>(ctx: RequestContext, entity: EntityClass<T>, id: number, noun: string): Promise<T> {
+  const record = await ctx.em.findOne(entity, byId<T>(id));
+  if (!record) throw new NotFound(noun);
+  return record;
+}
+
+/** Only `fields` of the record as a plain row (for a read: no entity, no identity map), or 404. */
+export async function readOr404<T extends TenantOwned, F extends keyof T & string>(
+  ctx: RequestContext, entity: EntityClass<T>, fields: readonly F[], id: number, noun: string,
+): Promise<Pick<T, F>> {
+  const [row] = await leanRows(ctx.em, entity, { fields: [...fields], where: byId<T>(id), limit: 1 });
+  if (!row) throw new NotFound(noun);
+  return row;
+}
+
+/** Which record a save is about: an `id` (0, null or absent creates) and the `auditId` the client read. */
+export interface SaveTarget {
+  id?: number | null;
+  auditId?: number | null;
+}
+
+/**
+ * Create-or-update. With an id, loads the record (404 if it is not the caller's tenant's), refuses
+ * a stale `auditId` (409) and assigns `fields`; otherwise creates it in the caller's tenant with
+ * `fields` and `created`. The UPDATE carries the version in its WHERE clause, so a save that
+ * raced another save or a delete is a 409, never a silent overwrite. Flushes; answers the entity.
+ */
+export async function saveRecord<T extends Versioned>(
+  ctx: RequestContext, entity: EntityClass<T>, target: SaveTarget, fields: EntityData<T>, noun: string, created?: Partial<RequiredEntityData<T>>,
+): Promise<T> {
+  let record: T;
+  if (target.id) {
+    record = await findOr404(ctx, entity, target.id, noun);
+    assertCurrentVersion(record, target.auditId);
+    // MikroORM's assign() cannot relate EntityData<T> to its own parameter type while T is generic.
+    ctx.em.assign(record, fields as never);
+  } else {
+    record = ctx.em.create(entity, { ...created, ...fields, tenant: ctx.tenantId } as RequiredEntityData<T>);
+  }
+  await ctx.em.persist(record).flush();
+  return record;
+}
+
+/**
+ * Deletes a record in one statement whose WHERE holds the tenant and, when given, the version:
+ * of twenty concurrent deletes exactly one succeeds, and a delete with a stale `auditId` never
+ * removes a newer save. 404 when the record is not there (or not the caller's), 409 when it is
+ * there at another version. Answers the id.
+ */
+export async function deleteRecord<T extends TenantOwned>(
+  ctx: RequestContext, entity: EntityClass<T>, id: number, auditId: number | null | undefined, noun: string,
+): Promise<number> {
+  const where = { id, tenant: ctx.tenantId, ...(auditId == null ? {} : { auditId }) } as FilterQuery<T>;
+  if ((await ctx.em.nativeDelete(entity, where)) === 1) return id;
+  if (auditId == null) throw new NotFound(noun);
+  await readOr404(ctx, entity, ['id'], id, noun); // gone, or another tenant's → 404
+  throw staleAuditId(); // it is there, so its version moved on → 409
+}
+
+/** A client that sends the AuditId it read must still hold the current version (409 otherwise). */
+export function assertCurrentVersion(record: Versioned, auditId: number | null | undefined): void {
+  if (auditId != null && auditId !== record.auditId) throw staleAuditId();
+}
+
+/**
+ * Runs `work` in a transaction holding a lock on (tenant, `scope`, `key`), so that a
+ * likely-duplicate check and the write it allows cannot interleave with another request's: of
+ * two concurrent saves of the same name, the second sees the first. An advisory lock rather
+ * than a unique index, because a likely duplicate may still be saved on purpose (`forceSave`).
+ * `work` uses `ctx.em` as usual; it runs inside the transaction.
+ */
+export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, key: string, work: () => Promise<R>): Promise<R> {
+  const tenantId = ctx.tenantId;
+  await ctx.em.begin();
+  try {
+    await ctx.em.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [tenantId, `${scope}:${key}`]);
+    const result = await work();
+    await ctx.em.commit();
+    return result;
+  } catch (error) {
+    await ctx.em.rollback();
+    throw error;
+  }
+}
