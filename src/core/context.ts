@@ -77,10 +77,10 @@ export class RequestContext {
     return this.hasRole('staff');
   }
 
-  /** 403 unless the caller has one of `roles`. */
+  /** The caller (401 without one), and 403 unless it has one of `roles` (any caller when none are named). */
   requireRole(...roles: Role[]): Caller {
     const caller = this.requireCaller();
-    if (!roles.some((role) => caller.roles.includes(role))) throw new Forbidden();
+    if (roles.length > 0 && !roles.some((role) => caller.roles.includes(role))) throw new Forbidden();
     return caller;
   }
 }

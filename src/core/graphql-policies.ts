@@ -9,8 +9,7 @@ import type { Role } from '../entities/login.js';
  * Throwing our own errors keeps the status right on both interfaces.
  */
 export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context }, roles) => {
-  if (roles.length === 0) context.requireCaller();
-  else context.requireRole(...roles);
+  context.requireRole(...roles);
   return true;
 };
 
@@ -61,7 +60,7 @@ export interface FieldAccess {
   /** No credential needed. */
   public: boolean;
   /** Roles required beyond signing in (empty: any signed-in login). */
-  roles: string[];
+  roles: Role[];
 }
 
 /** Who may call a root field, read from its resolver's `@Authorized` decorator. */
@@ -70,5 +69,9 @@ export function fieldAccess(operation: 'query' | 'mutation', fieldName: string):
   const resolvers = operation === 'query' ? storage.queries : storage.mutations;
   const resolver = resolvers.find((candidate) => candidate.schemaName === fieldName);
   const authorized = resolver && storage.authorizedFields.find((entry) => entry.target === resolver.target && entry.fieldName === resolver.methodName);
-  return authorized ? { public: false, roles: authorized.roles.map(String) } : { public: true, roles: [] };
+  return authorized ? { public: false, roles: authorized.roles.filter(isRole) } : { public: true, roles: [] };
+}
+
+function isRole(value: unknown): value is Role {
+  return value === 'staff' || value === 'member';
 }

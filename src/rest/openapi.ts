@@ -2,7 +2,6 @@ import {
   getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputField, type GraphQLNamedType, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
-import { fieldAccess } from '../core/graphql-policies.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
 import { documentedKey } from './documented-keys.js';
 import type { AreaRoutes } from '../http/area-routes.js';
@@ -41,7 +40,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
   }
   for (const route of routes) {
     const { row } = route;
-    const access = fieldAccess(route.operationType, route.fieldName);
+    const { access } = route;
     const pathParams = route.segments.flatMap((segment) => ('param' in segment ? [segment] : []));
     const parameters = [
       ...pathParams.map((segment) => ({
