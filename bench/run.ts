@@ -30,7 +30,7 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
   },
 });
-const smoke = options.smoke!;
+const smoke = options.smoke;
 const duration = smoke ? 1 : Number(options.duration);
 const connections = smoke ? 4 : Number(options.connections);
 const rounds = smoke ? 1 : Number(options.rounds);
@@ -90,7 +90,7 @@ function startServer(url: string, port: number): Promise<ChildProcess> {
       env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    child.stdout!.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
+    child.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
     child.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
   });
 }
@@ -156,7 +156,7 @@ async function measure(base: string, token: string, scenario: Scenario): Promise
   };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Warms each scenario of a group up, then runs the group's scenarios in turn `rounds` times; medians per scenario. */
 async function measureGroup(base: string, token: string, group: Scenario[]): Promise<Measured[]> {
@@ -195,8 +195,8 @@ function callbackBody(): string {
 function scenarios(vendorIds: number[], callbackSecret: string): Scenario[] {
   // Saves go round the vendors, so no two of the in-flight saves touch the same row.
   let next = 0;
-  const someId = () => vendorIds[next++ % vendorIds.length]!;
-  const readId = vendorIds[Math.floor(vendorIds.length / 2)]!;
+  const someId = () => vendorIds[next++ % vendorIds.length];
+  const readId = vendorIds[Math.floor(vendorIds.length / 2)];
   const listQuery = (take: number) => `{ vendors(options: ${JSON.stringify(JSON.stringify({ Take: take }))}) { VendorId Name WebsiteUrl Actions } }`;
   const saveBody = () => ({ VendorId: someId(), Name: `Vendor ${Math.random().toString(36).slice(2, 8)}` });
   const list = (take: number): Scenario[] => [
@@ -245,7 +245,7 @@ async function main(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   try {
     const results: Measured[] = [];
-    const chosen = scenarios(vendorIds, callbackSecret).filter((candidate) => !options.only || candidate.name.includes(options.only!));
+    const chosen = scenarios(vendorIds, callbackSecret).filter((candidate) => !options.only || candidate.name.includes(options.only));
     for (const group of new Set(chosen.map((scenario) => scenario.group))) {
       for (const measured of await measureGroup(base, token, chosen.filter((scenario) => scenario.group === group))) {
         process.stdout.write(`${measured.scenario.name.padEnd(36)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${measured.p50} ms  p99 ${measured.p99} ms  SQL/req ${measured.statementsPerRequest.toFixed(2)}  errors ${measured.errors}\n`);

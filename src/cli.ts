@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   }
   const runtime = await startRuntime(loadConfig(), () => {});
   try {
-    process.stdout.write(`${await commands[name](runtime, values as Options)}\n`);
+    process.stdout.write(`${await commands[name](runtime, values)}\n`);
   } finally {
     await runtime.stop();
   }

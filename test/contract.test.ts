@@ -96,7 +96,7 @@ describe('OpenAPI document', () => {
       const response = await rest(server, 'GET', page);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('text/html');
-      const assets = [...response.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!);
+      const assets = [...response.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
       expect(assets.length).toBeGreaterThan(1);
       for (const asset of assets) {
         expect(asset.startsWith('/')).toBe(true);

@@ -20,7 +20,7 @@ export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context }, ro
 export async function validateInput(argValue: unknown): Promise<void> {
   const nul = findNul(argValue, '');
   if (nul !== null) throw BadInput.field(nul || 'value', 'must not contain NUL characters'); // a scalar argument has no path
-  const values = Array.isArray(argValue) ? argValue : [argValue];
+  const values: unknown[] = Array.isArray(argValue) ? argValue : [argValue];
   const problems: FieldProblem[] = [];
   for (const value of values) {
     if (value === null || typeof value !== 'object') continue;

@@ -76,7 +76,7 @@ export function toFindOptions<T extends object>(list: ListOptions, spec: ListSpe
   if (spec.dates && list.calendarStartDate) conditions.push({ [spec.dates]: { $gte: new Date(list.calendarStartDate) } } as FilterQuery<T>);
   if (spec.dates && list.calendarEndDate) conditions.push({ [spec.dates]: endOf(list.calendarEndDate) } as FilterQuery<T>);
   const where = (conditions.length > 1 ? { $and: conditions } : conditions[0] ?? {}) as FilterQuery<T>;
-  const orderBy = list.orderBy.map(({ field, descending }) => ({ [spec.orderBy[field]!]: descending ? 'desc' : 'asc' }) as QueryOrderMap<T>);
+  const orderBy = list.orderBy.map(({ field, descending }) => ({ [spec.orderBy[field]]: descending ? 'desc' : 'asc' }) as QueryOrderMap<T>);
   orderBy.push({ id: 'asc' } as QueryOrderMap<T>); // a stable order, so pages never overlap
   return { where, orderBy, limit: list.take, offset: list.skip };
 }

@@ -33,7 +33,7 @@ export class Loaders {
   custom<K, V>(name: string, batch: (em: EntityManager, keys: readonly K[]) => Promise<V[]>): DataLoader<K, V> {
     let loader = this.named.get(name);
     if (!loader) {
-      loader = new DataLoader<K, V>((keys) => batch(this.em, keys)) as DataLoader<unknown, unknown>;
+      loader = new DataLoader<K, V>((keys) => batch(this.em, keys));
       this.named.set(name, loader);
     }
     return loader as DataLoader<K, V>;

@@ -14,7 +14,7 @@ export interface GraphqlOptions {
   schema: GraphQLSchema;
   config: Config;
   contextFor(request: FastifyRequest): Promise<RequestContext>;
-  onUnexpectedError(error: unknown): void;
+  onUnexpectedError: (error: unknown) => void;
 }
 
 /**

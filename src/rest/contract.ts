@@ -33,4 +33,3 @@ function projectRoot(): string {
   }
   return dir;
 }
-

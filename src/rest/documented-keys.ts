@@ -21,7 +21,9 @@ export function needsKeyMapping(type: GraphQLType, seen = new Set<GraphQLNamedTy
   const named = getNamedType(type);
   if (seen.has(named) || !(isObjectType(named) || isInputObjectType(named))) return false;
   seen.add(named);
-  return Object.values(named.getFields()).some((field) => field.name in documentedNameOf || needsKeyMapping(field.type, seen));
+  // Each branch narrows `named`, so each getFields() is typed (on the union it is not).
+  const fields: { name: string; type: GraphQLType }[] = isObjectType(named) ? Object.values(named.getFields()) : Object.values(named.getFields());
+  return fields.some((field) => field.name in documentedNameOf || needsKeyMapping(field.type, seen));
 }
 
 /** Renames GraphQL field names back to the documented keys, at any depth. */

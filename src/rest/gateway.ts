@@ -49,7 +49,7 @@ export interface GatewayOptions {
   /** The route table, compiled once (`compileRoutes`) and shared with the OpenAPI document. */
   routes: CompiledRoute[];
   contextFor(request: FastifyRequest): Promise<RequestContext>;
-  onUnexpectedError(error: unknown): void;
+  onUnexpectedError: (error: unknown) => void;
 }
 
 /** Builds each row against the schema; a row naming a missing field or argument fails at start. */
@@ -71,9 +71,9 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
     const segments: Segment[] = row.path.split('/').filter(Boolean).map((part) => {
       const param = /^\{([^}=]+)(=null)?\}$/.exec(part);
       if (!param) return { literal: part.toLowerCase() };
-      const arg = argFor(param[1]!);
+      const arg = argFor(param[1]);
       if (!arg) throw new Error(`Route ${row.path}: ${row.field} has no argument for {${param[1]}}`);
-      return { param: param[1]!, arg: arg.name, optional: Boolean(param[2]) };
+      return { param: param[1], arg: arg.name, optional: Boolean(param[2]) };
     });
     const bodyArg = row.body ? field.args.find((arg) => arg.name === row.body) ?? null : null;
     if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
@@ -124,7 +124,7 @@ function matchSegments(segments: Segment[], parts: string[]): Map<string, string
   if (parts.length > segments.length) return null;
   const params = new Map<string, string>();
   for (let index = 0; index < segments.length; index++) {
-    const segment = segments[index]!;
+    const segment = segments[index];
     const part = parts[index];
     if (part === undefined) {
       if ('param' in segment && segment.optional) continue;
@@ -155,11 +155,11 @@ export function buildVariables(route: CompiledRoute, params: Map<string, string>
     const type = getNullableType(target.arg.type);
     if (isInputObjectType(type)) {
       // A model in the query string (`options`): URL-encoded JSON, checked like a body.
-      variables[target.arg.name] = toInput(parseJson(values[0]!, target.documented), type, target.documented);
+      variables[target.arg.name] = toInput(parseJson(values[0], target.documented), type, target.documented);
     } else {
       variables[target.arg.name] = isListType(type)
         ? values.map((value) => coerceScalar(value, target.arg, target.documented))
-        : coerceScalar(values[0]!, target.arg, target.documented);
+        : coerceScalar(values[0], target.arg, target.documented);
     }
   }
 

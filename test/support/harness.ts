@@ -108,7 +108,7 @@ export async function rest<T = any>(
   }
   const response = await fetch(`${server.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {
