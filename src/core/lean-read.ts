@@ -1,4 +1,4 @@
-import type { EntityClass, FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import { raw, type EntityClass, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 export interface LeanQuery<T> {
@@ -19,7 +19,6 @@ export async function leanRows<T extends object, F extends keyof T & string>(
   entity: EntityClass<T>,
   query: LeanQuery<T> & { fields: F[] },
 ): Promise<Pick<T, F>[]> {
-  // QueryBuilder's generics track joins and aliases this helper never uses; it only needs these calls.
   const qb = em.createQueryBuilder(entity) as unknown as RowQuery;
   qb.select(query.fields).where(query.where);
   if (query.orderBy?.length) qb.orderBy(query.orderBy);
@@ -27,6 +26,54 @@ export async function leanRows<T extends object, F extends keyof T & string>(
   if (query.offset) qb.offset(query.offset);
   await qb.applyFilters();
   return qb.execute('all', { mapResults: true }) as Promise<Pick<T, F>[]>;
+}
+
+/**
+ * The first row of each group of equal `distinctOn` values (PostgreSQL `DISTINCT ON`), the
+ * first by `orderBy` — which must start with the `distinctOn` properties. E.g. the newest terms
+ * of each login type in one statement.
+ */
+export async function leanDistinctOn<T extends object, F extends keyof T & string>(
+  em: EntityManager,
+  entity: EntityClass<T>,
+  query: LeanQuery<T> & { fields: F[]; distinctOn: (keyof T & string)[] },
+): Promise<Pick<T, F>[]> {
+  const qb = em.createQueryBuilder(entity) as unknown as RowQuery;
+  qb.select(query.fields).distinctOn(query.distinctOn).where(query.where);
+  if (query.orderBy?.length) qb.orderBy(query.orderBy);
+  await qb.applyFilters();
+  return qb.execute('all', { mapResults: true }) as Promise<Pick<T, F>[]>;
+}
+
+/**
+ * How many records match `where`, per value of `groupBy` (a column or a many-to-one, read as
+ * its id): one grouped statement, e.g. for a DataLoader's batch or a chart. Values without
+ * records are absent from the map.
+ */
+export async function countsBy<T extends object>(em: EntityManager, entity: EntityClass<T>, groupBy: keyof T & string, where: FilterQuery<T>): Promise<Map<unknown, number>> {
+  const qb = em.createQueryBuilder(entity, 'e') as unknown as RowQuery;
+  qb.select([`e.${groupBy}`, raw('count(*) as count')]).where(where).groupBy(`e.${groupBy}`);
+  await qb.applyFilters();
+  const rows = (await qb.execute('all', { mapResults: true })) as Record<string, unknown>[];
+  return new Map(rows.map((row) => [idOrValue(row[groupBy]), Number(row.count)]));
+}
+
+/**
+ * Inserts `rows`, skipping any that would break the unique key `conflictOn` (`INSERT … ON
+ * CONFLICT (…) DO NOTHING`): idempotent writes such as likes or recorded events, race-free
+ * without a read first. Answers how many rows were new.
+ */
+export async function insertIgnoringDuplicates<T extends object>(
+  em: EntityManager, entity: EntityClass<T>, rows: RequiredEntityData<T>[], conflictOn: (keyof T & string)[],
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  const qb = em.createQueryBuilder(entity) as unknown as InsertQuery;
+  const result = await qb.insert(rows).onConflict(conflictOn).ignore().execute('run');
+  return result.affectedRows;
+}
+
+function idOrValue(value: unknown): unknown {
+  return value !== null && typeof value === 'object' && 'id' in value ? value.id : value;
 }
 
 /** How many records match `where` (the EntityManager's filters applied, as in `leanRows`). */
@@ -37,8 +84,12 @@ export async function leanCount<T extends object>(em: EntityManager, entity: Ent
   return qb.getCount();
 }
 
+// MikroORM's QueryBuilder generics track joins and aliases these helpers never use; they need
+// only these calls, typed once here instead of at every use.
 interface RowQuery {
-  select(fields: string[]): RowQuery;
+  select(fields: (string | RawQueryFragment)[]): RowQuery;
+  distinctOn(fields: string[]): RowQuery;
+  groupBy(field: string): RowQuery;
   where(cond: object): RowQuery;
   orderBy(order: object[]): RowQuery;
   limit(limit: number): RowQuery;
@@ -46,4 +97,11 @@ interface RowQuery {
   applyFilters(): Promise<void>;
   execute(method: 'all', options: { mapResults: boolean }): Promise<unknown[]>;
   getCount(): Promise<number>;
+}
+
+interface InsertQuery {
+  insert(rows: object[]): InsertQuery;
+  onConflict(fields: string[]): InsertQuery;
+  ignore(): InsertQuery;
+  execute(method: 'run'): Promise<{ affectedRows: number }>;
 }
