@@ -108,7 +108,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
   // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.
   const compiledRoutes = compileRoutes(schema, routes);
-  await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawRoutes.flatMap((area) => area.operations)));
+  await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawRoutes.flatMap((area) => area.operations)), { graphiql: config.graphiql });
   for (const area of rawRoutes) await area.register(server, contextFor, deps);
   await server.register(async (scope) => restGateway(scope, { routes: compiledRoutes, contextFor, onUnexpectedError }));
   await options.configure?.(server);

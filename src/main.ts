@@ -37,6 +37,9 @@ async function main(): Promise<void> {
   await app.server.listen({ host: config.HOST, port: config.PORT });
   const base = app.deps.publicBaseUrl;
   const lines = [`GraphQL:  ${base}/graphql   (GraphiQL: ${base}/graphiql)`, `REST:     ${base}/api   (OpenAPI: ${base}/api/openapi.json, Swagger UI: ${base}/api/docs)`];
+  lines.push(config.isProduction
+    ? 'Mode: production (no demo tenant; GraphiQL and introspection only if GRAPHIQL / GRAPHQL_INTROSPECTION say so).'
+    : `Mode: ${config.NODE_ENV} — GraphiQL, introspection, field suggestions and the demo tenant are on; NODE_ENV=production turns them off.`);
   if (!config.isProduction) {
     const session = await ensureDemoTenant(runtime.orm.em.fork(), config.SESSION_TTL_HOURS);
     lines.push(`Demo tenant "${DEMO_TENANT_KEY}", staff login ${DEMO_STAFF_EMAIL}:`, `  Authorization: Bearer ${session.token}`);

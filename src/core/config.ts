@@ -16,7 +16,10 @@ const configSchema = z.object({
   MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Base URL that magic links point at (the member portal). */
   PUBLIC_BASE_URL: z.url().optional(),
+  /** GraphQL introspection (default: on outside production). */
   GRAPHQL_INTROSPECTION: z.stringbool().optional(),
+  /** GraphiQL at /graphiql (default: on outside production). */
+  GRAPHIQL: z.stringbool().optional(),
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),
   /** Fastify's trustProxy: true/false, a hop count, or a list of addresses. */
@@ -44,7 +47,7 @@ const configSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
 });
 
-export type Config = z.infer<typeof configSchema> & { introspection: boolean; isProduction: boolean };
+export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };
 
 export class ConfigError extends Error {}
 
@@ -71,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...config,
     isProduction: config.NODE_ENV === 'production',
     introspection: config.GRAPHQL_INTROSPECTION ?? config.NODE_ENV !== 'production',
+    graphiql: config.GRAPHIQL ?? config.NODE_ENV !== 'production',
   };
 }
 

@@ -30,11 +30,20 @@ export function mapError(thrown: unknown): MappedError {
   if (original instanceof ConnectionException || isConnectionFailure(original)) return { error: new ServiceUnavailable(), unexpected: false };
   if (thrown instanceof GraphQLError && (!thrown.originalError || original instanceof GraphQLError)) {
     // Errors GraphQL raised itself (coercion of variables, an invalid document); the outer
-    // message carries the path of the offending input.
-    return { error: new BadInput([{ field: fieldOf(thrown.message), message: thrown.message }], thrown.message), unexpected: false };
+    // message carries the path of the offending input. The protocol's own codes
+    // (GRAPHQL_PARSE_FAILED, …) are kept: GraphQL clients know them.
+    const problems = [{ field: fieldOf(thrown.message), message: thrown.message }];
+    const code = thrown.extensions.code;
+    return {
+      error: typeof code === 'string' && GRAPHQL_PROTOCOL_CODES.has(code) ? new ApiError(400, code, thrown.message, problems) : new BadInput(problems, thrown.message),
+      unexpected: false,
+    };
   }
   return { error: new ApiError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred.'), unexpected: true };
 }
+
+/** Codes of GraphQL requests that could not be run at all: a 400 under the code clients know. */
+const GRAPHQL_PROTOCOL_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'OPERATION_RESOLUTION_FAILURE']);
 
 /** `mapError`, reporting anything unexpected (a bug) to `onUnexpected` on the way. */
 export function toApiError(thrown: unknown, onUnexpected: (error: unknown) => void): ApiError {

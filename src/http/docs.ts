@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify';
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
-/** GraphiQL at /graphiql and Swagger UI at /api/docs, both from npm packages (no CDN). */
-export async function mountDocs(app: FastifyInstance, openApi: object): Promise<void> {
+/** GraphiQL at /graphiql (unless `graphiql` is false) and Swagger UI at /api/docs, both from npm packages (no CDN). */
+export async function mountDocs(app: FastifyInstance, openApi: object, options: { graphiql: boolean }): Promise<void> {
   app.get('/api/openapi.json', async () => openApi);
 
   await app.register(fastifyStatic, { root: packageDir('swagger-ui-dist'), prefix: '/api/docs/assets/', decorateReply: false, index: false });
@@ -19,6 +19,11 @@ export async function mountDocs(app: FastifyInstance, openApi: object): Promise<
     '<script src="/docs/swagger-init.js"></script>',
   ])));
 
+  app.get('/docs/swagger-init.js', async (_request, reply) => reply.type('text/javascript').send(
+    "window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', persistAuthorization: true });",
+  ));
+
+  if (!options.graphiql) return;
   await app.register(fastifyStatic, { root: packageDir('graphiql'), prefix: '/graphiql/assets/graphiql/', decorateReply: false, index: false, allowedPath: (file) => file.startsWith('/graphiql.min.') });
   await app.register(fastifyStatic, { root: path.join(packageDir('react'), 'umd'), prefix: '/graphiql/assets/react/', decorateReply: false, index: false });
   await app.register(fastifyStatic, { root: path.join(packageDir('react-dom'), 'umd'), prefix: '/graphiql/assets/react-dom/', decorateReply: false, index: false });
@@ -34,9 +39,6 @@ export async function mountDocs(app: FastifyInstance, openApi: object): Promise<
   ])));
 
   // Start-up scripts are files, not inline, so the Content-Security-Policy can forbid inline scripts.
-  app.get('/docs/swagger-init.js', async (_request, reply) => reply.type('text/javascript').send(
-    "window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', persistAuthorization: true });",
-  ));
   app.get('/docs/graphiql-init.js', async (_request, reply) => reply.type('text/javascript').send(`
     const fetcher = GraphiQL.createFetcher({ url: '/graphql' });
     ReactDOM.createRoot(document.getElementById('graphiql')).render(

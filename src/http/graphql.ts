@@ -4,11 +4,15 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { printSchema, type GraphQLSchema } from 'graphql';
+import { GraphQLError, printSchema, type GraphQLSchema } from 'graphql';
 import { CompiledOperationCache, compileOperation } from '../core/compiled-execution.js';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
+import type { FieldProblem } from '../core/errors.js';
+
+/** The most tokens a GraphQL document may hold (graphql-js counts them while parsing). */
+const MAX_TOKENS = 2000;
 
 export interface GraphqlOptions {
   schema: GraphQLSchema;
@@ -50,6 +54,9 @@ function compiledExecutor(schema: GraphQLSchema): GatewayInterface {
     async load() {
       return {
         executor: async (request) => {
+          // Apollo found no operation of that name in the document (typed as always set, but it is
+          // not then): nothing may run; graphql-jit would otherwise run the document's only operation.
+          if (!request.operation) return { errors: [unknownOperation(request.operationName)] };
           const key = `${request.queryHash}:${request.operationName ?? ''}`;
           const run = operations.get(key, () => compileOperation(schema, request.document, request.operationName ?? undefined));
           return run(request.context, request.request.variables ?? {});
@@ -60,6 +67,12 @@ function compiledExecutor(schema: GraphQLSchema): GatewayInterface {
   };
 }
 
+function unknownOperation(name: string | null): GraphQLError {
+  return new GraphQLError(name ? `Unknown operation named "${name}".` : 'The document must hold exactly one operation, or operationName must name one.', {
+    extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+  });
+}
+
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
   const armor = new ApolloArmor({
@@ -67,16 +80,21 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     costLimit: { maxCost: 5000 },
     maxAliases: { n: 15 },
     maxDirectives: { n: 20 },
-    maxTokens: { n: 2000 },
+    // Its token limit parses the document again inside a plugin, where any parse error becomes a
+    // 500; graphql-js's own limit (parseOptions below) fails the parse itself: a 400.
+    maxTokens: { enabled: false },
     // Its plugin rewrites error messages in place, which graphql-jit's errors do not allow;
     // formatError below removes the suggestions instead.
     blockFieldSuggestion: { enabled: false },
   }).protect();
+  const development = options.config.NODE_ENV === 'development';
   const apollo = new ApolloServer<RequestContext>({
     gateway: compiledExecutor(options.schema),
     introspection: options.config.introspection,
     csrfPrevention: true,
-    includeStacktraceInErrorResponses: options.config.NODE_ENV === 'development',
+    // No stack trace in any mode: failures are logged, and answers carry our own codes only.
+    includeStacktraceInErrorResponses: false,
+    parseOptions: { maxTokens: MAX_TOKENS },
     allowBatchedHttpRequests: false,
     validationRules: armor.validationRules,
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
@@ -86,9 +104,13 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
+      // Field suggestions ("Did you mean …") would reveal the schema: development only.
+      const withoutSuggestions = (text: string) => (development ? text : text.replace(/ ?Did you mean [^?]+\?/g, ''));
+      if (Array.isArray(extensions.errors)) {
+        extensions.errors = (extensions.errors as FieldProblem[]).map((problem) => ({ ...problem, message: withoutSuggestions(problem.message) }));
+      }
       return {
-        // Field suggestions would reveal the schema where introspection is off.
-        message: mapped.message.replace(/ ?Did you mean [^?]+\?/g, ''),
+        message: withoutSuggestions(mapped.message),
         ...(formatted.path ? { path: formatted.path } : {}),
         ...(formatted.locations ? { locations: formatted.locations } : {}),
         extensions: { ...extensions, code: mapped.code },
