@@ -14,20 +14,31 @@ import { startRuntime, type Runtime } from './runtime.js';
 
 const MIGRATIONS_FOLDER = 'src/db/migrations';
 
-const usage = `Usage: npm run cli -- <command>
-  tenant create --key KEY --name NAME [--domain DOMAIN]
-  login create --tenant KEY --email EMAIL --role staff|member [--first-name F] [--last-name L]
-  token --tenant KEY --email EMAIL              prints a new session token (only the token)
-  apikey create --tenant KEY --email EMAIL --name NAME [--expires ISO-DATE]
-                                                prints the new API key (only the key; shown once)
-  apikey revoke --tenant KEY --id ID
-  callback-secret set --tenant KEY --provider emailprovider1|emailprovider2|emailprovider3|emailprovider4|meetingprovider
-                                                prints a new callback signing secret (only the secret; shown once)
-  callbacks requeue [--tenant KEY]              queues dead-lettered callbacks for processing again
-  migrate                                       applies pending migrations
-  migration create [--name WHAT]                writes src/db/migrations/000N-WHAT.ts for entity changes and regenerates
-                                                the migration index (development)
-Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (shared with a running server).`;
+/** Each command's synopsis and what it does, for `--help`. */
+const help: Record<string, string> = {
+  'tenant create': 'tenant create --key KEY --name NAME [--domain DOMAIN]\n    creates a tenant',
+  'login create': 'login create --tenant KEY --email EMAIL --role staff|member [--first-name F] [--last-name L]\n    creates a login (and its contact) in a tenant',
+  token: 'token --tenant KEY --email EMAIL\n    prints a new session token (only the token)',
+  'apikey create': 'apikey create --tenant KEY --email EMAIL --name NAME [--expires ISO-DATE]\n    prints a new API key for a partner integration (only the key; shown once)',
+  'apikey revoke': 'apikey revoke --tenant KEY --id ID\n    revokes an API key',
+  'callback-secret set': 'callback-secret set --tenant KEY --provider emailprovider1|emailprovider2|emailprovider3|emailprovider4|meetingprovider\n' +
+    '    prints a new callback signing secret (only the secret; shown once)',
+  'callbacks requeue': 'callbacks requeue [--tenant KEY]\n    queues dead-lettered callbacks for processing again',
+  migrate: 'migrate\n    applies pending migrations',
+  'migration create': 'migration create [--name WHAT]\n    writes src/db/migrations/000N-WHAT.ts for entity changes and regenerates the migration index (development)',
+};
+
+const usage = `Usage: npm run cli -- <command> [options]     (npm run cli -- <command> --help for one command)
+${Object.values(help).map((text) => `  ${text}`).join('\n')}
+Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (shared with a running server).
+Exit codes: 0 done, 1 failed (the reason on stderr), 2 wrong usage.`;
+
+const STRING_OPTIONS: Record<string, { type: 'string' }> = Object.fromEntries(
+  ['key', 'name', 'domain', 'tenant', 'email', 'role', 'first-name', 'last-name', 'expires', 'id', 'provider'].map((name) => [name, { type: 'string' }]),
+);
+
+/** A mistake in how the command was called (exit code 2), as opposed to a failure (1). */
+class UsageError extends Error {}
 
 type Options = Record<string, string | undefined>;
 
@@ -103,31 +114,51 @@ const commands: Record<string, (runtime: Runtime, options: Options) => Promise<s
 
 function required(options: Options, name: string): string {
   const value = options[name];
-  if (!value) throw new Error(`--${name} is required`);
+  if (!value) throw new UsageError(`--${name} is required`);
   return value;
 }
 
-async function main(): Promise<void> {
-  const { positionals, values } = parseArgs({
-    allowPositionals: true,
-    strict: true,
-    options: Object.fromEntries(['key', 'name', 'domain', 'tenant', 'email', 'role', 'first-name', 'last-name', 'expires', 'id', 'provider']
-      .map((name) => [name, { type: 'string' as const }])),
-  });
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      allowPositionals: true,
+      strict: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        ...STRING_OPTIONS,
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n${usage}\n`);
+    return 2;
+  }
+  const { positionals, values } = parsed;
+  const given: Record<string, unknown> = values;
+  const options: Options = Object.fromEntries(Object.entries(given).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   const name = [positionals.join(' '), positionals[0] ?? ''].find((candidate) => candidate in commands);
+  if (values.help) {
+    process.stdout.write(`${name ? `Usage: npm run cli -- ${help[name]}` : usage}\n`);
+    return 0;
+  }
   if (!name) {
-    process.stderr.write(`${usage}\n`);
-    process.exit(2);
+    process.stderr.write(`${positionals.length ? `error: unknown command "${positionals.join(' ')}"\n` : ''}${usage}\n`);
+    return 2;
   }
   const runtime = await startRuntime(loadConfig(), () => {});
   try {
-    process.stdout.write(`${await commands[name](runtime, values)}\n`);
+    process.stdout.write(`${await commands[name](runtime, options)}\n`);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`error: ${error.message}\nUsage: npm run cli -- ${help[name]}\n`);
+    return 2;
   } finally {
     await runtime.stop();
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`error: ${(error as Error).message}\n`);
+main().then((code) => process.exit(code), (error: unknown) => {
+  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

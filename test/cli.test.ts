@@ -50,6 +50,23 @@ describe('command line', () => {
     expect(noTenant.stderr).toContain('nowhere');
   });
 
+  it('explains every command with --help, without starting a database, and refuses unknown options with exit code 2', async () => {
+    const overview = await cli('--help');
+    expect(overview.code).toBe(0);
+    const commands = ['tenant create', 'login create', 'token', 'apikey create', 'apikey revoke', 'callback-secret set', 'callbacks requeue', 'migrate', 'migration create'];
+    for (const command of commands) {
+      expect(overview.stdout).toContain(command);
+      const one = await cli(...command.split(' '), '--help');
+      expect({ command, code: one.code, usage: one.stdout.startsWith(`Usage: npm run cli -- ${command}`) }).toEqual({ command, code: 0, usage: true });
+    }
+    const badOption = await cli('token', '--bogus', 'x');
+    expect(badOption.code).toBe(2);
+    expect(badOption.stderr).toContain('--bogus');
+    const missing = await cli('token', '--tenant', 'clitown');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--email is required');
+  });
+
   it('applies migrations on demand', async () => {
     const migrated = await cli('migrate');
     expect(migrated.code).toBe(0);
