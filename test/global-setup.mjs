@@ -44,5 +44,6 @@ export default async function globalSetup() {
   await server.initialise();
   await server.start();
   globalThis.__TEST_POSTGRES__ = server;
+  globalThis.__TEST_POSTGRES_DIR__ = dir;
   process.env.TEST_ADMIN_DATABASE_URL = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
 }

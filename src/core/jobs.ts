@@ -81,6 +81,10 @@ export async function startJobs(options: {
 /** Runs each pump on its interval until pg-boss stops; a failed run is logged and tried again next time. */
 function startPumps(boss: PgBoss, url: string, pumps: NonNullable<JobDefinition['pump']>[], log: Logger): void {
   const pool = new pg.Pool({ connectionString: url, max: pumps.length });
+  // A connection the server drops (a restart, a failover) must not take the process down: pg
+  // reports it as an 'error' event, fatal without a listener — on the pool for idle clients, on
+  // the client while it is checked out. The pool discards the client; the next run reconnects.
+  pool.on('error', (error) => log.warn({ err: error }, 'job pump connection lost'));
   const timers = pumps.map((pump) => {
     let running = false;
     return setInterval(() => {
@@ -88,9 +92,12 @@ function startPumps(boss: PgBoss, url: string, pumps: NonNullable<JobDefinition[
       running = true;
       void (async () => {
         const client = await pool.connect();
+        const onLost = (error: Error) => log.warn({ err: error }, 'job pump connection lost');
+        client.on('error', onLost);
         try {
           await pump.run(client, boss);
         } finally {
+          client.off('error', onLost);
           client.release();
         }
       })().catch((error: unknown) => log.warn({ err: error }, 'job pump failed')).finally(() => { running = false; });

