@@ -32,6 +32,12 @@ export interface JobDefinition {
 }
 
 /**
+ * How often pg-boss looks for jobs past their expiry (whose worker died or lost the database):
+ * with a queue's `expireInSeconds`, the longest a cut-off job waits before it runs again.
+ */
+export const JOB_SUPERVISE_SECONDS = 10;
+
+/**
  * Starts pg-boss on the service's database (schema `pgboss`). Queues are created on every
  * instance so any of them can enqueue; only instances with the worker enabled process jobs.
  * Each job of a fetched batch succeeds or fails on its own (a failing job is retried, then
@@ -44,7 +50,7 @@ export async function startJobs(options: {
   jobs: JobDefinition[];
   worker: boolean;
 }): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString: options.url, schema: 'pgboss', max: 4 });
+  const boss = new PgBoss({ connectionString: options.url, schema: 'pgboss', max: 4, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS });
   boss.on('error', (error) => options.log.error({ err: error }, 'job queue error'));
   await boss.start();
   const pumps = options.worker ? options.jobs.flatMap((job) => (job.pump ? [job.pump] : [])) : [];

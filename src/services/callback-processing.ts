@@ -48,8 +48,9 @@ export function callbackJobs(settings: Partial<CallbackJobSettings> = {}): JobDe
         retryDelay: retryDelaySeconds,
         retryBackoff: true,
         retryDelayMax: 3600,
-        // Processing one callback takes milliseconds; a job still active after this died with its process.
-        expireInSeconds: 120,
+        // Processing a batch takes milliseconds; a job still active after this died with its process
+        // or lost its database mid-run, and is retried (within JOB_SUPERVISE_SECONDS more).
+        expireInSeconds: 30,
         deadLetter: CALLBACK_DEAD_LETTER_QUEUE,
       },
       work: { batchSize: 20, pollingIntervalSeconds },
