@@ -197,7 +197,7 @@ function scenarios(vendorIds: number[], callbackSecret: string): Scenario[] {
   let next = 0;
   const someId = () => vendorIds[next++ % vendorIds.length];
   const readId = vendorIds[Math.floor(vendorIds.length / 2)];
-  const listQuery = (take: number) => `{ vendors(options: ${JSON.stringify(JSON.stringify({ Take: take }))}) { VendorId Name WebsiteUrl Actions } }`;
+  const listQuery = (take: number) => `{ vendors(options: { Take: ${take} }) { VendorId Name WebsiteUrl Actions } }`;
   const saveBody = () => ({ VendorId: someId(), Name: `Vendor ${Math.random().toString(36).slice(2, 8)}` });
   const list = (take: number): Scenario[] => [
     { group: `list of ${take}`, name: `raw pg GET vendors (${take})`, kind: 'raw', method: 'GET', path: `/__bench/raw/vendors?take=${take}` },
@@ -209,7 +209,7 @@ function scenarios(vendorIds: number[], callbackSecret: string): Scenario[] {
     ...list(5),
     { group: 'read', name: 'raw pg GET vendor', kind: 'raw', method: 'GET', path: `/__bench/raw/vendors/${readId}` },
     { group: 'read', name: 'REST GET /api/vendors/{id}', kind: 'REST', method: 'GET', path: `/api/vendors/${readId}` },
-    { group: 'read', name: 'GraphQL vendor(vendorid)', kind: 'GraphQL', method: 'POST', path: '/graphql', body: gql(`{ vendor(vendorid: ${readId}) { VendorId Name WebsiteUrl AuditId } }`) },
+    { group: 'read', name: 'GraphQL vendor(vendorId)', kind: 'GraphQL', method: 'POST', path: '/graphql', body: gql(`{ vendor(vendorId: ${readId}) { VendorId Name WebsiteUrl AuditId } }`) },
     { group: 'save', name: 'raw pg save vendor', kind: 'raw', method: 'POST', path: '/__bench/raw/vendors', body: () => JSON.stringify(saveBody()) },
     { group: 'save', name: 'REST POST /api/vendors', kind: 'REST', method: 'POST', path: '/api/vendors', body: () => JSON.stringify(saveBody()) },
     { group: 'save', name: 'GraphQL saveVendor', kind: 'GraphQL', method: 'POST', path: '/graphql', body: () => JSON.stringify({ query: 'mutation($input: VendorAddEditInput!) { saveVendor(input: $input) { VendorId Name } }', variables: { input: saveBody() } }) },
