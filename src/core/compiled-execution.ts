@@ -12,22 +12,3 @@ export function compileOperation(schema: GraphQLSchema, document: DocumentNode, 
   if (isCompiledQuery(compiled)) return (contextValue, variables) => compiled.query(undefined, contextValue, variables);
   return (contextValue, variableValues) => execute({ schema, document, contextValue, variableValues, operationName });
 }
-
-/** Compiled operations by key, at most `limit` of them (the least recently used go first). */
-export class CompiledOperationCache {
-  private readonly entries = new Map<string, CompiledOperation>();
-
-  constructor(private readonly limit: number) {}
-
-  get(key: string, compile: () => CompiledOperation): CompiledOperation {
-    let operation = this.entries.get(key);
-    if (operation) {
-      this.entries.delete(key); // re-insert: Map order is the recency order
-    } else {
-      operation = compile();
-      if (this.entries.size >= this.limit) this.entries.delete(this.entries.keys().next().value!);
-    }
-    this.entries.set(key, operation);
-    return operation;
-  }
-}

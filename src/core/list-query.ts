@@ -153,6 +153,7 @@ function text(value: unknown, field: string, maxLength: number): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') throw BadInput.field(field, 'must be a string');
   if (value.length > maxLength) throw BadInput.field(field, `must be at most ${maxLength} characters`);
+  if (value.includes('\u0000')) throw BadInput.field(field, 'must not contain NUL characters'); // PostgreSQL cannot hold them
   return value;
 }
 

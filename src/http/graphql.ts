@@ -3,9 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { GraphQLError, printSchema, type GraphQLSchema } from 'graphql';
-import { CompiledOperationCache, compileOperation } from '../core/compiled-execution.js';
+import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
@@ -38,41 +36,6 @@ const statusFromErrors: ApolloServerPlugin<RequestContext> = {
   },
 };
 
-/**
- * Apollo's executor hook (the `gateway` option, made for federation) used to serve our own schema
- * with operations compiled by graphql-jit and cached by query: Apollo still parses, validates and
- * applies the limits; only execution changes. In the benchmark this took GraphQL reads from about
- * 0.5 to XX of the raw baseline.
- */
-function compiledExecutor(schema: GraphQLSchema): GatewayInterface {
-  const operations = new CompiledOperationCache(1000);
-  return {
-    onSchemaLoadOrUpdate(callback) {
-      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
-      return () => {};
-    },
-    async load() {
-      return {
-        executor: async (request) => {
-          // Apollo found no operation of that name in the document (typed as always set, but it is
-          // not then): nothing may run; graphql-jit would otherwise run the document's only operation.
-          if (!request.operation) return { errors: [unknownOperation(request.operationName)] };
-          const key = `${request.queryHash}:${request.operationName ?? ''}`;
-          const run = operations.get(key, () => compileOperation(schema, request.document, request.operationName ?? undefined));
-          return run(request.context, request.request.variables ?? {});
-        },
-      };
-    },
-    async stop() {},
-  };
-}
-
-function unknownOperation(name: string | null): GraphQLError {
-  return new GraphQLError(name ? `Unknown operation named "${name}".` : 'The document must hold exactly one operation, or operationName must name one.', {
-    extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
-  });
-}
-
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
   const armor = new ApolloArmor({
@@ -89,7 +52,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
   }).protect();
   const development = options.config.NODE_ENV === 'development';
   const apollo = new ApolloServer<RequestContext>({
-    gateway: compiledExecutor(options.schema),
+    schema: options.schema,
     introspection: options.config.introspection,
     csrfPrevention: true,
     // No stack trace in any mode: failures are logged, and answers carry our own codes only.
