@@ -159,7 +159,9 @@ interface RestCall {
 
 /** A REST call of a compiled route: path parameters, query arguments and body from `value(type)`. */
 function restCall(route: CompiledRoute, pathValue: (argName: string) => string, query: [string, string][], body: unknown): RestCall {
-  const path = route.segments.map((segment) => ('literal' in segment ? segment.literal : encodeURIComponent(pathValue(segment.arg)))).join('/');
+  // Through a Buffer first: a lone surrogate becomes U+FFFD instead of making encodeURIComponent throw.
+  const encode = (text: string) => encodeURIComponent(Buffer.from(text, 'utf8').toString('utf8'));
+  const path = route.segments.map((segment) => ('literal' in segment ? segment.literal : encode(pathValue(segment.arg)))).join('/');
   const search = new URLSearchParams(query).toString();
   return { method: route.row.method, path: `/${path}${search ? `?${search}` : ''}`, body };
 }
@@ -178,7 +180,7 @@ function plainCall(route: CompiledRoute, id: number): RestCall {
 function rawCalls(id: number | string, encode = true): (RestCall & { authentication: string })[] {
   return rawRoutes.flatMap((area) => area.operations).map((operation) => ({
     method: operation.method,
-    path: operation.path.replace(/\{[^}]+\}/g, encode ? encodeURIComponent(String(id)) : String(id)),
+    path: operation.path.replace(/\{[^}]+\}/g, encode ? encodeURIComponent(Buffer.from(String(id), 'utf8').toString('utf8')) : String(id)),
     authentication: operation.authentication ?? 'bearer',
   }));
 }
