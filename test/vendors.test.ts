@@ -280,7 +280,8 @@ describe('vendor races against the real database', () => {
   let server: TestServer;
   let acme: TestTenant;
   beforeAll(async () => {
-    server = await startTestServer();
+    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
+    server = await startTestServer({ DATABASE_POOL_MAX: '20' });
     acme = await createTestTenant(server, 'race-acme');
   });
   afterAll(() => server.close());

@@ -75,6 +75,22 @@ export async function deleteRecord<T extends TenantOwned>(
   throw staleAuditId(); // it is there, so its version moved on → 409
 }
 
+/**
+ * Hides a record kept for the record's sake (its `deletedAt` set, a default filter hiding it) in
+ * one `UPDATE … WHERE id AND tenant AND audit_id AND deleted_at IS NULL` that also moves the
+ * version on: the same guarantees as `deleteRecord` (one winner, 404 or 409 for the rest).
+ */
+export async function softDeleteRecord<T extends Versioned & { deletedAt: Date | null }>(
+  ctx: RequestContext, entity: EntityClass<T>, id: number, auditId: number, noun: string,
+): Promise<number> {
+  const where = { id, tenant: ctx.tenantId, auditId, deletedAt: null } as FilterQuery<T>;
+  const changes = { deletedAt: new Date(), auditId: auditId + 1 };
+  // As in saveRecord: MikroORM cannot relate these properties to EntityData<T> while T is generic.
+  if ((await ctx.em.nativeUpdate(entity, where, changes as never)) === 1) return id;
+  await readOr404(ctx, entity, ['id'], id, noun); // hidden already, or another tenant's → 404
+  throw staleAuditId();
+}
+
 /** A client that sends the AuditId it read must still hold the current version (409 otherwise). */
 export function assertCurrentVersion(record: Versioned, auditId: number | null | undefined): void {
   if (auditId != null && auditId !== record.auditId) throw staleAuditId();

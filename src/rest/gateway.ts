@@ -273,6 +273,26 @@ function expectation(type: GraphQLLeafType, error: unknown): string {
   }
 }
 
+/**
+ * A model read from the query string (`?options={…}`) is checked by the resolver's rules, which
+ * name its fields as the model has them (`Take`, `Criteria.TermsOfUseId`): as the REST caller
+ * sent them, they are `options.Take`. (The same input type also serves the POST body of the
+ * list, where the bare names are right.)
+ */
+function namedAsDocumented(route: CompiledRoute, variables: Record<string, unknown>, error: ApiError): ApiError {
+  if (!(error instanceof BadInput) || error.problems.length === 0) return error;
+  const models = [...route.queryArgs.values()].filter(({ arg }) => arg.name in variables && isInputObjectType(getNullableType(arg.type)));
+  if (models.length !== 1) return error;
+  const { documented, arg } = models[0];
+  const model = getNamedType(arg.type);
+  if (!isInputObjectType(model)) return error;
+  const fields = new Set(Object.values(model.getFields()).map((field) => documentedKey(field.name)));
+  const rename = (field: string) => (fields.has(field.split(/[.[]/)[0]) ? `${documented}.${field}` : field);
+  if (!error.problems.some((problem) => rename(problem.field) !== problem.field)) return error;
+  const problems = error.problems.map((problem) => ({ ...problem, field: rename(problem.field) }));
+  return new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
+}
+
 /** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
 export async function restGateway(app: FastifyInstance, options: GatewayOptions): Promise<void> {
   const { routes } = options;
@@ -290,7 +310,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     const variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
     const result = await route.run(contextValue, variables);
     if (result.errors?.length) {
-      const error = toApiError(result.errors[0], options.onUnexpectedError);
+      const error = namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError));
       return reply.code(error.status).headers(headersOf(error)).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
     }
     if (route.row.emptyResponse) return reply.code(200).send();

@@ -8,9 +8,9 @@ export const termsOfUseRoutes: RouteRow[] = [
   { method: 'GET', path: '/api/setup/termsofuse/gdpr/backoffice', field: 'Query.backOfficeTermsOfUse' },
   { method: 'GET', path: '/api/setup/termsofuse/lookup', field: 'Query.termsOfUseLookup' },
   { method: 'POST', path: '/api/setup/termsofuse/terms/takeaction', field: 'Mutation.takeTermsOfUseAction', body: 'input', emptyResponse: true },
-  { method: 'GET', path: '/api/setup/termsofuse/usertermsacceptance/hub', field: 'Query.hubTermsAcceptances' },
-  { method: 'POST', path: '/api/setup/termsofuse/usertermsacceptance/hub', field: 'Query.hubTermsAcceptancesFiltered', body: 'filter' },
-  { method: 'GET', path: '/api/setup/termsofuse/usertermsacceptance/staff', field: 'Query.staffTermsAcceptances' },
-  { method: 'POST', path: '/api/setup/termsofuse/usertermsacceptance/staff', field: 'Query.staffTermsAcceptancesFiltered', body: 'filter' },
+  { method: 'GET', path: '/api/setup/termsofuse/usertermsacceptance/hub', field: 'Query.hubTermsAcceptances', query: { options: 'filter' } },
+  { method: 'POST', path: '/api/setup/termsofuse/usertermsacceptance/hub', field: 'Query.hubTermsAcceptances', body: 'filter' },
+  { method: 'GET', path: '/api/setup/termsofuse/usertermsacceptance/staff', field: 'Query.staffTermsAcceptances', query: { options: 'filter' } },
+  { method: 'POST', path: '/api/setup/termsofuse/usertermsacceptance/staff', field: 'Query.staffTermsAcceptances', body: 'filter' },
   { method: 'GET', path: '/api/setup/termsofuse/view/{termsofuseid}', field: 'Query.termsOfUseView' },
 ];

@@ -41,9 +41,9 @@ export class LookupChoiceInt {
 }
 
 /** Rows with an id and a name as the choices of a lookup list, in the given order. */
-export function lookupChoices(rows: readonly { id: number; name: string | null; extraData?: string | null }[]): LookupChoiceInt[] {
+export function lookupChoices(rows: readonly { id: number; name: string | null; extraData?: string | null; selected?: boolean }[]): LookupChoiceInt[] {
   return rows.map((row, index) => ({
-    Id: row.id, Name: row.name, ExtraData: row.extraData ?? null, CssColor: null, IsSelected: false, IsDeleted: false, Order: index,
+    Id: row.id, Name: row.name, ExtraData: row.extraData ?? null, CssColor: null, IsSelected: row.selected ?? false, IsDeleted: false, Order: index,
   }));
 }
 

@@ -38,7 +38,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   await ensureDatabase(adminUrl, database);
   const databaseUrl = withDatabase(adminUrl, database);
   let statements = 0;
-  const orm = await openOrm({ url: databaseUrl, poolMax: 5, onQuery: () => { statements++; } });
+  const orm = await openOrm({ url: databaseUrl, poolMax: Number(env.DATABASE_POOL_MAX ?? 5), onQuery: () => { statements++; } });
   await migrate(orm);
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', MASTER_KEY: 'test-master-key-0123456789', ...env });
   const boss = options.jobs
