@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import ical from 'node-ical';
 import { Calendar, Contact, Tenant } from '../src/entities/index.js';
-import { createTestTenant, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -287,17 +287,17 @@ describe('iCalendar feed', () => {
 
 describe('calendars over GraphQL', () => {
   it('runs the same operations', async () => {
-    const saved = await graphql(server, 'mutation($input: CalendarAddEditInput!) { saveCalendar(calendarid: 0, input: $input) { CalendarId AuditId Name GroupName IsActive Actions } }',
+    const saved = await graphql(server, 'mutation($input: CalendarAddEditInput!) { saveCalendar(calendarId: 0, input: $input) { CalendarId AuditId Name GroupName IsActive Actions } }',
       { input: { Name: 'GraphQL Calendar', GroupId: String(north), IsMemberViewable: true, IsPublicViewable: true, IsICalPublishingEnabled: true } }, acme.staffToken);
     expect(saved.status).toBe(200);
     const id = saved.body.data.saveCalendar.CalendarId;
     expect(saved.body.data.saveCalendar).toEqual({ CalendarId: id, AuditId: 1, Name: 'GraphQL Calendar', GroupName: 'North Chapter', IsActive: true, Actions: ['Edit', 'Delete'] });
 
     const read = await graphql(server, `query($id: Int!, $chapter: Int!) {
-      calendar(calendarid: $id) { CalendarId AuditId GroupId PrimaryDomain EntireUrl }
-      calendars(options: "{\\"Filter\\":\\"graphql calendar\\"}") { CalendarId GroupName }
+      calendar(calendarId: $id) { CalendarId AuditId GroupId PrimaryDomain EntireUrl }
+      calendars(options: { Filter: "graphql calendar" }) { CalendarId GroupName }
       calendarLookup { Id Name }
-      calendarChapterLookup(chapterid: $chapter) { Id Name CalendarDescription }
+      calendarChapterLookup(chapterId: $chapter) { Id Name CalendarDescription }
     }`, { id, chapter: north }, acme.staffToken);
     expect(read.status).toBe(200);
     expect(read.body.data.calendar).toEqual({ CalendarId: id, AuditId: 1, GroupId: String(north), PrimaryDomain: 'members.acme.example', EntireUrl: `${server.app.deps.publicBaseUrl}/ical/acme/${id}.ics` });
@@ -305,48 +305,31 @@ describe('calendars over GraphQL', () => {
     expect(read.body.data.calendarLookup).toContainEqual({ Id: id, Name: 'GraphQL Calendar' });
     expect(read.body.data.calendarChapterLookup).toContainEqual({ Id: id, Name: 'GraphQL Calendar', CalendarDescription: null });
 
-    const updated = await graphql(server, 'mutation($id: Int!) { saveCalendar(calendarid: $id, input: { Name: "GraphQL Calendar 2", AuditId: 1 }) { AuditId Name } }', { id }, acme.staffToken);
+    const updated = await graphql(server, 'mutation($id: Int!) { saveCalendar(calendarId: $id, input: { Name: "GraphQL Calendar 2", AuditId: 1 }) { AuditId Name } }', { id }, acme.staffToken);
     expect(updated.body.data.saveCalendar).toEqual({ AuditId: 2, Name: 'GraphQL Calendar 2' });
     // Without the argument, input.CalendarId names the calendar.
     const byBody = await graphql(server, 'mutation($id: Int!) { saveCalendar(input: { CalendarId: $id, Name: "GraphQL Calendar 3" }) { CalendarId AuditId } }', { id }, acme.staffToken);
     expect(byBody.body.data.saveCalendar).toEqual({ CalendarId: id, AuditId: 3 });
 
-    const stale = await graphql(server, 'mutation($id: Int!) { deleteCalendar(calendarid: $id, auditid: 1) }', { id }, acme.staffToken);
+    const stale = await graphql(server, 'mutation($id: Int!) { deleteCalendar(calendarId: $id, auditId: 1) }', { id }, acme.staffToken);
     expect(stale.status).toBe(409);
     expect(stale.body.errors?.[0]?.extensions.code).toBe('CONFLICT');
-    const deleted = await graphql(server, 'mutation($id: Int!) { deleteCalendar(calendarid: $id, auditid: 3) }', { id }, acme.staffToken);
+    const deleted = await graphql(server, 'mutation($id: Int!) { deleteCalendar(calendarId: $id, auditId: 3) }', { id }, acme.staffToken);
     expect(deleted.body.data.deleteCalendar).toBe(id);
-    const gone = await graphql(server, 'query($id: Int!) { calendar(calendarid: $id) { CalendarId } }', { id }, acme.staffToken);
+    const gone = await graphql(server, 'query($id: Int!) { calendar(calendarId: $id) { CalendarId } }', { id }, acme.staffToken);
     expect(gone.status).toBe(404);
     expect(gone.body.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
   });
 });
 
 describe('calendar access', () => {
-  const operations = [
-    ['GET', '/api/calendars/1'],
-    ['POST', '/api/calendars/0'],
-    ['DELETE', '/api/calendars/1/1'],
-    ['GET', '/api/calendars/items'],
-    ['GET', '/api/calendars/lookup'],
-    ['GET', '/api/calendars/lookup/chapters/1'],
-  ] as const;
-
-  it.each(operations)('%s %s answers 401 problem+json without a credential', async (method, path) => {
-    const response = await rest(server, method, path, { body: method === 'POST' ? { Name: 'x' } : undefined });
-    expectUnauthenticated(response);
-  });
-
-  it('keeps calendar management to staff (403 for a member) and lets members use the lookups', async () => {
+  // 401 without a credential on every operation: test/sweeps.test.ts.
+  it('keeps calendar management to staff (403 for a member, swept in test/sweeps.test.ts) and lets members use the lookups', async () => {
     const calendar = await createCalendar({ Name: 'Staff Managed', GroupId: String(north), IsMemberViewable: true });
     const id = calendar.CalendarId;
-    for (const [method, path] of [['GET', `/api/calendars/${id}`], ['POST', `/api/calendars/${id}`], ['POST', '/api/calendars/0'], ['DELETE', `/api/calendars/${id}/1`], ['GET', '/api/calendars/items']] as const) {
-      const response = await rest(server, method, path, { token: acme.memberToken, body: method === 'POST' ? { Name: 'Nope' } : undefined });
-      expect(response.status).toBe(403);
-    }
     expect((await rest(server, 'GET', '/api/calendars/lookup', { token: acme.memberToken })).status).toBe(200);
     expect((await rest(server, 'GET', `/api/calendars/lookup/chapters/${north}`, { token: acme.memberToken })).status).toBe(200);
-    const gql = await graphql(server, 'mutation { saveCalendar(calendarid: 0, input: { Name: "Nope" }) { CalendarId } }', {}, acme.memberToken);
+    const gql = await graphql(server, 'mutation { saveCalendar(calendarId: 0, input: { Name: "Nope" }) { CalendarId } }', {}, acme.memberToken);
     expect(gql.status).toBe(403);
     expect(gql.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     expect((await rest(server, 'GET', `/api/calendars/${id}`, { token: acme.staffToken })).body).toMatchObject({ Name: 'Staff Managed', AuditId: 1 });
@@ -361,7 +344,7 @@ describe('calendar access', () => {
     expect((await rest(server, 'DELETE', `/api/calendars/${id}/1`, { token: other.staffToken })).status).toBe(404);
     const list = await rest(server, 'GET', '/api/calendars/items', { token: other.staffToken });
     expect(list.body.map((row: Item) => row.CalendarId)).not.toContain(id);
-    const gql = await graphql(server, 'query($id: Int!) { calendar(calendarid: $id) { Name } }', { id }, other.staffToken);
+    const gql = await graphql(server, 'query($id: Int!) { calendar(calendarId: $id) { Name } }', { id }, other.staffToken);
     expect(gql.status).toBe(404);
     expect((await rest(server, 'GET', `/api/calendars/${id}`, { token: acme.staffToken })).body).toMatchObject({ Name: 'Private To Acme', AuditId: 1 });
   });
@@ -390,7 +373,7 @@ describe('calendar input validation', () => {
   });
 
   it('names the field on GraphQL too', async () => {
-    const response = await graphql(server, 'mutation($input: CalendarAddEditInput!) { saveCalendar(calendarid: 0, input: $input) { CalendarId } }', { input: { Name: 'x'.repeat(201) } }, acme.staffToken);
+    const response = await graphql(server, 'mutation($input: CalendarAddEditInput!) { saveCalendar(calendarId: 0, input: $input) { CalendarId } }', { input: { Name: 'x'.repeat(201) } }, acme.staffToken);
     expect(response.status).toBe(400);
     expect(response.body.errors?.[0]?.extensions.code).toBe('BAD_USER_INPUT');
     expect(response.body.errors?.[0]?.extensions.errors?.[0]?.field).toBe('Name');
@@ -470,7 +453,7 @@ describe('calendar list cost', () => {
       // Every row has a chapter (25 the first, the others spread over nine more), so GroupName is looked up for each.
       em.create(Calendar, {
         tenant: tenant.id, name: `Bulk ${String(index).padStart(2, '0')}`, isMemberViewable: true,
-        chapter: em.getReference(Contact, index < 25 ? chapters[0]! : chapters[1 + (index % 9)]!),
+        chapter: em.getReference(Contact, index < 25 ? chapters[0] : chapters[1 + (index % 9)]),
       });
     }
     await em.flush();
@@ -514,5 +497,38 @@ describe('calendar routes', () => {
   it('routes all six documented calendar operations', async () => {
     const { routeCoverage } = await import('../src/rest/coverage.js');
     expect(routeCoverage().byArea.get('Calendars')).toEqual({ routed: 6, total: 6 });
+  });
+});
+
+describe('calendar races against the real database', () => {
+  let wide: TestServer;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
+    wide = await startTestServer({ DATABASE_POOL_MAX: '20' });
+    tenant = await createTestTenant(wide, 'calendar-race');
+  });
+  afterAll(() => wide.close());
+
+  const create = async (Name: string) => (await rest(wide, 'POST', '/api/calendars/0', { token: tenant.staffToken, body: { Name } })).body.CalendarId as number;
+
+  it('lets exactly one of 20 concurrent deletes of one calendar succeed', async () => {
+    const id = await create('Deleted Twenty Times');
+    await expectExactlyOneSucceeds(Array.from({ length: 20 }, () => () => rest(wide, 'DELETE', `/api/calendars/${id}/1`, { token: tenant.staffToken })));
+    expect((await rest(wide, 'GET', `/api/calendars/${id}`, { token: tenant.staffToken })).status).toBe(404);
+  });
+
+  it('never loses a save acknowledged while a delete of the version it replaced races it', async () => {
+    for (let round = 0; round < 10; round++) {
+      const id = await create(`Raced ${round}`);
+      const [save, remove] = await Promise.all([
+        rest(wide, 'POST', `/api/calendars/${id}`, { token: tenant.staffToken, body: { Name: `Saved ${round}`, AuditId: 1 } }),
+        rest(wide, 'DELETE', `/api/calendars/${id}/1`, { token: tenant.staffToken }),
+      ]);
+      expect([save.status, remove.status].filter((status) => status === 200)).toHaveLength(1);
+      const after = await rest(wide, 'GET', `/api/calendars/${id}`, { token: tenant.staffToken });
+      if (save.status === 200) expect(after.body).toMatchObject({ Name: `Saved ${round}`, AuditId: 2 });
+      else expect(after.status).toBe(404);
+    }
   });
 });

@@ -3,6 +3,7 @@ import { Calendar } from '../entities/calendar.js';
 import { calendarFeedRoutes } from '../http/calendars.js';
 import { CalendarResolver } from '../resolvers/calendars.js';
 import { calendarRoutes } from '../rest/calendars.js';
+import { seedCalendars } from '../services/calendars.js';
 
 export const calendarsArea = defineArea({
   name: 'calendars',
@@ -10,4 +11,5 @@ export const calendarsArea = defineArea({
   resolvers: [CalendarResolver],
   routes: calendarRoutes,
   rawRoutes: [calendarFeedRoutes],
+  demo: seedCalendars,
 });

@@ -1,21 +1,20 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
 import { CalendarAddEdit, CalendarAddEditInput, CalendarChoiceItem, CalendarCollectionItem } from '../schema/calendars.js';
-import { LookupChoiceInt } from '../schema/common.js';
+import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import * as calendars from '../services/calendars.js';
-import { OPTIONS_DESCRIPTION } from './shared.js';
 
 @Resolver()
 export class CalendarResolver {
   @Authorized('staff')
   @Query(() => [CalendarCollectionItem], { description: 'The calendars, one page at a time (staff).' })
-  calendars(@Ctx() ctx: RequestContext, @Arg('options', () => String, { nullable: true, description: OPTIONS_DESCRIPTION }) options?: string | null) {
+  calendars(@Ctx() ctx: RequestContext, @Arg('options', () => ListOptionsInput, { nullable: true }) options?: ListOptionsInput | null) {
     return calendars.listCalendars(ctx, options);
   }
 
   @Authorized('staff')
   @Query(() => CalendarAddEdit, { description: 'One calendar, for editing (staff).' })
-  calendar(@Ctx() ctx: RequestContext, @Arg('calendarid', () => Int) calendarId: number) {
+  calendar(@Ctx() ctx: RequestContext, @Arg('calendarId', () => Int) calendarId: number) {
     return calendars.getCalendar(ctx, calendarId);
   }
 
@@ -27,7 +26,7 @@ export class CalendarResolver {
 
   @Authorized()
   @Query(() => [CalendarChoiceItem], { description: "The active calendars of a chapter the caller may see (404 when the id is not one of the tenant's chapters)." })
-  calendarChapterLookup(@Ctx() ctx: RequestContext, @Arg('chapterid', () => Int) chapterId: number) {
+  calendarChapterLookup(@Ctx() ctx: RequestContext, @Arg('chapterId', () => Int) chapterId: number) {
     return calendars.chapterCalendarLookup(ctx, chapterId);
   }
 
@@ -36,17 +35,17 @@ export class CalendarResolver {
   saveCalendar(
     @Ctx() ctx: RequestContext,
     @Arg('input', () => CalendarAddEditInput) input: CalendarAddEditInput,
-    @Arg('calendarid', () => Int, { nullable: true, description: 'The calendar to update, 0 to create; wins over input.CalendarId (REST: the path).' }) calendarId?: number | null,
+    @Arg('calendarId', () => Int, { nullable: true, description: 'The calendar to update, 0 to create; wins over input.CalendarId (REST: the path).' }) calendarId?: number | null,
   ) {
     return calendars.saveCalendar(ctx, calendarId, input);
   }
 
   @Authorized('staff')
-  @Mutation(() => Int, { description: 'Deletes a calendar if it is still version auditid (else 409); answers its id (REST: empty 200).' })
+  @Mutation(() => Int, { description: 'Deletes a calendar if it is still version auditId (else 409); answers its id (REST: empty 200).' })
   deleteCalendar(
     @Ctx() ctx: RequestContext,
-    @Arg('calendarid', () => Int) calendarId: number,
-    @Arg('auditid', () => Int, { description: 'The AuditId read with the calendar.' }) auditId: number,
+    @Arg('calendarId', () => Int) calendarId: number,
+    @Arg('auditId', () => Int, { description: 'The AuditId read with the calendar.' }) auditId: number,
   ) {
     return calendars.deleteCalendar(ctx, calendarId, auditId);
   }

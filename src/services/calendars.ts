@@ -1,13 +1,14 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
-import { assertCurrentVersion } from '../core/records.js';
-import { BadInput, NotFound, staleAuditId } from '../core/errors.js';
+import { BadInput, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
-import { MAX_PAGE_SIZE, parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
+import { listQuery, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
+import { assertCurrentVersion, deleteRecord, findOr404, readOr404 } from '../core/records.js';
 import { Calendar, isFeedPublished } from '../entities/calendar.js';
 import { Contact, Tenant } from '../entities/index.js';
 import { displayName } from '../entities/contact.js';
 import { CalendarAddEdit, CalendarChoiceItem, CalendarCollectionItem, type CalendarAddEditInput } from '../schema/calendars.js';
-import { LookupChoiceInt, rowActions } from '../schema/common.js';
+import { lookupChoices, rowActions, type ListOptionsInput, type LookupChoiceInt } from '../schema/common.js';
 
 /*
  * Calendars. Management (list, read for editing, save, delete) is staff-only; the two lookups are
@@ -31,16 +32,15 @@ const EDIT_FIELDS = [
 type ListRow = Pick<Calendar, (typeof LIST_FIELDS)[number]>;
 type EditRow = Pick<Calendar, (typeof EDIT_FIELDS)[number]>;
 
-export async function listCalendars(ctx: RequestContext, options: string | null | undefined): Promise<CalendarCollectionItem[]> {
-  const spec = parseListOptions(options, calendarList);
-  const { where, orderBy, limit, offset } = toFindOptions(spec, calendarList);
-  const rows = await leanRows(ctx.em, Calendar, { fields: [...LIST_FIELDS], where, orderBy, limit, offset });
+const NOUN = 'The calendar';
+
+export async function listCalendars(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<CalendarCollectionItem[]> {
+  const { rows } = await listQuery(ctx, Calendar, calendarList, options, { fields: LIST_FIELDS });
   return Promise.all(rows.map((row) => toCollectionItem(ctx, row)));
 }
 
 export async function getCalendar(ctx: RequestContext, calendarId: number): Promise<CalendarAddEdit> {
-  const [row] = await leanRows(ctx.em, Calendar, { fields: [...EDIT_FIELDS], where: { id: calendarId }, limit: 1 });
-  if (!row) throw new NotFound('The calendar');
+  const row = await readOr404(ctx, Calendar, EDIT_FIELDS, calendarId, NOUN);
   return toAddEdit(ctx, row, await ctx.loaders.byId(Tenant).load(ctx.tenantId));
 }
 
@@ -51,7 +51,7 @@ export async function getCalendar(ctx: RequestContext, calendarId: number): Prom
 export async function saveCalendar(ctx: RequestContext, calendarId: number | null | undefined, input: CalendarAddEditInput): Promise<CalendarCollectionItem> {
   const id = calendarId ?? input.CalendarId ?? 0;
   if (id < 0) throw BadInput.field('calendarid', 'must be 0 (create) or the id of a calendar');
-  const existing = id ? await findCalendar(ctx, id) : null;
+  const existing = id ? await findOr404(ctx, Calendar, id, NOUN) : null;
   if (existing) assertCurrentVersion(existing, input.AuditId);
 
   const fields: Partial<Calendar> = { name: input.Name.trim() };
@@ -73,13 +73,8 @@ export async function saveCalendar(ctx: RequestContext, calendarId: number | nul
 }
 
 /** Deletes a calendar only if it is still version `auditId` (else 409, nothing deleted); answers its id. */
-export async function deleteCalendar(ctx: RequestContext, calendarId: number, auditId: number): Promise<number> {
-  const calendar = await findCalendar(ctx, calendarId);
-  assertCurrentVersion(calendar, auditId);
-  // The version in the WHERE clause catches a save that slipped in since the read.
-  const deleted = await ctx.em.nativeDelete(Calendar, { id: calendarId, tenant: ctx.tenantId, auditId });
-  if (deleted === 0) throw staleAuditId();
-  return calendarId;
+export function deleteCalendar(ctx: RequestContext, calendarId: number, auditId: number): Promise<number> {
+  return deleteRecord(ctx, Calendar, calendarId, auditId, NOUN);
 }
 
 /** Active calendars the caller may see, as LookupChoiceInt (at most MAX_PAGE_SIZE, by name). */
@@ -87,9 +82,7 @@ export async function calendarLookup(ctx: RequestContext): Promise<LookupChoiceI
   const rows = await leanRows(ctx.em, Calendar, {
     fields: ['id', 'name'], where: visibleTo(ctx), orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE,
   });
-  return rows.map((row, index) => ({
-    Id: row.id, Name: row.name, ExtraData: null, CssColor: null, IsSelected: false, IsDeleted: false, Order: index,
-  }));
+  return lookupChoices(rows);
 }
 
 /** The active calendars of chapter `chapterId` the caller may see; 404 when it is not a chapter of the tenant. */
@@ -127,12 +120,8 @@ const FLAGS = [
   ['IsICalPublishingEnabled', 'isICalPublishingEnabled'],
 ] as const;
 
-function isStaff(ctx: RequestContext): boolean {
-  return ctx.caller?.roles.includes('staff') ?? false;
-}
-
 function visibleTo(ctx: RequestContext) {
-  return isStaff(ctx)
+  return ctx.isStaff
     ? { isActive: true }
     : { isActive: true, $or: [{ isMemberViewable: true }, { isPublicViewable: true }] };
 }
@@ -143,12 +132,6 @@ async function chapterExists(ctx: RequestContext, chapterId: number): Promise<bo
     fields: ['id'], where: { id: chapterId, kind: 'organization', parent: { $ne: null } }, limit: 1,
   });
   return Boolean(chapter);
-}
-
-async function findCalendar(ctx: RequestContext, calendarId: number): Promise<Calendar> {
-  const calendar = await ctx.em.findOne(Calendar, { id: calendarId });
-  if (!calendar) throw new NotFound('The calendar');
-  return calendar;
 }
 
 /** The chapter id of a row: lean rows give the key, entities a reference. */
@@ -173,7 +156,7 @@ async function toCollectionItem(ctx: RequestContext, row: ListRow): Promise<Cale
     Description: row.description,
     GroupName: await groupName(ctx, row.chapter),
     IsActive: row.isActive,
-    Actions: rowActions(isStaff(ctx)),
+    Actions: rowActions(ctx.isStaff),
   };
 }
 
@@ -195,4 +178,14 @@ function toAddEdit(ctx: RequestContext, row: EditRow, tenant: Tenant | null): Ca
     AddCalendarICalMessage: row.addCalendarICalMessage,
     GroupId: chapterId === null ? null : String(chapterId),
   };
+}
+
+/** Demo calendars for a new tenant: one published as an iCalendar feed, one for staff only. */
+export async function seedCalendars(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
+  em.create(Calendar, {
+    tenant, name: `${marker}Community events`, description: `${marker}Meetings, mixers and workshops open to all`,
+    isActive: true, isPublicViewable: true, isMemberViewable: true, isICalPublishingEnabled: true,
+  });
+  em.create(Calendar, { tenant, name: `${marker}Board meetings`, description: `${marker}Staff only`, isActive: true });
+  await em.flush();
 }
