@@ -15,18 +15,22 @@ export function byId<T extends TenantOwned>(id: number): FilterQuery<T> {
   return { id } as FilterQuery<T>;
 }
 
-/** The record as an entity (for a change), or 404. */
-export async function findOr404<T extends TenantOwned>(ctx: RequestContext, entity: EntityClass<T>, id: number, noun: string): Promise<T> {
-  const record = await ctx.em.findOne(entity, byId<T>(id));
+/**
+ * The record as an entity (for a change), or 404. `scope` narrows what the caller may reach
+ * within the tenant (a member's own records): outside it, the record does not exist either.
+ */
+export async function findOr404<T extends TenantOwned>(ctx: RequestContext, entity: EntityClass<T>, id: number, noun: string, scope?: FilterQuery<T>): Promise<T> {
+  const record = await ctx.em.findOne(entity, scope ? { $and: [byId<T>(id), scope] } as FilterQuery<T> : byId<T>(id));
   if (!record) throw new NotFound(noun);
   return record;
 }
 
-/** Only `fields` of the record as a plain row (for a read: no entity, no identity map), or 404. */
+/** Only `fields` of the record as a plain row (for a read: no entity, no identity map), or 404; `scope` as in findOr404. */
 export async function readOr404<T extends TenantOwned, F extends keyof T & string>(
-  ctx: RequestContext, entity: EntityClass<T>, fields: readonly F[], id: number, noun: string,
+  ctx: RequestContext, entity: EntityClass<T>, fields: readonly F[], id: number, noun: string, scope?: FilterQuery<T>,
 ): Promise<Pick<T, F>> {
-  const [row] = await leanRows(ctx.em, entity, { fields: [...fields], where: byId<T>(id), limit: 1 });
+  const where = scope ? { $and: [byId<T>(id), scope] } as FilterQuery<T> : byId<T>(id);
+  const [row] = await leanRows(ctx.em, entity, { fields: [...fields], where, limit: 1 });
   if (!row) throw new NotFound(noun);
   return row;
 }
@@ -66,12 +70,12 @@ export async function saveRecord<T extends Versioned>(
  * there at another version. Answers the id.
  */
 export async function deleteRecord<T extends TenantOwned>(
-  ctx: RequestContext, entity: EntityClass<T>, id: number, auditId: number | null | undefined, noun: string,
+  ctx: RequestContext, entity: EntityClass<T>, id: number, auditId: number | null | undefined, noun: string, scope?: FilterQuery<T>,
 ): Promise<number> {
-  const where = { id, tenant: ctx.tenantId, ...(auditId == null ? {} : { auditId }) } as FilterQuery<T>;
-  if ((await ctx.em.nativeDelete(entity, where)) === 1) return id;
+  const own = { id, tenant: ctx.tenantId, ...(auditId == null ? {} : { auditId }) } as FilterQuery<T>;
+  if ((await ctx.em.nativeDelete(entity, scope ? { $and: [own, scope] } as FilterQuery<T> : own)) === 1) return id;
   if (auditId == null) throw new NotFound(noun);
-  await readOr404(ctx, entity, ['id'], id, noun); // gone, or another tenant's → 404
+  await readOr404(ctx, entity, ['id'], id, noun, scope); // gone, out of scope, or another tenant's → 404
   throw staleAuditId(); // it is there, so its version moved on → 409
 }
 

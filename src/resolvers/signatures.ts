@@ -1,10 +1,9 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
 import { MAX_PAGE_SIZE } from '../core/list-query.js';
-import { LookupChoiceInt } from '../schema/common.js';
+import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { ManageSignatures, SignatureAddEdit, SignatureAddEditInput, SignatureCollectionItem } from '../schema/signatures.js';
 import * as signatures from '../services/signatures.js';
-import { OPTIONS_DESCRIPTION } from './shared.js';
 
 /**
  * E-mail signatures. Any signed-in login manages its own; staff manage every signature of the
@@ -14,7 +13,7 @@ import { OPTIONS_DESCRIPTION } from './shared.js';
 export class SignatureResolver {
   @Authorized()
   @Query(() => [SignatureCollectionItem], { description: 'Signatures, one page at a time: every signature of the tenant for staff, their own for members.' })
-  signatures(@Ctx() ctx: RequestContext, @Arg('options', () => String, { nullable: true, description: OPTIONS_DESCRIPTION }) options?: string | null) {
+  signatures(@Ctx() ctx: RequestContext, @Arg('options', () => ListOptionsInput, { nullable: true }) options?: ListOptionsInput | null) {
     return signatures.listSignatures(ctx, options);
   }
 
@@ -38,15 +37,15 @@ export class SignatureResolver {
 
   @Authorized()
   @Query(() => SignatureAddEdit, { description: 'One signature, for editing (staff: any of the tenant; members: their own).' })
-  signature(@Ctx() ctx: RequestContext, @Arg('signatureid', () => Int) signatureId: number) {
+  signature(@Ctx() ctx: RequestContext, @Arg('signatureId', () => Int) signatureId: number) {
     return signatures.getSignature(ctx, signatureId);
   }
 
   @Authorized()
-  @Mutation(() => SignatureCollectionItem, { description: 'Creates (signatureid 0) or updates a signature; its HTML is sanitized.' })
+  @Mutation(() => SignatureCollectionItem, { description: 'Creates (signatureId 0) or updates a signature; its HTML is sanitized.' })
   saveSignature(
     @Ctx() ctx: RequestContext,
-    @Arg('signatureid', () => Int, { description: '0 creates; the id of an existing signature updates it.' }) signatureId: number,
+    @Arg('signatureId', () => Int, { description: '0 creates; the id of an existing signature updates it.' }) signatureId: number,
     @Arg('input', () => SignatureAddEditInput) input: SignatureAddEditInput,
   ) {
     return signatures.saveSignature(ctx, signatureId, input);
@@ -54,7 +53,7 @@ export class SignatureResolver {
 
   @Authorized()
   @Mutation(() => Int, { description: 'Deletes a signature; answers its id (REST: 200 with an empty body).' })
-  deleteSignature(@Ctx() ctx: RequestContext, @Arg('signatureid', () => Int) signatureId: number) {
+  deleteSignature(@Ctx() ctx: RequestContext, @Arg('signatureId', () => Int) signatureId: number) {
     return signatures.deleteSignature(ctx, signatureId);
   }
 }

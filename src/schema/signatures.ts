@@ -5,7 +5,7 @@ import { IsOptional, Length, Matches, Min, ValidateIf } from 'class-validator';
 export class SignatureAddEdit {
   @Field(() => Int) SignatureId!: number;
   @Field(() => String, { nullable: true }) Name!: string | null;
-  @Field(() => String, { nullable: true, description: "The owner: the contact id (as a string) of the person whose signature it is." }) ContactId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The owner: the contact id (as a string) of the person whose signature it is.' }) ContactId!: string | null;
   @Field(() => String, { nullable: true, description: 'The signature as sanitized HTML.' }) SignatureHtml!: string | null;
 }
 

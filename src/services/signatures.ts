@@ -1,11 +1,14 @@
-import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
-import { MAX_PAGE_SIZE, parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
+import { listQuery, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
+import { deleteRecord, findOr404, readOr404 } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
+import { Login } from '../entities/login.js';
 import { Signature } from '../entities/signature.js';
-import type { LookupChoiceInt } from '../schema/common.js';
+import type { Tenant } from '../entities/tenant.js';
+import { lookupChoices, type ListOptionsInput, type LookupChoiceInt } from '../schema/common.js';
 import { ManageSignatures, SignatureAddEdit, SignatureCollectionItem, type SignatureAddEditInput } from '../schema/signatures.js';
 import { sanitizeSignatureHtml } from './signature-html.js';
 
@@ -32,9 +35,7 @@ type SignatureRow = Pick<Signature, 'id' | 'name' | 'signatureHtml'> & { contact
 
 /** The signatures the caller may reach through the list, read, save and delete; null: none at all. */
 function reachable(ctx: RequestContext): Scope | null {
-  const caller = ctx.requireCaller();
-  if (caller.roles.includes('staff')) return {};
-  return own(ctx);
+  return ctx.isStaff ? {} : own(ctx);
 }
 
 /** The caller's own signatures; null when the login has no contact (and so owns none). */
@@ -44,12 +45,10 @@ function own(ctx: RequestContext): Scope | null {
 }
 
 /** A page of the signatures the caller may manage (staff: the tenant's; members: their own). */
-export async function listSignatures(ctx: RequestContext, options: string | null | undefined): Promise<SignatureCollectionItem[]> {
-  const list = parseListOptions(options, signatureList);
+export async function listSignatures(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<SignatureCollectionItem[]> {
   const scope = reachable(ctx);
   if (!scope) return [];
-  const { where, orderBy, limit, offset } = toFindOptions(list, signatureList);
-  const rows = await leanRows(ctx.em, Signature, { fields: ['id', 'name', 'contact'], where: { $and: [where, scope] } as FilterQuery<Signature>, orderBy, limit, offset });
+  const { rows } = await listQuery(ctx, Signature, signatureList, options, { fields: ['id', 'name', 'contact'], where: scope });
   const users = await ownerNames(ctx, rows.map((row) => ownerId(row)));
   return rows.map((row, index) => ({ SignatureId: row.id, Name: row.name, User: users[index] ?? null }));
 }
@@ -69,20 +68,19 @@ export async function signatureLookup(ctx: RequestContext): Promise<LookupChoice
   const scope = own(ctx);
   if (!scope) return [];
   const rows = await leanRows(ctx.em, Signature, { fields: ['id', 'name'], where: scope, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE });
-  return rows.map((row, index) => ({ Id: row.id, Name: row.name, ExtraData: null, CssColor: null, IsSelected: false, IsDeleted: false, Order: index }));
+  return lookupChoices(rows);
 }
 
 export async function manageSignatureDialog(ctx: RequestContext): Promise<ManageSignatures> {
   return { Signatures: await currentUserSignatures(ctx) };
 }
 
+const NOUN = 'The signature';
+
 export async function getSignature(ctx: RequestContext, signatureId: number): Promise<SignatureAddEdit> {
   const scope = reachable(ctx);
-  const [row] = scope
-    ? await leanRows(ctx.em, Signature, { fields: ['id', 'name', 'contact', 'signatureHtml'], where: { ...scope, id: signatureId } as FilterQuery<Signature>, limit: 1 })
-    : [];
-  if (!row) throw new NotFound('The signature');
-  return toAddEdit(row);
+  if (!scope) throw new NotFound(NOUN);
+  return toAddEdit(await readOr404(ctx, Signature, ['id', 'name', 'contact', 'signatureHtml'], signatureId, NOUN, scope));
 }
 
 /**
@@ -92,7 +90,7 @@ export async function getSignature(ctx: RequestContext, signatureId: number): Pr
  */
 export async function saveSignature(ctx: RequestContext, signatureId: number, input: SignatureAddEditInput): Promise<SignatureCollectionItem> {
   const caller = ctx.requireCaller();
-  const chosenOwner = caller.roles.includes('staff') && input.ContactId ? await ownerContact(ctx, input.ContactId) : null;
+  const chosenOwner = ctx.isStaff && input.ContactId ? await ownerContact(ctx, input.ContactId) : null;
   const fields = { name: input.Name.trim(), signatureHtml: sanitizeSignatureHtml(input.SignatureHtml) };
   let signature: Signature;
   if (signatureId !== 0) {
@@ -108,18 +106,17 @@ export async function saveSignature(ctx: RequestContext, signatureId: number, in
   return { SignatureId: signature.id, Name: signature.name, User: user ?? null };
 }
 
-/** Deletes a signature the caller may manage; answers its id. */
-export async function deleteSignature(ctx: RequestContext, signatureId: number): Promise<number> {
-  const signature = await findSignature(ctx, signatureId);
-  await ctx.em.remove(signature).flush();
-  return signatureId;
+/** Deletes a signature the caller may manage (one DELETE, so of concurrent deletes one succeeds); answers its id. */
+export function deleteSignature(ctx: RequestContext, signatureId: number): Promise<number> {
+  const scope = reachable(ctx);
+  if (!scope) throw new NotFound(NOUN);
+  return deleteRecord(ctx, Signature, signatureId, null, NOUN, scope);
 }
 
 async function findSignature(ctx: RequestContext, signatureId: number): Promise<Signature> {
   const scope = reachable(ctx);
-  const signature = scope ? await ctx.em.findOne(Signature, { ...scope, id: signatureId } as FilterQuery<Signature>) : null;
-  if (!signature) throw new NotFound('The signature');
-  return signature;
+  if (!scope) throw new NotFound(NOUN);
+  return findOr404(ctx, Signature, signatureId, NOUN, scope);
 }
 
 /** The contact a staff member names as owner; it must be a (not deleted) contact of the tenant. */
@@ -142,4 +139,15 @@ function ownerId(row: Pick<SignatureRow, 'contact'>): number {
 
 function toAddEdit(row: SignatureRow): SignatureAddEdit {
   return { SignatureId: row.id, Name: row.name, ContactId: String(ownerId(row)), SignatureHtml: row.signatureHtml };
+}
+
+/** Demo signatures: one for each login of the new tenant that has a contact. */
+export async function seedSignatures(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
+  const logins = await em.find(Login, { tenant }, { filters: false, populate: ['contact'] });
+  for (const login of logins) {
+    if (!login.contact) continue;
+    const name = displayName(login.contact) || login.email;
+    em.create(Signature, { tenant, contact: login.contact, name: `${marker}Default`, signatureHtml: `<p>${marker}${name}<br><b>Demo Association</b></p>` });
+  }
+  await em.flush();
 }
