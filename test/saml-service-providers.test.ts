@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { XMLParser } from 'fast-xml-parser';
 import { Tenant } from '../src/entities/index.js';
 import { SamlServiceProvider } from '../src/entities/saml-service-provider.js';
-import { createTestTenant, expectStatementsIndependentOfPageSize, expectUnauthenticated, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 const BASE = '/api/saml/serviceproviders';
 const PUBLIC_BASE_URL = 'https://api.test.example';
@@ -26,7 +26,7 @@ async function createProvider(body: Record<string, unknown>, tenant = acme): Pro
   return response.body as Created;
 }
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "@_", processEntities: true });
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', processEntities: true });
 
 /** The parts of a metadata document the tests check. */
 function readMetadata(xml: string) {
@@ -230,9 +230,9 @@ describe('SAML service providers over GraphQL', () => {
     expect(saved.body.data.saveSamlServiceProvider).toEqual({ SamlServiceProviderId: id, Name: 'GraphQL SP', Actions: ['Edit', 'Delete', 'Download'] });
 
     const read = await graphql(server, `query($id: Int!) {
-      samlServiceProvider(samlserviceproviderid: $id) { SamlServiceProviderId Name ServiceProviderName EntityId AssertionConsumerServiceUrl }
-      samlServiceProviders(options: "{\\"Filter\\":\\"graphql sp\\"}") { Id Name ExtraData }
-      samlServiceProviderMetadata(samlserviceproviderid: $id)
+      samlServiceProvider(samlServiceProviderId: $id) { SamlServiceProviderId Name ServiceProviderName EntityId AssertionConsumerServiceUrl }
+      samlServiceProviders(options: { Filter: "graphql sp" }) { Id Name ExtraData }
+      samlServiceProviderMetadata(samlServiceProviderId: $id)
     }`, { id }, acme.staffToken);
     expect(read.status).toBe(200);
     expect(read.body.data.samlServiceProvider).toEqual({
@@ -244,53 +244,16 @@ describe('SAML service providers over GraphQL', () => {
     expect(metadata.entityId).toBe(`${PUBLIC_BASE_URL}/tenants/acme/saml/serviceproviders/${id}`);
     expect(metadata.acs['@_Location']).toBe('https://gql.example/acs');
 
-    const deleted = await graphql(server, 'mutation($id: Int!) { deleteSamlServiceProvider(samlserviceproviderid: $id) { SamlServiceProviderId Name } }', { id }, acme.staffToken);
+    const deleted = await graphql(server, 'mutation($id: Int!) { deleteSamlServiceProvider(samlServiceProviderId: $id) { SamlServiceProviderId Name } }', { id }, acme.staffToken);
     expect(deleted.body.data.deleteSamlServiceProvider).toEqual({ SamlServiceProviderId: id, Name: 'GraphQL SP' });
-    const gone = await graphql(server, 'query($id: Int!) { samlServiceProviderMetadata(samlserviceproviderid: $id) }', { id }, acme.staffToken);
+    const gone = await graphql(server, 'query($id: Int!) { samlServiceProviderMetadata(samlServiceProviderId: $id) }', { id }, acme.staffToken);
     expect(gone.status).toBe(404);
     expect(gone.body.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
   });
 });
 
 describe('SAML service provider access', () => {
-  const operations = [
-    ['GET', BASE],
-    ['POST', BASE],
-    ['GET', `${BASE}/1`],
-    ['DELETE', `${BASE}/1`],
-    ['GET', `${BASE}/1/download`],
-  ] as const;
-  const body = { Name: 'x', ServiceProviderName: 'x' };
-
-  it.each(operations)('%s %s answers 401 problem+json without a credential', async (method, path) => {
-    const response = await rest(server, method, path, { body: method === 'POST' ? body : undefined });
-    expectUnauthenticated(response);
-  });
-
-  it.each(operations)('%s %s answers 401 for an unknown token', async (method, path) => {
-    const response = await rest(server, method, path, { token: 'mms_not-a-real-token-at-all', body: method === 'POST' ? body : undefined });
-    expect(response.status).toBe(401);
-  });
-
-  it.each(operations)('%s %s answers 403 problem+json for a member (staff-only setup area)', async (method, path) => {
-    const { SamlServiceProviderId: id } = await createProvider({ Name: 'Staff only' });
-    const response = await rest(server, method, path.replace('/1', `/${id}`), { token: acme.memberToken, body: method === 'POST' ? body : undefined });
-    expect(response.status).toBe(403);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(response.body).toMatchObject({ status: 403, code: 'FORBIDDEN' });
-  });
-
-  it('answers 401 and 403 on GraphQL too', async () => {
-    for (const query of ['query { samlServiceProviders { Id } }', 'query { samlServiceProvider(samlserviceproviderid: 1) { Name } }', 'query { samlServiceProviderMetadata(samlserviceproviderid: 1) }',
-      'mutation { saveSamlServiceProvider(input: { Name: "x", ServiceProviderName: "x" }) { SamlServiceProviderId } }', 'mutation { deleteSamlServiceProvider(samlserviceproviderid: 1) { Name } }']) {
-      const anonymous = await graphql(server, query);
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body.errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
-      const member = await graphql(server, query, {}, acme.memberToken);
-      expect(member.status).toBe(403);
-      expect(member.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
-    }
-  });
+  // 401 (no credential, unknown token) and 403 for a member on every operation, REST and GraphQL: test/sweeps.test.ts.
 
   it("keeps another tenant's providers invisible and untouchable (404)", async () => {
     const { SamlServiceProviderId: id } = await createProvider({ Name: 'Private To Acme' });
@@ -301,8 +264,8 @@ describe('SAML service provider access', () => {
     const save = await rest(server, 'POST', BASE, { token: other.staffToken, body: { SamlServiceProviderId: id, Name: 'Hijacked', ServiceProviderName: 'Hijacked' } });
     expect(save.status).toBe(404);
     expect((await rest(server, 'DELETE', `${BASE}/${id}`, { token: other.staffToken })).status).toBe(404);
-    for (const query of ['query($id: Int!) { samlServiceProvider(samlserviceproviderid: $id) { Name } }', 'query($id: Int!) { samlServiceProviderMetadata(samlserviceproviderid: $id) }',
-      'mutation($id: Int!) { deleteSamlServiceProvider(samlserviceproviderid: $id) { Name } }']) {
+    for (const query of ['query($id: Int!) { samlServiceProvider(samlServiceProviderId: $id) { Name } }', 'query($id: Int!) { samlServiceProviderMetadata(samlServiceProviderId: $id) }',
+      'mutation($id: Int!) { deleteSamlServiceProvider(samlServiceProviderId: $id) { Name } }']) {
       expect((await graphql(server, query, { id }, other.staffToken)).status).toBe(404);
     }
     const stillThere = await rest(server, 'GET', `${BASE}/${id}`, { token: acme.staffToken });
@@ -388,5 +351,22 @@ describe('SAML service provider list cost', () => {
       const response = await rest(server, 'GET', `${BASE}?options=${encodeURIComponent(JSON.stringify({ Take: take }))}`, { token: tenant.staffToken });
       expect(response.body).toHaveLength(take);
     }, 3);
+  });
+});
+
+describe('SAML service provider races against the real database', () => {
+  let wide: TestServer;
+  let tenant: TestTenant;
+  beforeAll(async () => {
+    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
+    wide = await startTestServer({ DATABASE_POOL_MAX: '20' });
+    tenant = await createTestTenant(wide, 'saml-race');
+  });
+  afterAll(() => wide.close());
+
+  it('lets exactly one of 20 concurrent deletes of one provider succeed', async () => {
+    const id = (await rest(wide, 'POST', BASE, { token: tenant.staffToken, body: { Name: 'Deleted Twenty Times', ServiceProviderName: 'x' } })).body.SamlServiceProviderId as number;
+    await expectExactlyOneSucceeds(Array.from({ length: 20 }, () => () => rest(wide, 'DELETE', `${BASE}/${id}`, { token: tenant.staffToken })), [404]);
+    expect((await rest(wide, 'GET', `${BASE}/${id}`, { token: tenant.staffToken })).status).toBe(404);
   });
 });

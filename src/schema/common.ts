@@ -40,10 +40,10 @@ export class LookupChoiceInt {
   Order!: number;
 }
 
-/** Rows with an id and a name as the choices of a lookup list, in the given order. */
-export function lookupChoices(rows: readonly { id: number; name: string | null; extraData?: string | null; selected?: boolean }[]): LookupChoiceInt[] {
+/** Rows with an id and a name as the choices of a lookup list, in the given order (`Order` counts on from `firstOrder`: a page's Skip). */
+export function lookupChoices(rows: readonly { id: number; name: string | null; extraData?: string | null; selected?: boolean }[], firstOrder = 0): LookupChoiceInt[] {
   return rows.map((row, index) => ({
-    Id: row.id, Name: row.name, ExtraData: row.extraData ?? null, CssColor: null, IsSelected: row.selected ?? false, IsDeleted: false, Order: index,
+    Id: row.id, Name: row.name, ExtraData: row.extraData ?? null, CssColor: null, IsSelected: row.selected ?? false, IsDeleted: false, Order: firstOrder + index,
   }));
 }
 

@@ -5,6 +5,7 @@ import { isURL, IsOptional, Length, Matches, Min, ValidateBy, ValidateIf, type V
 const METADATA_URL: Parameters<typeof isURL>[1] = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
 
 /** Names are one line of text: no control characters (PostgreSQL refuses NUL, XML most of the others). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
 
 /** A SAML entity id is a URI of at most 1024 characters (SAML 2.0 core 8.3.6): an http(s) URL or a URN. */

@@ -1,11 +1,13 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { create } from 'xmlbuilder2';
 import type { RequestContext } from '../core/context.js';
 import { Conflict, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
-import { parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
+import { listQuery, parseListOptions, type ListSpec } from '../core/list-query.js';
+import { deleteRecord, findOr404, readOr404 } from '../core/records.js';
 import { SamlServiceProvider } from '../entities/saml-service-provider.js';
 import { Tenant } from '../entities/tenant.js';
-import { LookupChoiceInt, rowActions } from '../schema/common.js';
+import { lookupChoices, rowActions, type ListOptionsInput, type LookupChoiceInt } from '../schema/common.js';
 import { SamlServiceProviderAddEdit, SamlServiceProviderCollectionItem, type SamlServiceProviderAddEditInput } from '../schema/saml-service-providers.js';
 
 /*
@@ -31,13 +33,12 @@ const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const MDUI = 'urn:oasis:names:tc:SAML:metadata:ui';
 
 /** The list, as the documented QueryableDescriptor items: LookupChoiceInt-shaped, ServiceProviderName in ExtraData. */
-export async function listSamlServiceProviders(ctx: RequestContext, options: string | null | undefined): Promise<LookupChoiceInt[]> {
+const NOUN = 'The SAML service provider';
+
+export async function listSamlServiceProviders(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<LookupChoiceInt[]> {
   const list = parseListOptions(options, providerList);
-  const { where, orderBy, limit, offset } = toFindOptions(list, providerList);
-  const rows = await leanRows(ctx.em, SamlServiceProvider, { fields: ['id', 'name', 'serviceProviderName'], where, orderBy, limit, offset });
-  return rows.map((row, index) => ({
-    Id: row.id, Name: row.name, ExtraData: row.serviceProviderName, CssColor: null, IsSelected: false, IsDeleted: false, Order: list.skip + index,
-  }));
+  const { rows } = await listQuery(ctx, SamlServiceProvider, providerList, list, { fields: ['id', 'name', 'serviceProviderName'] });
+  return lookupChoices(rows.map((row) => ({ id: row.id, name: row.name, extraData: row.serviceProviderName })), list.skip);
 }
 
 export async function getSamlServiceProvider(ctx: RequestContext, id: number): Promise<SamlServiceProviderAddEdit> {
@@ -60,7 +61,7 @@ export async function saveSamlServiceProvider(ctx: RequestContext, input: SamlSe
   }
   let provider: SamlServiceProvider;
   if (input.SamlServiceProviderId) {
-    provider = await findProvider(ctx, input.SamlServiceProviderId);
+    provider = await findOr404(ctx, SamlServiceProvider, input.SamlServiceProviderId, NOUN);
     ctx.em.assign(provider, fields);
   } else {
     provider = ctx.em.create(SamlServiceProvider, { tenant: ctx.tenantId, entityId: null, assertionConsumerServiceUrl: null, ...fields });
@@ -71,10 +72,10 @@ export async function saveSamlServiceProvider(ctx: RequestContext, input: SamlSe
 }
 
 /** Deletes a provider and answers it as it was (the documented "service provider model"). */
+/** Deletes a provider and answers it as it was; of concurrent deletes one succeeds, the others are 404. */
 export async function deleteSamlServiceProvider(ctx: RequestContext, id: number): Promise<SamlServiceProviderAddEdit> {
-  const provider = await findProvider(ctx, id);
-  const deleted = toAddEdit(provider, await tenantAddress(ctx));
-  await ctx.em.remove(provider).flush();
+  const deleted = toAddEdit(await readProvider(ctx, id), await tenantAddress(ctx));
+  await deleteRecord(ctx, SamlServiceProvider, id, null, NOUN);
   return deleted;
 }
 
@@ -118,16 +119,8 @@ function metadataFileName(row: ProviderRow): string {
   return `${slug || `saml-service-provider-${row.id}`}-metadata.xml`;
 }
 
-async function readProvider(ctx: RequestContext, id: number): Promise<ProviderRow> {
-  const [row] = await leanRows(ctx.em, SamlServiceProvider, { fields: [...PROVIDER_FIELDS], where: { id }, limit: 1 });
-  if (!row) throw new NotFound('The SAML service provider');
-  return row;
-}
-
-async function findProvider(ctx: RequestContext, id: number): Promise<SamlServiceProvider> {
-  const provider = await ctx.em.findOne(SamlServiceProvider, { id });
-  if (!provider) throw new NotFound('The SAML service provider');
-  return provider;
+function readProvider(ctx: RequestContext, id: number): Promise<ProviderRow> {
+  return readOr404(ctx, SamlServiceProvider, PROVIDER_FIELDS, id, NOUN);
 }
 
 /** 409 naming EntityId when another provider of the tenant has it (the unique index catches races). */
@@ -167,6 +160,11 @@ function toAddEdit(row: ProviderRow, address: TenantAddress): SamlServiceProvide
 }
 
 function toCollectionItem(ctx: RequestContext, provider: Pick<SamlServiceProvider, 'id' | 'name'>): SamlServiceProviderCollectionItem {
-  const isStaff = ctx.caller?.roles.includes('staff') ?? false;
-  return { SamlServiceProviderId: provider.id, Name: provider.name, Actions: isStaff ? [...rowActions(true), 'Download'] : [] };
+  return { SamlServiceProviderId: provider.id, Name: provider.name, Actions: ctx.isStaff ? [...rowActions(true), 'Download'] : [] };
+}
+
+/** A demo service provider for a new tenant (its EntityId and ACS URL derived from the tenant). */
+export async function seedSamlServiceProviders(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
+  em.create(SamlServiceProvider, { tenant, name: `${marker}Learning portal`, serviceProviderName: `${marker}Acme LMS`, entityId: null, assertionConsumerServiceUrl: null });
+  await em.flush();
 }
