@@ -3,23 +3,23 @@ import type { RequestContext } from '../core/context.js';
 import {
   SocialFeedAddEdit, SocialFeedAddEditInput, SocialFeedCollectionItem, SocialFeedComment, SocialFeedCommentInput,
 } from '../schema/social-feeds.js';
+import { ListOptionsInput } from '../schema/common.js';
 import * as feeds from '../services/social-feeds.js';
-import { OPTIONS_DESCRIPTION } from './shared.js';
 
-const FEED_OPTIONS = `${OPTIONS_DESCRIPTION} Default order: newest first (SocialFeedId desc); OrderBy: SocialFeedId, SocialFeedTypeId; Filter matches MessageText and Url.`;
-const COMMENT_OPTIONS = `${OPTIONS_DESCRIPTION} Default order: oldest first (CommentDate); OrderBy: CommentDate, SocialFeedCommentId; Filter matches CommentText.`;
+const FEED_OPTIONS = 'Default order: newest first (SocialFeedId desc); OrderBy: SocialFeedId, SocialFeedTypeId; Filter matches MessageText and Url.';
+const COMMENT_OPTIONS = 'Default order: oldest first (CommentDate); OrderBy: CommentDate, SocialFeedCommentId; Filter matches CommentText.';
 
 @Resolver()
 export class SocialFeedResolver {
   @Authorized()
   @Query(() => [SocialFeedCollectionItem], { description: "The tenant's social feed posts, newest first, one page at a time." })
-  socialFeeds(@Ctx() ctx: RequestContext, @Arg('options', () => String, { nullable: true, description: FEED_OPTIONS }) options?: string | null) {
+  socialFeeds(@Ctx() ctx: RequestContext, @Arg('options', () => ListOptionsInput, { nullable: true, description: FEED_OPTIONS }) options?: ListOptionsInput | null) {
     return feeds.listSocialFeeds(ctx, options);
   }
 
   @Authorized()
   @Query(() => SocialFeedAddEdit, { description: 'One post, for editing.' })
-  socialFeed(@Ctx() ctx: RequestContext, @Arg('socialfeedid', () => Int) socialFeedId: number) {
+  socialFeed(@Ctx() ctx: RequestContext, @Arg('socialFeedId', () => Int) socialFeedId: number) {
     return feeds.getSocialFeed(ctx, socialFeedId);
   }
 
@@ -30,20 +30,20 @@ export class SocialFeedResolver {
   saveSocialFeed(
     @Ctx() ctx: RequestContext,
     @Arg('input', () => SocialFeedAddEditInput) input: SocialFeedAddEditInput,
-    @Arg('socialfeedid', () => Int, { nullable: true, description: 'The post to update; 0 creates. When absent, SocialFeedId of the input.' }) socialFeedId?: number | null,
+    @Arg('socialFeedId', () => Int, { nullable: true, description: 'The post to update; 0 creates. When absent, SocialFeedId of the input.' }) socialFeedId?: number | null,
   ) {
     return feeds.saveSocialFeed(ctx, socialFeedId, input);
   }
 
   @Authorized()
   @Mutation(() => Boolean, { description: 'The caller likes the post (idempotent: one like per contact).' })
-  likeSocialFeed(@Ctx() ctx: RequestContext, @Arg('socialfeedid', () => Int) socialFeedId: number) {
+  likeSocialFeed(@Ctx() ctx: RequestContext, @Arg('socialFeedId', () => Int) socialFeedId: number) {
     return feeds.likeSocialFeed(ctx, socialFeedId);
   }
 
   @Authorized()
   @Mutation(() => Boolean, { description: "Withdraws the caller's like of the post (idempotent)." })
-  unlikeSocialFeed(@Ctx() ctx: RequestContext, @Arg('socialfeedid', () => Int) socialFeedId: number) {
+  unlikeSocialFeed(@Ctx() ctx: RequestContext, @Arg('socialFeedId', () => Int) socialFeedId: number) {
     return feeds.unlikeSocialFeed(ctx, socialFeedId);
   }
 
@@ -51,8 +51,8 @@ export class SocialFeedResolver {
   @Query(() => [SocialFeedComment], { description: 'The comments of a post, oldest first, one page at a time.' })
   socialFeedComments(
     @Ctx() ctx: RequestContext,
-    @Arg('socialfeedid', () => Int) socialFeedId: number,
-    @Arg('options', () => String, { nullable: true, description: COMMENT_OPTIONS }) options?: string | null,
+    @Arg('socialFeedId', () => Int) socialFeedId: number,
+    @Arg('options', () => ListOptionsInput, { nullable: true, description: COMMENT_OPTIONS }) options?: ListOptionsInput | null,
   ) {
     return feeds.listComments(ctx, socialFeedId, options);
   }
@@ -61,8 +61,8 @@ export class SocialFeedResolver {
   @Query(() => SocialFeedComment, { description: 'One comment of a post.' })
   socialFeedComment(
     @Ctx() ctx: RequestContext,
-    @Arg('socialfeedid', () => Int) socialFeedId: number,
-    @Arg('socialfeedcommentid', () => Int) commentId: number,
+    @Arg('socialFeedId', () => Int) socialFeedId: number,
+    @Arg('socialFeedCommentId', () => Int) commentId: number,
   ) {
     return feeds.getComment(ctx, socialFeedId, commentId);
   }
@@ -73,9 +73,9 @@ export class SocialFeedResolver {
   })
   saveSocialFeedComment(
     @Ctx() ctx: RequestContext,
-    @Arg('socialfeedid', () => Int) socialFeedId: number,
+    @Arg('socialFeedId', () => Int) socialFeedId: number,
     @Arg('input', () => SocialFeedCommentInput) input: SocialFeedCommentInput,
-    @Arg('socialfeedcommentid', () => Int, { nullable: true, description: 'The comment to update; 0 creates. When absent, SocialFeedCommentId of the input.' }) commentId?: number | null,
+    @Arg('socialFeedCommentId', () => Int, { nullable: true, description: 'The comment to update; 0 creates. When absent, SocialFeedCommentId of the input.' }) commentId?: number | null,
   ) {
     return feeds.saveComment(ctx, socialFeedId, commentId, input);
   }
@@ -111,5 +111,5 @@ export class SocialFeedCommentFields {
   }
 }
 
-/** Every resolver class of the area, for resolvers/index.ts. */
+/** Every resolver class of the area, for its manifest. */
 export const socialFeedResolvers = [SocialFeedResolver, SocialFeedItemFields, SocialFeedAddEditFields, SocialFeedCommentFields] as const;

@@ -1,12 +1,15 @@
-import { raw } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import sanitizeHtml from 'sanitize-html';
 import type { Caller, RequestContext } from '../core/context.js';
-import { BadInput, Forbidden, NotFound } from '../core/errors.js';
-import { leanRows } from '../core/lean-read.js';
-import { parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
+import { BadInput, Forbidden } from '../core/errors.js';
+import { countsBy, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
+import { listQuery, type ListSpec } from '../core/list-query.js';
+import { findOr404, readOr404 } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
+import { Login } from '../entities/login.js';
 import { SocialFeed, SocialFeedComment, SocialFeedLike, type SocialFeedFileRef } from '../entities/social-feed.js';
+import type { Tenant } from '../entities/tenant.js';
+import type { ListOptionsInput } from '../schema/common.js';
 import type {
   SocialFeedAddEdit, SocialFeedAddEditInput, SocialFeedCollectionItem, SocialFeedComment as SocialFeedCommentView, SocialFeedCommentInput,
 } from '../schema/social-feeds.js';
@@ -51,15 +54,16 @@ const COMMENT_FIELDS = ['id', 'socialFeed', 'contact', 'commentText', 'createdAt
 // Posts
 
 /** The tenant's posts, newest first unless `options` says otherwise. */
-export async function listSocialFeeds(ctx: RequestContext, options: string | null | undefined): Promise<SocialFeedCollectionItem[]> {
-  const { where, orderBy, limit, offset } = toFindOptions(parseListOptions(options, feedList), feedList);
-  const rows = await leanRows(ctx.em, SocialFeed, { fields: [...LIST_FIELDS], where, orderBy, limit, offset });
+export async function listSocialFeeds(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<SocialFeedCollectionItem[]> {
+  const { rows } = await listQuery(ctx, SocialFeed, feedList, options, { fields: LIST_FIELDS });
   return rows.map(toCollectionItem);
 }
 
+const POST = 'The post';
+const COMMENT = 'The comment';
+
 export async function getSocialFeed(ctx: RequestContext, socialFeedId: number): Promise<SocialFeedAddEdit> {
-  const [row] = await leanRows(ctx.em, SocialFeed, { fields: [...POST_FIELDS], where: { id: socialFeedId }, limit: 1 });
-  if (!row) throw new NotFound('The post');
+  const row = await readOr404(ctx, SocialFeed, POST_FIELDS, socialFeedId, POST);
   return {
     SocialFeedId: row.id,
     MembershipActivationId: row.membershipActivationId,
@@ -96,8 +100,8 @@ export async function saveSocialFeed(ctx: RequestContext, socialFeedId: number |
   }
   let post: SocialFeed;
   if (id !== 0) {
-    post = await findPost(ctx.em, id);
-    assertMayEdit(caller, post.contact?.id ?? null, 'post');
+    post = await findOr404(ctx, SocialFeed, id, POST);
+    assertMayEdit(ctx, caller, post.contact?.id ?? null, 'post');
     ctx.em.assign(post, fields);
   } else {
     post = ctx.em.create(SocialFeed, { tenant: ctx.tenantId, contact: requireContact(caller, 'post'), ...fields });
@@ -109,19 +113,16 @@ export async function saveSocialFeed(ctx: RequestContext, socialFeedId: number |
 /** Records the caller's like of a post; liking twice is one like. */
 export async function likeSocialFeed(ctx: RequestContext, socialFeedId: number): Promise<boolean> {
   const caller = ctx.requireCaller();
-  await assertPostExists(ctx.em, socialFeedId);
+  await assertPostExists(ctx, socialFeedId);
   const contactId = requireContact(caller, 'like');
-  await ctx.em.createQueryBuilder(SocialFeedLike)
-    .insert({ tenant: caller.tenantId, socialFeed: socialFeedId, contact: contactId })
-    .onConflict(['socialFeed', 'contact']).ignore()
-    .execute();
+  await insertIgnoringDuplicates(ctx.em, SocialFeedLike, [{ tenant: caller.tenantId, socialFeed: socialFeedId, contact: contactId }], ['socialFeed', 'contact']);
   return true;
 }
 
 /** Withdraws the caller's like of a post; a post not liked stays not liked. */
 export async function unlikeSocialFeed(ctx: RequestContext, socialFeedId: number): Promise<boolean> {
   const caller = ctx.requireCaller();
-  await assertPostExists(ctx.em, socialFeedId);
+  await assertPostExists(ctx, socialFeedId);
   const contactId = requireContact(caller, 'like');
   await ctx.em.nativeDelete(SocialFeedLike, { socialFeed: socialFeedId, contact: contactId });
   return true;
@@ -131,20 +132,16 @@ export async function unlikeSocialFeed(ctx: RequestContext, socialFeedId: number
 // Comments
 
 /** The comments of a post, oldest first unless `options` says otherwise. */
-export async function listComments(ctx: RequestContext, socialFeedId: number, options: string | null | undefined): Promise<SocialFeedCommentView[]> {
-  const list = parseListOptions(options, commentList);
-  await assertPostExists(ctx.em, socialFeedId);
-  const { where, orderBy, limit, offset } = toFindOptions(list, commentList);
-  const rows = await leanRows(ctx.em, SocialFeedComment, {
-    fields: [...COMMENT_FIELDS], where: { $and: [where, { socialFeed: socialFeedId }] }, orderBy, limit, offset,
-  });
+export async function listComments(ctx: RequestContext, socialFeedId: number, options: ListOptionsInput | null | undefined): Promise<SocialFeedCommentView[]> {
+  const [{ rows }] = await Promise.all([
+    listQuery(ctx, SocialFeedComment, commentList, options, { fields: COMMENT_FIELDS, where: { socialFeed: socialFeedId } }),
+    assertPostExists(ctx, socialFeedId),
+  ]);
   return rows.map(toCommentView);
 }
 
 export async function getComment(ctx: RequestContext, socialFeedId: number, commentId: number): Promise<SocialFeedCommentView> {
-  const [row] = await leanRows(ctx.em, SocialFeedComment, { fields: [...COMMENT_FIELDS], where: { id: commentId, socialFeed: socialFeedId }, limit: 1 });
-  if (!row) throw new NotFound('The comment');
-  return toCommentView(row);
+  return toCommentView(await readOr404(ctx, SocialFeedComment, COMMENT_FIELDS, commentId, COMMENT, { socialFeed: socialFeedId }));
 }
 
 /**
@@ -157,13 +154,11 @@ export async function saveComment(ctx: RequestContext, socialFeedId: number, com
   const commentText = input.CommentText.trim();
   let comment: SocialFeedComment;
   if (id !== 0) {
-    const found = await ctx.em.findOne(SocialFeedComment, { id, socialFeed: socialFeedId });
-    if (!found) throw new NotFound('The comment');
-    comment = found;
-    assertMayEdit(caller, comment.contact?.id ?? null, 'comment');
+    comment = await findOr404(ctx, SocialFeedComment, id, COMMENT, { socialFeed: socialFeedId });
+    assertMayEdit(ctx, caller, comment.contact?.id ?? null, 'comment');
     comment.commentText = commentText;
   } else {
-    await assertPostExists(ctx.em, socialFeedId);
+    await assertPostExists(ctx, socialFeedId);
     comment = ctx.em.create(SocialFeedComment, {
       tenant: ctx.tenantId, socialFeed: socialFeedId, contact: requireContact(caller, 'comment'), commentText,
     });
@@ -188,13 +183,7 @@ export function contactName(ctx: RequestContext, contactId: number | null): Prom
 /** How many comments a post has, batched per request (one grouped count for the whole page). */
 export function commentsCount(ctx: RequestContext, socialFeedId: number): Promise<number> {
   return ctx.loaders.custom<number, number>('socialFeeds.commentCounts', async (em, ids) => {
-    const qb = em.createQueryBuilder(SocialFeedComment, 'c')
-      .select(['c.socialFeed', raw('count(*) as comments')])
-      .where({ socialFeed: { $in: [...ids] } })
-      .groupBy('c.socialFeed');
-    await qb.applyFilters();
-    const rows = await qb.execute<{ socialFeed: number; comments: string | number }[]>('all', true);
-    const counts = new Map(rows.map((row) => [Number(row.socialFeed), Number(row.comments)]));
+    const counts = await countsBy(em, SocialFeedComment, 'socialFeed', { socialFeed: { $in: [...ids] } });
     return ids.map((id) => counts.get(id) ?? 0);
   }).load(socialFeedId);
 }
@@ -230,7 +219,7 @@ export function sanitizeEmbed(html: string | null | undefined): string | null {
   if (!html || !html.trim()) return null;
   const clean = sanitizeHtml(html, EMBED_OPTIONS).trim();
   const iframes = clean.match(/<iframe\b[^>]*>/g) ?? [];
-  if (iframes.length !== 1 || !/\ssrc="https:\/\//.test(iframes[0]!)) {
+  if (iframes.length !== 1 || !/\ssrc="https:\/\//.test(iframes[0])) {
     throw BadInput.field('EmbedCodeHtml', `must be one iframe whose https src is on one of: ${EMBED_HOSTS.join(', ')}`);
   }
   return clean;
@@ -238,19 +227,12 @@ export function sanitizeEmbed(html: string | null | undefined): string | null {
 
 // ---------------------------------------------------------------------------------------------
 
-async function findPost(em: EntityManager, socialFeedId: number): Promise<SocialFeed> {
-  const post = await em.findOne(SocialFeed, { id: socialFeedId });
-  if (!post) throw new NotFound('The post');
-  return post;
+async function assertPostExists(ctx: RequestContext, socialFeedId: number): Promise<void> {
+  await readOr404(ctx, SocialFeed, ['id'], socialFeedId, POST);
 }
 
-async function assertPostExists(em: EntityManager, socialFeedId: number): Promise<void> {
-  const [post] = await leanRows(em, SocialFeed, { fields: ['id'], where: { id: socialFeedId }, limit: 1 });
-  if (!post) throw new NotFound('The post');
-}
-
-function assertMayEdit(caller: Caller, authorContactId: number | null, what: 'post' | 'comment'): void {
-  if (caller.roles.includes('staff')) return;
+function assertMayEdit(ctx: RequestContext, caller: Caller, authorContactId: number | null, what: 'post' | 'comment'): void {
+  if (ctx.isStaff) return;
   if (authorContactId !== null && authorContactId === caller.contactId) return;
   throw new Forbidden(`Only the author of the ${what} or staff may change it.`);
 }
@@ -302,4 +284,16 @@ function filesOf(files: SocialFeedFileRef[] | null | undefined): SocialFeedFileR
 function blankToNull(value: string | null | undefined): string | null {
   const trimmed = value?.trim();
   return trimmed ? trimmed : null;
+}
+
+/** Demo posts for a new tenant: a welcome post by its first login with a contact, with a comment. */
+export async function seedSocialFeeds(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
+  const login = await em.findOne(Login, { tenant, contact: { $ne: null } }, { filters: false, orderBy: { id: 'asc' } });
+  if (!login?.contact) return;
+  const post = em.create(SocialFeed, {
+    tenant, contact: login.contact, messageText: `${marker}Welcome to the member hub! Introduce yourself below.`, url: null, embedCodeHtml: null,
+    membershipActivationId: null, contentItemId: null, socialFeedTypeId: null, files: [],
+  });
+  em.create(SocialFeedComment, { tenant, socialFeed: post, contact: login.contact, commentText: `${marker}Glad to be here.` });
+  await em.flush();
 }
