@@ -32,7 +32,7 @@ describe('command line', () => {
     expect(created.code).toBe(0);
     const key = created.stdout.trim();
     expect(key).toMatch(/^mmk_/);
-    const id = /API key (\d+)/.exec(created.stderr)![1]!;
+    const id = /API key (\d+)/.exec(created.stderr)![1];
     expect((await rest(server, 'GET', '/api/login/logincheck', { token: key })).status).toBe(200);
     expect((await cli('apikey', 'revoke', '--tenant', 'keytown', '--id', id)).code).toBe(0);
     expect((await rest(server, 'GET', '/api/login/logincheck', { token: key })).status).toBe(401);

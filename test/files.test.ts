@@ -75,7 +75,7 @@ describe('unused files', () => {
 function startS3Double() {
   const objects = new Map<string, Buffer>();
   const requests: { method: string; path: string; signed: boolean }[] = [];
-  const server: Server = createServer(async (request, response) => {
+  const server: Server = createServer((request, response) => void (async () => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -100,12 +100,12 @@ function startS3Double() {
       return response.end(object);
     }
     if (request.method === 'POST' && url.searchParams.has('delete')) {
-      const keys = [...body.toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) => match[1]!);
+      const keys = [...body.toString('utf8').matchAll(/<Key>([^<]*)<\/Key>/g)].map((match) => match[1]);
       for (const key of keys) objects.delete(`${path.replace(/\/$/, '')}/${key}`);
       return xml(200, `<DeleteResult>${keys.map((key) => `<Deleted><Key>${key}</Key></Deleted>`).join('')}</DeleteResult>`);
     }
     return xml(405, '<Error><Code>MethodNotAllowed</Code><Message>Not in the double</Message></Error>');
-  });
+  })());
   return {
     objects,
     requests,
@@ -139,7 +139,7 @@ describe('files in an S3-compatible object store (FILE_STORAGE=s3)', () => {
     const file = await upload(server, tenant.staffToken, bytes);
     expect(file.status).toBe(200);
     expect(s3.objects.size).toBe(1);
-    const [key, stored] = [...s3.objects][0]!;
+    const [key, stored] = [...s3.objects][0];
     expect(key).toMatch(new RegExp(`^/media/uploads/${tenant.id}/[0-9a-f]{64}-[0-9a-f-]{36}$`));
     expect(stored.equals(bytes)).toBe(true);
     const rows = await server.orm.em.getConnection().execute('select storage, bytes is null as no_bytes, storage_key from file_content where tenant_id = ?', [tenant.id]);

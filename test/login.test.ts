@@ -18,7 +18,7 @@ afterAll(() => server.close());
 /** The raw token of the newest link sent to `email`, read back from the outbox message. */
 async function lastLinkToken(email: string): Promise<string> {
   const message = await server.orm.em.fork().findOneOrFail(OutboxMessage, { recipient: email }, { filters: false, orderBy: { id: 'desc' } });
-  return /token=([^\s]+)/.exec(message.body)![1]!;
+  return /token=([^\s]+)/.exec(message.body)![1];
 }
 
 describe('aboutme', () => {
@@ -76,7 +76,7 @@ describe('logincheck and clientauthcheck', () => {
     expect((await rest(server, 'GET', `/api/login/clientauthcheck/${acmeLogin.id}/other`, { token: acme.staffToken })).status).toBe(401);
     expect((await rest(server, 'GET', `/api/login/clientauthcheck/${acmeLogin.id}/acme`)).status).toBe(401);
     expect((await rest(server, 'GET', '/api/login/clientauthcheck/x/acme', { token: acme.staffToken })).status).toBe(400);
-    const gql = await graphql(server, 'query($id: Int!) { clientAuthCheck(loginid: $id, tenantkey: "acme") }', { id: acmeLogin.id }, acme.staffToken);
+    const gql = await graphql(server, 'query($id: Int!) { clientAuthCheck(loginId: $id, tenantKey: "acme") }', { id: acmeLogin.id }, acme.staffToken);
     expect(gql.body.data).toEqual({ clientAuthCheck: true });
   });
 });
@@ -216,7 +216,7 @@ describe('delete login with the master key', () => {
 
   it('works through GraphQL', async () => {
     await createTestTenant(server, 'gqlvictim');
-    const response = await graphql(server, 'mutation($u: String!, $k: String!) { deleteLogin(username: $u, masterkey: $k) }', { u: 'staff@gqlvictim.example', k: server.config.MASTER_KEY });
+    const response = await graphql(server, 'mutation($u: String!, $k: String!) { deleteLogin(username: $u, masterKey: $k) }', { u: 'staff@gqlvictim.example', k: server.config.MASTER_KEY });
     expect(response.body.data).toEqual({ deleteLogin: true });
   });
 

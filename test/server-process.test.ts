@@ -19,7 +19,7 @@ describe('npm start', () => {
     const port = await freePort();
     const { child, output } = await startNode('main.js', { DATABASE_URL: database.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' }, /Bearer (\S+)/);
     try {
-      const token = /Bearer (\S+)/.exec(output())![1]!;
+      const token = /Bearer (\S+)/.exec(output())![1];
       expect(output()).toContain(`http://127.0.0.1:${port}/graphql`);
       const rest = await fetch(`http://127.0.0.1:${port}/api/vendors`, { headers: { authorization: `Bearer ${token}` } });
       expect(rest.status).toBe(200);

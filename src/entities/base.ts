@@ -31,4 +31,3 @@ export abstract class Versioned extends TenantOwned {
   @Property({ type: 'integer', version: true })
   auditId!: Opt<number>;
 }
-

@@ -11,34 +11,34 @@ import * as images from '../services/images.js';
 export class ImageResolver {
   @Authorized()
   @Query(() => Image, { description: 'One image (its bytes: GET /api/images/image/{imageid}).' })
-  image(@Ctx() ctx: RequestContext, @Arg('imageid', () => Int) imageId: number) {
+  image(@Ctx() ctx: RequestContext, @Arg('imageId', () => Int) imageId: number) {
     return images.getImage(ctx, imageId);
   }
 
   @Authorized()
   @Query(() => ImageFile, { description: 'An uploaded image file (its bytes: GET /api/images/file/{fileid}).' })
-  imageFile(@Ctx() ctx: RequestContext, @Arg('fileid', () => Int) fileId: number) {
+  imageFile(@Ctx() ctx: RequestContext, @Arg('fileId', () => Int) fileId: number) {
     return images.getImageFile(ctx, fileId);
   }
 
   @Authorized()
   @Query(() => ImageUsage, { description: 'The rules (maximum size, aspect ratio) of an image usage, or of its secondary variant.' })
   imageUsage(
-    @Arg('imageusageid', () => String) imageUsageId: string,
+    @Arg('imageUsageId', () => String) imageUsageId: string,
     @Arg('secondary', () => String, { nullable: true, description: 'A variant of the usage, e.g. Thumbnail.' }) secondary?: string | null,
   ) {
     return images.imageUsage(imageUsageId, secondary);
   }
 
   @Authorized()
-  @Mutation(() => Image, { description: 'Creates (imageid 0, from an uploaded FileId) or updates an image: caption, short description, crop, usage, what it belongs to. Staff or the uploader may update.' })
-  saveImage(@Ctx() ctx: RequestContext, @Arg('imageid', () => Int) imageId: number, @Arg('input', () => ImageAddEditInput) input: ImageAddEditInput) {
+  @Mutation(() => Image, { description: 'Creates (imageId 0, from an uploaded FileId) or updates an image: caption, short description, crop, usage, what it belongs to. Staff or the uploader may update.' })
+  saveImage(@Ctx() ctx: RequestContext, @Arg('imageId', () => Int) imageId: number, @Arg('input', () => ImageAddEditInput) input: ImageAddEditInput) {
     return images.saveImage(ctx, imageId, input);
   }
 
   @Authorized()
   @Mutation(() => Int, { description: 'Deletes an image, and its files unless something else uses them; answers its id. Staff or the uploader may delete.' })
-  deleteImage(@Ctx() ctx: RequestContext, @Arg('imageid', () => Int) imageId: number) {
+  deleteImage(@Ctx() ctx: RequestContext, @Arg('imageId', () => Int) imageId: number) {
     return images.deleteImage(ctx, imageId);
   }
 }

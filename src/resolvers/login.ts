@@ -20,7 +20,7 @@ export class LoginResolver {
 
   @Authorized()
   @Query(() => Boolean, { description: 'True when the login belongs to the tenant with that key (401 otherwise).' })
-  clientAuthCheck(@Ctx() ctx: RequestContext, @Arg('loginid', () => Int) loginId: number, @Arg('tenantkey', () => String) tenantKey: string) {
+  clientAuthCheck(@Ctx() ctx: RequestContext, @Arg('loginId', () => Int) loginId: number, @Arg('tenantKey', () => String) tenantKey: string) {
     return login.clientAuthCheck(ctx, loginId, tenantKey);
   }
 
@@ -30,7 +30,7 @@ export class LoginResolver {
   }
 
   @Mutation(() => Boolean, { description: 'Removes a user and its sessions everywhere; needs the server master key.' })
-  async deleteLogin(@Ctx() ctx: RequestContext, @Arg('username', () => String) username: string, @Arg('masterkey', () => String) masterKey: string) {
+  async deleteLogin(@Ctx() ctx: RequestContext, @Arg('username', () => String) username: string, @Arg('masterKey', () => String) masterKey: string) {
     await login.deleteLoginEverywhere(ctx.app, ctx.em, username, masterKey);
     return true;
   }

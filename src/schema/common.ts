@@ -73,10 +73,10 @@ export const FilterCount = new GraphQLScalarType({
 });
 
 /**
- * The documented FilterBase, as the body of a list's POST filter operation. A list's filter model
- * (`UserTermsAcceptanceFilter`, `ReportAdvancedFilter`, ...) extends this with its own fields;
- * `filterBaseOptions` hands the FilterBase part to `parseListOptions(raw, spec, '')`, which checks
- * the values and names the documented field in a 400.
+ * The documented FilterBase. A list's filter model (`UserTermsAcceptanceFilter`,
+ * `ReportAdvancedFilter`, ...) extends this with its own fields and serves both the GET `options`
+ * and the POST body of the list; `listQuery` (or `parseListOptions(filter, spec, '')`) checks the
+ * FilterBase values and names the documented field in a 400.
  */
 @InputType('FilterBaseInput', { description: 'The documented FilterBase (paging, ordering, text filter, dates).' })
 export abstract class FilterBaseInput {
@@ -99,13 +99,6 @@ export abstract class FilterBaseInput {
     'Filter (case-insensitive text match), OrderBy ("Name" or "Name desc"), CalendarStartDate, CalendarEndDate.',
 })
 export class ListOptionsInput extends FilterBaseInput {}
-
-/** The FilterBase fields of a filter body, in the shape `parseListOptions` reads. */
-export function filterBaseOptions(filter: FilterBaseInput | null | undefined): Record<string, unknown> {
-  if (!filter) return {};
-  const { Top, Take, Skip, Filter, OrderBy, CalendarStartDate, CalendarEndDate } = filter;
-  return { Top, Take, Skip, Filter, OrderBy, CalendarStartDate, CalendarEndDate };
-}
 
 /** The documented ListResult: one page of a list, with the count of all matching records. */
 export interface ListResultOf<TItem, TCriteria, TCriteriaItem = LookupChoiceInt, TModelItem = LookupChoiceInt> {

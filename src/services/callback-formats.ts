@@ -142,7 +142,7 @@ function mandrillStyle(item: unknown, where: string, fallbackTime: string): Emai
   const msg = object(e.msg, `${where}.msg`);
   const id = text(e._id, `${where}._id`);
   // Mandrill's _id names the message, not the event: the message, the kind and the time together do.
-  const ts = e.ts === undefined || e.ts === null ? '' : String(e.ts);
+  const ts = typeof e.ts === 'number' || typeof e.ts === 'string' ? String(e.ts) : '';
   const url = clip(optionalText(e.url), 2048);
   return {
     eventId: eventId(`${id}:${type}:${ts}${type === 'click' && url ? `:${url}` : ''}`),
@@ -242,7 +242,7 @@ function zoomStyle(body: unknown, where: string, fallbackTime: string): MeetingE
   const participantEmail = participant && optionalText(participant.email) ? address(participant.email, `${where}.payload.object.participant.email`) : null;
   return {
     // Zoom-style events have no id of their own: the kind, the meeting instance, the participant and the event time do.
-    eventId: eventId(`${type}:${optionalText(meeting.uuid) ?? meetingId}:${participantKey}:${e.event_ts ?? time}`),
+    eventId: eventId(`${type}:${optionalText(meeting.uuid) ?? meetingId}:${participantKey}:${typeof e.event_ts === 'number' || typeof e.event_ts === 'string' ? e.event_ts : time}`),
     kind,
     meetingId: clip(meetingId, 64)!,
     meetingUuid: clip(optionalText(meeting.uuid), 128),

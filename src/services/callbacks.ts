@@ -3,11 +3,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, ServiceUnavailable } from '../core/errors.js';
-import { leanRows } from '../core/lean-read.js';
-import { parseListOptions, toFindOptions, type ListSpec } from '../core/list-query.js';
+import { listQuery, type ListSpec } from '../core/list-query.js';
 import { CALLBACK_PROVIDERS, isCallbackProvider, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
 import type { Tenant } from '../entities/tenant.js';
 import type { ProviderCallbackItem } from '../schema/callbacks.js';
+import type { ListOptionsInput } from '../schema/common.js';
 
 // ---- authentication ----
 
@@ -101,7 +101,6 @@ export interface IncomingCallback {
 const INSERT_CALLBACK = `INSERT INTO provider_callback (tenant_id, receipt, provider, headers, body, state)
   VALUES ($1, $2, $3, $4, $5, 'received')`;
 
-
 /**
  * Stores the callback — one prepared INSERT, committed on its own — and answers its receipt; a
  * failure is a 503, so the provider retries. Queueing its processing job is left to the dispatcher
@@ -135,14 +134,11 @@ const callbackList: ListSpec<ProviderCallback> = {
 const CALLBACK_STATES: CallbackState[] = ['received', 'queued', 'retrying', 'processed', 'dead'];
 
 /** The tenant's stored callbacks, newest first unless `options` orders them otherwise; `state` narrows them. */
-export async function listCallbacks(ctx: RequestContext, options: string | null | undefined, state: string | null | undefined): Promise<ProviderCallbackItem[]> {
+export async function listCallbacks(ctx: RequestContext, options: ListOptionsInput | null | undefined, state: string | null | undefined): Promise<ProviderCallbackItem[]> {
   if (state && !CALLBACK_STATES.includes(state as CallbackState)) throw BadInput.field('state', `must be one of ${CALLBACK_STATES.join(', ')}`);
-  const list = parseListOptions(options, callbackList);
-  const { where, orderBy, limit, offset } = toFindOptions(list, callbackList);
-  const rows = await leanRows(ctx.em, ProviderCallback, {
+  const { rows } = await listQuery(ctx, ProviderCallback, callbackList, options, {
     fields: ['id', 'receipt', 'provider', 'receivedAt', 'state', 'attempts', 'error', 'processedAt', 'eventCount'],
-    where: state ? { $and: [where, { state: state as CallbackState }] } : where,
-    orderBy, limit, offset,
+    where: state ? { state: state as CallbackState } : {},
   });
   return rows.map((row) => ({
     CallbackId: row.id,
@@ -160,4 +156,3 @@ export async function listCallbacks(ctx: RequestContext, options: string | null 
 function iso(value: Date | string | null): string | null {
   return value === null ? null : new Date(value).toISOString();
 }
-

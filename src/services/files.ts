@@ -152,8 +152,8 @@ export async function storeFile(ctx: RequestContext, file: NewFile): Promise<Fil
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
   const store = blobStoreFor(ctx.app.config);
   const { record, duplicateKey } = await ctx.em.transactional(async (em) => {
-    const connection = em.getConnection();
-    const tx = em.getTransactionContext();
+    const connection = em.getDriver().getConnection();
+    const tx: unknown = em.getTransactionContext();
     // FOR KEY SHARE: a concurrent release cannot delete the content this file is about to use.
     const existing = async () => (await connection.execute<{ id: number }[]>(
       'select id from file_content where tenant_id = ? and sha256 = ? for key share', [tenantId, sha256], 'all', tx))[0]?.id;
@@ -181,7 +181,7 @@ export async function storeFile(ctx: RequestContext, file: NewFile): Promise<Fil
       purpose: file.purpose,
       width: file.width ?? null,
       height: file.height ?? null,
-      content: contentId!,
+      content: contentId,
       uploadedBy: ctx.caller?.loginId ?? null,
     });
     await em.persist(stored).flush();
@@ -267,8 +267,8 @@ export const UNUSED_FILE_PURPOSES: string[] = ['images', 'image-renditions'];
  * keys to remove.
  */
 async function deleteUnreferenced(em: EntityManager, scope: { tenantId?: number; fileIds: number[] }): Promise<{ deleted: number; keys: string[] }> {
-  const connection = em.getConnection();
-  const tx = em.getTransactionContext();
+  const connection = em.getDriver().getConnection();
+  const tx: unknown = em.getTransactionContext();
   const notReferenced = fileReferences(em)
     .map(({ table, column }) => `not exists (select 1 from "${table}" r where r."${column}" = f.id)`)
     .join(' and ');
@@ -291,7 +291,7 @@ function fileReferences(em: EntityManager): { table: string; column: string }[] 
   for (const meta of em.getMetadata()) {
     for (const prop of meta.props) {
       const owning = prop.kind === ReferenceKind.MANY_TO_ONE || (prop.kind === ReferenceKind.ONE_TO_ONE && prop.owner);
-      if (owning && prop.targetMeta?.class === StoredFile) references.push({ table: meta.tableName, column: prop.fieldNames[0]! });
+      if (owning && prop.targetMeta?.class === StoredFile) references.push({ table: meta.tableName, column: prop.fieldNames[0] });
     }
   }
   return references;

@@ -36,7 +36,7 @@ export async function authenticate(em: EntityManager, authorization: string | un
     `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.roles, c.expires_at, c.last_used_at
      FROM credential c JOIN login l ON l.id = c.login_id
      WHERE c.token_hash = ? AND c.revoked_at IS NULL LIMIT 1`,
-    [hashToken(match[1]!)],
+    [hashToken(match[1])],
   );
   if (!row || (row.expires_at && new Date(row.expires_at).getTime() <= Date.now())) return null;
   await recordUse(em, row);
@@ -129,7 +129,7 @@ export async function createLogin(
     tenant,
     kind: 'person',
     email,
-    firstName: input.firstName ?? email.split('@')[0]!,
+    firstName: input.firstName ?? email.split('@')[0],
     lastName: input.lastName ?? null,
   });
   const login = em.create(Login, { tenant, email, contact, roles: [input.role as Role] });

@@ -76,7 +76,7 @@ export async function imageFacts(bytes: Buffer): Promise<ImageFacts> {
 }
 
 async function readFacts(bytes: Buffer, mediaType: string): Promise<ImageFacts | null> {
-  const accepted = ACCEPTED_IMAGE_TYPES[mediaType]!;
+  const accepted = ACCEPTED_IMAGE_TYPES[mediaType];
   let metadata: Metadata;
   try {
     metadata = await sharp(bytes, { limitInputPixels: IMAGE_MAX_PIXELS }).metadata();
@@ -90,7 +90,7 @@ async function readFacts(bytes: Buffer, mediaType: string): Promise<ImageFacts |
   return {
     mediaType,
     format: accepted.format,
-    extension: accepted.extensions[0]!,
+    extension: accepted.extensions[0],
     width: turned ? metadata.height : metadata.width,
     height: turned ? metadata.width : metadata.height,
     orientation,

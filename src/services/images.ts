@@ -3,6 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import { BadInput, Forbidden, NotFound } from '../core/errors.js';
 import { validateInput } from '../core/graphql-policies.js';
 import { leanRows } from '../core/lean-read.js';
+import { findOr404, readOr404 } from '../core/records.js';
 import { Contact } from '../entities/contact.js';
 import { StoredImage } from '../entities/image.js';
 import { Tenant } from '../entities/tenant.js';
@@ -80,7 +81,7 @@ const FOLDERS: readonly ImageFolder[] = [
       if (contactId === 0) return 0;
       const [contact] = await leanRows(ctx.em, Contact, { fields: ['id'], where: { id: contactId }, limit: 1 });
       if (!contact) throw new NotFound('The contact');
-      if (!isStaff(ctx) && ctx.caller?.contactId !== contactId) throw new Forbidden('Only staff may change the images of another contact.');
+      if (!ctx.isStaff && ctx.caller?.contactId !== contactId) throw new Forbidden('Only staff may change the images of another contact.');
       return contactId;
     },
     async link(em, ctx, contactId, image, previousUrl) {
@@ -111,7 +112,7 @@ function findFolder(name: string): ImageFolder | undefined {
 
 /** The SourceType and SourceId an image may be attached to by this caller (404 / 403 otherwise). */
 async function resolveTarget(ctx: RequestContext, folder: ImageFolder, objectId: number): Promise<{ folder: ImageFolder; sourceId: number }> {
-  if (folder.staffOnly && !isStaff(ctx)) throw new Forbidden(`Only staff may attach images to ${folder.sourceType} records.`);
+  if (folder.staffOnly && !ctx.isStaff) throw new Forbidden(`Only staff may attach images to ${folder.sourceType} records.`);
   const sourceId = folder.target ? await folder.target(ctx, objectId) : objectId;
   return { folder, sourceId };
 }
@@ -216,11 +217,11 @@ export async function getImageFile(ctx: RequestContext, fileId: number): Promise
   return toImageFile(await imageFile(ctx, fileId));
 }
 
-async function findImageRow(ctx: RequestContext, imageId: number): Promise<ImageRow> {
+const IMAGE = 'The image';
+
+function findImageRow(ctx: RequestContext, imageId: number): Promise<ImageRow> {
   ctx.requireCaller();
-  const [image] = await leanRows(ctx.em, StoredImage, { fields: [...IMAGE_FIELDS], where: { id: imageId }, limit: 1 });
-  if (!image) throw new NotFound('The image');
-  return image;
+  return readOr404(ctx, StoredImage, IMAGE_FIELDS, imageId, IMAGE);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,8 +347,7 @@ async function createImage(
 }
 
 async function updateImage(ctx: RequestContext, imageId: number, input: ImageAddEditInput): Promise<Image> {
-  const current = await ctx.em.findOne(StoredImage, { id: imageId });
-  if (!current) throw new NotFound('The image');
+  const current = await findOr404(ctx, StoredImage, imageId, IMAGE);
   assertMayChange(ctx, current);
 
   // Fields left out keep their value; null clears. The image moves only where the caller may attach.
@@ -440,12 +440,12 @@ async function commit(
 /** DELETE /api/images/image/{imageid}: removes the image, then its files unless something else uses them. */
 export async function deleteImage(ctx: RequestContext, imageId: number): Promise<number> {
   ctx.requireCaller();
-  const image = await ctx.em.findOne(StoredImage, { id: imageId });
-  if (!image) throw new NotFound('The image');
+  const image = await findOr404(ctx, StoredImage, imageId, IMAGE);
   assertMayChange(ctx, image);
   const files = [idOf(image.file), image.rendition ? idOf(image.rendition) : null];
   await ctx.em.transactional(async (em) => {
-    await em.nativeDelete(StoredImage, { id: imageId, tenant: ctx.tenantId });
+    // One DELETE decides: of concurrent deletes only the one that removed the row goes on (the others 404).
+    if ((await em.nativeDelete(StoredImage, { id: imageId, tenant: ctx.tenantId })) === 0) throw new NotFound(IMAGE);
     const folder = image.sourceType ? findFolder(image.sourceType) : undefined;
     if (folder && image.sourceId) await folder.link?.(em, ctx, image.sourceId, null, imageUrl(imageId));
   });
@@ -455,7 +455,7 @@ export async function deleteImage(ctx: RequestContext, imageId: number): Promise
 
 function assertMayChange(ctx: RequestContext, image: StoredImage): void {
   const caller = ctx.requireCaller();
-  if (isStaff(ctx) || (image.uploadedBy && idOf(image.uploadedBy) === caller.loginId)) return;
+  if (ctx.isStaff || (image.uploadedBy && idOf(image.uploadedBy) === caller.loginId)) return;
   throw new Forbidden('Only staff or the uploader may change this image.');
 }
 
@@ -507,8 +507,4 @@ function cropColumns(crop: Crop | null) {
 /** The id of a reference, whether a lean row gave the id or an entity gave a reference. */
 function idOf(reference: number | { id: number }): number {
   return typeof reference === 'number' ? reference : reference.id;
-}
-
-function isStaff(ctx: RequestContext): boolean {
-  return ctx.caller?.roles.includes('staff') ?? false;
 }
