@@ -2,7 +2,8 @@ import { validate, type ValidationError } from 'class-validator';
 import { getMetadataStorage, type AuthCheckerFn } from 'type-graphql';
 import type { RequestContext } from './context.js';
 import { BadInput, type FieldProblem } from './errors.js';
-import type { Role } from '../entities/login.js';
+import { ROLES, type Role } from '../entities/login.js';
+import { isOneOf } from './values.js';
 
 /**
  * `@Authorized()` needs a caller (else 401); `@Authorized('staff')` needs that role (else 403).
@@ -73,5 +74,5 @@ export function fieldAccess(operation: 'query' | 'mutation', fieldName: string):
 }
 
 function isRole(value: unknown): value is Role {
-  return value === 'staff' || value === 'member';
+  return isOneOf(ROLES, value);
 }

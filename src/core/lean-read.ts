@@ -19,7 +19,7 @@ export async function leanRows<T extends object, F extends keyof T & string>(
   entity: EntityClass<T>,
   query: LeanQuery<T> & { fields: F[] },
 ): Promise<Pick<T, F>[]> {
-  const qb = em.createQueryBuilder(entity) as unknown as RowQuery;
+  const qb = rowQuery(em, entity);
   qb.select(query.fields).where(query.where);
   if (query.orderBy?.length) qb.orderBy(query.orderBy);
   if (query.limit !== undefined) qb.limit(query.limit);
@@ -38,7 +38,7 @@ export async function leanDistinctOn<T extends object, F extends keyof T & strin
   entity: EntityClass<T>,
   query: LeanQuery<T> & { fields: F[]; distinctOn: (keyof T & string)[] },
 ): Promise<Pick<T, F>[]> {
-  const qb = em.createQueryBuilder(entity) as unknown as RowQuery;
+  const qb = rowQuery(em, entity);
   qb.select(query.fields).distinctOn(query.distinctOn).where(query.where);
   if (query.orderBy?.length) qb.orderBy(query.orderBy);
   await qb.applyFilters();
@@ -51,7 +51,7 @@ export async function leanDistinctOn<T extends object, F extends keyof T & strin
  * records are absent from the map.
  */
 export async function countsBy<T extends object>(em: EntityManager, entity: EntityClass<T>, groupBy: keyof T & string, where: FilterQuery<T>): Promise<Map<unknown, number>> {
-  const qb = em.createQueryBuilder(entity, 'e') as unknown as RowQuery;
+  const qb = rowQuery(em, entity, 'e');
   qb.select([`e.${groupBy}`, raw('count(*) as count')]).where(where).groupBy(`e.${groupBy}`);
   await qb.applyFilters();
   const rows = (await qb.execute('all', { mapResults: true })) as Record<string, unknown>[];
@@ -67,7 +67,7 @@ export async function insertIgnoringDuplicates<T extends object>(
   em: EntityManager, entity: EntityClass<T>, rows: RequiredEntityData<T>[], conflictOn: (keyof T & string)[],
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  const qb = em.createQueryBuilder(entity) as unknown as InsertQuery;
+  const qb = rowQuery(em, entity);
   const result = await qb.insert(rows).onConflict(conflictOn).ignore().execute('run');
   return result.affectedRows;
 }
@@ -78,14 +78,41 @@ function idOrValue(value: unknown): unknown {
 
 /** How many records match `where` (the EntityManager's filters applied, as in `leanRows`). */
 export async function leanCount<T extends object>(em: EntityManager, entity: EntityClass<T>, where: FilterQuery<T>): Promise<number> {
-  const qb = em.createQueryBuilder(entity) as unknown as RowQuery;
+  const qb = rowQuery(em, entity);
   qb.where(where);
   await qb.applyFilters();
   return qb.getCount();
 }
 
+/**
+ * Conditions that must all hold, as one filter of `T` (absent ones skipped). MikroORM cannot type
+ * a condition built for a generic entity, so the kit builds them as plain objects and types them
+ * here, once.
+ */
+export function allOf<T>(...conditions: (object | null | undefined)[]): FilterQuery<T> {
+  const given = conditions.filter((condition): condition is object => Boolean(condition) && Object.keys(condition ?? {}).length > 0);
+  // Typed as a plain object first: FilterQuery<T> accepts any object, not an `$and` of them.
+  const combined: object = given.length === 0 ? {} : given.length === 1 ? given[0] : { $and: given };
+  return combined;
+}
+
+/**
+ * The key a relation holds in a lean row (the id), or in an entity (a reference with its id);
+ * null for an empty relation.
+ */
+export function idOf(relation: number | { id: number }): number;
+export function idOf(relation: number | { id: number } | null | undefined): number | null;
+export function idOf(relation: number | { id: number } | null | undefined): number | null {
+  if (relation === null || relation === undefined) return null;
+  return typeof relation === 'number' ? relation : relation.id;
+}
+
 // MikroORM's QueryBuilder generics track joins and aliases these helpers never use; they need
 // only these calls, typed once here instead of at every use.
+function rowQuery<T extends object>(em: EntityManager, entity: EntityClass<T>, alias?: string): RowQuery & InsertQuery {
+  return em.createQueryBuilder(entity, alias) as unknown as RowQuery & InsertQuery;
+}
+
 interface RowQuery {
   select(fields: (string | RawQueryFragment)[]): RowQuery;
   distinctOn(fields: string[]): RowQuery;

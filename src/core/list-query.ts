@@ -1,7 +1,7 @@
 import type { EntityClass, FilterQuery, QueryOrderMap } from '@mikro-orm/core';
 import type { RequestContext } from './context.js';
 import { BadInput } from './errors.js';
-import { leanCount, leanRows } from './lean-read.js';
+import { allOf, leanCount, leanRows } from './lean-read.js';
 
 /** Page size when `options` gives no Take, and the most a list ever returns. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -68,17 +68,15 @@ export function parseListOptions<T>(options: string | object | null | undefined,
 
 /** The MikroORM find options (where, order, page) for parsed list options. */
 export function toFindOptions<T extends object>(list: ListOptions, spec: ListSpec<T>) {
-  const conditions: FilterQuery<T>[] = [];
-  if (list.filter) {
-    const like = { $ilike: `%${escapeLike(list.filter)}%` };
-    conditions.push({ $or: spec.search.map((path) => nested(path, like)) } as FilterQuery<T>);
-  }
-  if (spec.dates && list.calendarStartDate) conditions.push({ [spec.dates]: { $gte: new Date(list.calendarStartDate) } } as FilterQuery<T>);
-  if (spec.dates && list.calendarEndDate) conditions.push({ [spec.dates]: endOf(list.calendarEndDate) } as FilterQuery<T>);
-  const where = (conditions.length > 1 ? { $and: conditions } : conditions[0] ?? {}) as FilterQuery<T>;
-  const orderBy = list.orderBy.map(({ field, descending }) => ({ [spec.orderBy[field]]: descending ? 'desc' : 'asc' }) as QueryOrderMap<T>);
-  orderBy.push({ id: 'asc' } as QueryOrderMap<T>); // a stable order, so pages never overlap
-  return { where, orderBy, limit: list.take, offset: list.skip };
+  const like = list.filter ? { $ilike: `%${escapeLike(list.filter)}%` } : null;
+  const where = allOf<T>(
+    like && { $or: spec.search.map((path) => nested(path, like)) },
+    spec.dates && list.calendarStartDate ? { [spec.dates]: { $gte: new Date(list.calendarStartDate) } } : null,
+    spec.dates && list.calendarEndDate ? { [spec.dates]: endOf(list.calendarEndDate) } : null,
+  );
+  // The id last: a stable order, so pages never overlap.
+  const order = [...list.orderBy.map(({ field, descending }) => ({ [spec.orderBy[field]]: descending ? 'desc' : 'asc' })), { id: 'asc' }];
+  return { where, orderBy: order as QueryOrderMap<T>[], limit: list.take, offset: list.skip };
 }
 
 /** One page of a list and, when asked, the count of all matching records. */
@@ -102,7 +100,7 @@ export async function listQuery<T extends object, F extends keyof T & string>(
 ): Promise<ListPage<Pick<T, F>>> {
   const list = isParsed(options) ? options : parseListOptions(options, spec);
   const find = toFindOptions(list, spec);
-  const where = (query.where ? { $and: [query.where, find.where] } : find.where) as FilterQuery<T>;
+  const where = allOf<T>(query.where, find.where);
   const [rows, total] = await Promise.all([
     leanRows(ctx.em, entity, { fields: [...query.fields], where, orderBy: find.orderBy, limit: find.limit, offset: find.offset }),
     query.total ? leanCount(ctx.em, entity, where) : Promise.resolve(null),
@@ -111,7 +109,7 @@ export async function listQuery<T extends object, F extends keyof T & string>(
 }
 
 function isParsed(options: ListOptions | object | null | undefined): options is ListOptions {
-  return Boolean(options && Array.isArray((options as ListOptions).orderBy) && typeof (options as ListOptions).take === 'number');
+  return Boolean(options && 'orderBy' in options && Array.isArray(options.orderBy) && 'take' in options && typeof options.take === 'number');
 }
 
 /** `login.email` and a condition → `{ login: { email: condition } }`. */

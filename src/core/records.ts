@@ -2,7 +2,7 @@ import type { EntityClass, EntityData, FilterQuery, RequiredEntityData } from '@
 import type { TenantOwned, Versioned } from '../entities/base.js';
 import type { RequestContext } from './context.js';
 import { NotFound, staleAuditId } from './errors.js';
-import { leanRows } from './lean-read.js';
+import { allOf, leanRows } from './lean-read.js';
 
 /**
  * The record operations every area repeats, written once. Each is confined to the caller's
@@ -10,17 +10,12 @@ import { leanRows } from './lean-read.js';
  * simply not found. `noun` names the record in messages: "The vendor was not found."
  */
 
-/** `{ id }` as a filter of any tenant-owned entity (MikroORM cannot infer it for a generic `T`). */
-export function byId<T extends TenantOwned>(id: number): FilterQuery<T> {
-  return { id } as FilterQuery<T>;
-}
-
 /**
  * The record as an entity (for a change), or 404. `scope` narrows what the caller may reach
  * within the tenant (a member's own records): outside it, the record does not exist either.
  */
 export async function findOr404<T extends TenantOwned>(ctx: RequestContext, entity: EntityClass<T>, id: number, noun: string, scope?: FilterQuery<T>): Promise<T> {
-  const record = await ctx.em.findOne(entity, scope ? { $and: [byId<T>(id), scope] } as FilterQuery<T> : byId<T>(id));
+  const record = await ctx.em.findOne(entity, allOf<T>({ id }, scope));
   if (!record) throw new NotFound(noun);
   return record;
 }
@@ -29,8 +24,7 @@ export async function findOr404<T extends TenantOwned>(ctx: RequestContext, enti
 export async function readOr404<T extends TenantOwned, F extends keyof T & string>(
   ctx: RequestContext, entity: EntityClass<T>, fields: readonly F[], id: number, noun: string, scope?: FilterQuery<T>,
 ): Promise<Pick<T, F>> {
-  const where = scope ? { $and: [byId<T>(id), scope] } as FilterQuery<T> : byId<T>(id);
-  const [row] = await leanRows(ctx.em, entity, { fields: [...fields], where, limit: 1 });
+  const [row] = await leanRows(ctx.em, entity, { fields: [...fields], where: allOf<T>({ id }, scope), limit: 1 });
   if (!row) throw new NotFound(noun);
   return row;
 }
@@ -72,8 +66,8 @@ export async function saveRecord<T extends Versioned>(
 export async function deleteRecord<T extends TenantOwned>(
   ctx: RequestContext, entity: EntityClass<T>, id: number, auditId: number | null | undefined, noun: string, scope?: FilterQuery<T>,
 ): Promise<number> {
-  const own = { id, tenant: ctx.tenantId, ...(auditId == null ? {} : { auditId }) } as FilterQuery<T>;
-  if ((await ctx.em.nativeDelete(entity, scope ? { $and: [own, scope] } as FilterQuery<T> : own)) === 1) return id;
+  const where = allOf<T>({ id, tenant: ctx.tenantId, ...(auditId == null ? {} : { auditId }) }, scope);
+  if ((await ctx.em.nativeDelete(entity, where)) === 1) return id;
   if (auditId == null) throw new NotFound(noun);
   await readOr404(ctx, entity, ['id'], id, noun, scope); // gone, out of scope, or another tenant's → 404
   throw staleAuditId(); // it is there, so its version moved on → 409
@@ -87,7 +81,7 @@ export async function deleteRecord<T extends TenantOwned>(
 export async function softDeleteRecord<T extends Versioned & { deletedAt: Date | null }>(
   ctx: RequestContext, entity: EntityClass<T>, id: number, auditId: number, noun: string,
 ): Promise<number> {
-  const where = { id, tenant: ctx.tenantId, auditId, deletedAt: null } as FilterQuery<T>;
+  const where = allOf<T>({ id, tenant: ctx.tenantId, auditId, deletedAt: null });
   const changes = { deletedAt: new Date(), auditId: auditId + 1 };
   // As in saveRecord: MikroORM cannot relate these properties to EntityData<T> while T is generic.
   if ((await ctx.em.nativeUpdate(entity, where, changes as never)) === 1) return id;

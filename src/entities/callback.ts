@@ -1,4 +1,5 @@
 import type { Opt } from '@mikro-orm/core';
+import { isOneOf } from '../core/values.js';
 import { Entity, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { TenantOwned } from './base.js';
 import { Contact } from './contact.js';
@@ -8,7 +9,7 @@ export const CALLBACK_PROVIDERS = ['emailprovider1', 'emailprovider2', 'emailpro
 export type CallbackProvider = (typeof CALLBACK_PROVIDERS)[number];
 
 export function isCallbackProvider(value: string): value is CallbackProvider {
-  return (CALLBACK_PROVIDERS as readonly string[]).includes(value);
+  return isOneOf(CALLBACK_PROVIDERS, value);
 }
 
 /**

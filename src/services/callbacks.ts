@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, ServiceUnavailable } from '../core/errors.js';
+import { isOneOf } from '../core/values.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
 import { CALLBACK_PROVIDERS, isCallbackProvider, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
 import type { Tenant } from '../entities/tenant.js';
@@ -135,10 +136,14 @@ const CALLBACK_STATES: CallbackState[] = ['received', 'queued', 'retrying', 'pro
 
 /** The tenant's stored callbacks, newest first unless `options` orders them otherwise; `state` narrows them. */
 export async function listCallbacks(ctx: RequestContext, options: ListOptionsInput | null | undefined, state: string | null | undefined): Promise<ProviderCallbackItem[]> {
-  if (state && !CALLBACK_STATES.includes(state as CallbackState)) throw BadInput.field('state', `must be one of ${CALLBACK_STATES.join(', ')}`);
+  let inState: { state: CallbackState } | null = null;
+  if (state) {
+    if (!isOneOf(CALLBACK_STATES, state)) throw BadInput.field('state', `must be one of ${CALLBACK_STATES.join(', ')}`);
+    inState = { state };
+  }
   const { rows } = await listQuery(ctx, ProviderCallback, callbackList, options, {
     fields: ['id', 'receipt', 'provider', 'receivedAt', 'state', 'attempts', 'error', 'processedAt', 'eventCount'],
-    where: state ? { state: state as CallbackState } : {},
+    where: inState ?? {},
   });
   return rows.map((row) => ({
     CallbackId: row.id,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from '../core/context.js';
 import { BadInput, NotFound, Unauthenticated } from '../core/errors.js';
+import { isOneOf } from '../core/values.js';
 import { hashToken, newToken } from '../core/secrets.js';
 import { Contact, Credential, Login, Tenant } from '../entities/index.js';
 import { ROLES, type Role } from '../entities/login.js';
@@ -123,7 +124,8 @@ export async function createLogin(
 ): Promise<Login> {
   const email = normalizeEmail(input.email);
   if (!EMAIL.test(email)) throw BadInput.field('email', 'is not an e-mail address');
-  if (!ROLES.includes(input.role as Role)) throw BadInput.field('role', `must be one of ${ROLES.join(', ')}`);
+  const role = input.role;
+  if (!isOneOf(ROLES, role)) throw BadInput.field('role', `must be one of ${ROLES.join(', ')}`);
   if (await em.findOne(Login, { tenant, email }, { filters: false })) throw BadInput.field('email', 'already has a login in this tenant');
   const contact = em.create(Contact, {
     tenant,
@@ -132,7 +134,7 @@ export async function createLogin(
     firstName: input.firstName ?? email.split('@')[0],
     lastName: input.lastName ?? null,
   });
-  const login = em.create(Login, { tenant, email, contact, roles: [input.role as Role] });
+  const login = em.create(Login, { tenant, email, contact, roles: [role] });
   await em.persist([contact, login]).flush();
   return login;
 }

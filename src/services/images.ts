@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Forbidden, NotFound } from '../core/errors.js';
 import { validateInput } from '../core/graphql-policies.js';
-import { leanRows } from '../core/lean-read.js';
+import { idOf, leanRows } from '../core/lean-read.js';
 import { findOr404, readOr404 } from '../core/records.js';
 import { Contact } from '../entities/contact.js';
 import { StoredImage } from '../entities/image.js';
@@ -502,9 +502,4 @@ function cropColumns(crop: Crop | null) {
   return crop
     ? { cropX: crop.x, cropY: crop.y, cropWidth: crop.width, cropHeight: crop.height }
     : { cropX: null, cropY: null, cropWidth: null, cropHeight: null };
-}
-
-/** The id of a reference, whether a lean row gave the id or an entity gave a reference. */
-function idOf(reference: number | { id: number }): number {
-  return typeof reference === 'number' ? reference : reference.id;
 }

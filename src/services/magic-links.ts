@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps } from '../core/context.js';
 import { BadInput, TooManyRequests } from '../core/errors.js';
+import { isOneOf } from '../core/values.js';
 import { hashToken, newToken } from '../core/secrets.js';
 import { Login, MagicLinkToken, OutboxMessage, SignInRequest } from '../entities/index.js';
 import { createSession, invalidLink, normalizeEmail, type IssuedToken } from './identity.js';
@@ -17,7 +18,7 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  */
 export async function requestMagicLinks(app: AppDeps, em: EntityManager, addresses: string[], type: string | null | undefined): Promise<void> {
   const loginType = (type ?? 'hub').toLowerCase();
-  if (!(LOGIN_TYPES as readonly string[]).includes(loginType)) throw BadInput.field('type', `must be one of ${LOGIN_TYPES.join(', ')}`);
+  if (!isOneOf(LOGIN_TYPES, loginType)) throw BadInput.field('type', `must be one of ${LOGIN_TYPES.join(', ')}`);
   if (addresses.length === 0 || addresses.length > MAX_ADDRESSES) throw BadInput.field('body', `must list 1 to ${MAX_ADDRESSES} e-mail addresses`);
   const emails = [...new Set(addresses.map((address, index) => {
     const email = normalizeEmail(String(address));

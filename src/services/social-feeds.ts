@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import sanitizeHtml from 'sanitize-html';
 import type { Caller, RequestContext } from '../core/context.js';
 import { BadInput, Forbidden } from '../core/errors.js';
-import { countsBy, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
+import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
 import { findOr404, readOr404 } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
@@ -242,7 +242,10 @@ function requireContact(caller: Caller, action: 'post' | 'comment' | 'like'): nu
   return caller.contactId;
 }
 
-type ListRow = Pick<SocialFeed, 'id' | 'membershipActivationId' | 'contentItemId' | 'socialFeedTypeId' | 'files'> & { contact: unknown };
+/** A relation as a lean row holds it (the key) or an entity (a reference). */
+type Relation = number | { id: number };
+
+type ListRow = Pick<SocialFeed, 'id' | 'membershipActivationId' | 'contentItemId' | 'socialFeedTypeId' | 'files'> & { contact: Relation | null };
 
 function toCollectionItem(row: ListRow): SocialFeedCollectionItem {
   return {
@@ -255,24 +258,17 @@ function toCollectionItem(row: ListRow): SocialFeedCollectionItem {
   };
 }
 
-function toCommentView(row: { id: number; socialFeed: unknown; contact: unknown; commentText: string; createdAt: Date | string }): SocialFeedCommentView {
+function toCommentView(row: { id: number; socialFeed: Relation; contact: Relation | null; commentText: string; createdAt: Date | string }): SocialFeedCommentView {
   return {
     SocialFeedCommentId: row.id,
-    SocialFeedId: idOf(row.socialFeed)!,
+    SocialFeedId: idOf(row.socialFeed),
     CommentBy: idOf(row.contact),
     CommentDate: new Date(row.createdAt).toISOString(),
     CommentText: row.commentText,
   };
 }
 
-/** A lean row holds a many-to-one as its key; an entity holds a reference. */
-function idOf(value: unknown): number | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'object' && 'id' in value) return Number((value as { id: number }).id);
-  return Number(value);
-}
-
-function idText(value: unknown): string | null {
+function idText(value: number | { id: number } | null): string | null {
   const id = idOf(value);
   return id === null ? null : String(id);
 }

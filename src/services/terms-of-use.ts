@@ -2,12 +2,13 @@ import type { FilterQuery } from '@mikro-orm/core';
 import sanitizeHtml from 'sanitize-html';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, Forbidden } from '../core/errors.js';
-import { insertIgnoringDuplicates, leanDistinctOn, leanRows } from '../core/lean-read.js';
+import { isOneOf } from '../core/values.js';
+import { idOf, insertIgnoringDuplicates, leanDistinctOn, leanRows } from '../core/lean-read.js';
 import { listQuery, MAX_PAGE_SIZE, parseListOptions, type ListSpec } from '../core/list-query.js';
 import { assertCurrentVersion, findOr404, readOr404, softDeleteRecord, withDuplicateLock } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
 import {
-  TermsOfUse, TermsOfUseText, termsNameKey, TermsUserResponse, type TermsLoginType, type UserLoginType,
+  TERMS_LOGIN_TYPES, TermsOfUse, TermsOfUseText, termsNameKey, TermsUserResponse, USER_LOGIN_TYPES, type TermsLoginType, type UserLoginType,
 } from '../entities/terms-of-use.js';
 import { listResult, lookupChoices, type ListOptionsInput, type ListResultOf, type LookupChoiceInt, type PotentialDuplicateEntry } from '../schema/common.js';
 import {
@@ -110,7 +111,8 @@ export async function saveTermsOfUse(ctx: RequestContext, termsOfUseId: number, 
   const nameKey = termsNameKey(name);
   const description = sanitizeTermsHtml(input.Description);
   if (!description) throw BadInput.field('Description', 'must contain text after unsafe HTML is removed');
-  const loginType = input.LoginType ? (input.LoginType.toLowerCase() as TermsLoginType) : null;
+  const given = input.LoginType?.toLowerCase();
+  const loginType = isOneOf(TERMS_LOGIN_TYPES, given) ? given : null; // the schema has checked it
 
   return withDuplicateLock(ctx, 'terms-of-use', nameKey, async () => {
     const terms = termsOfUseId ? await findOr404(ctx, TermsOfUse, termsOfUseId, NOUN) : null;
@@ -218,7 +220,7 @@ export async function listAcceptances(
 ): Promise<ListResultOf<TermsUsersResponse, UserTermsAcceptanceCriteria>> {
   const list = parseListOptions(filter, acceptanceList, '');
   const criteria = filter?.Criteria ? { TermsOfUseId: null, IsAccepted: null, LoginId: null, ContactId: null, ...filter.Criteria } : null;
-  const loginTypes = (filter?.LoginTypes ?? []).map((type) => type.toLowerCase() as UserLoginType);
+  const loginTypes = (filter?.LoginTypes ?? []).map((type) => type.toLowerCase()).filter((type): type is UserLoginType => isOneOf(USER_LOGIN_TYPES, type));
   const conditions: FilterQuery<TermsUserResponse>[] = [{ termsLoginType: loginType }];
   if (criteria?.TermsOfUseId) conditions.push({ termsOfUse: criteria.TermsOfUseId });
   if (criteria?.IsAccepted != null) conditions.push({ isAccepted: criteria.IsAccepted });
@@ -299,9 +301,4 @@ function toResponse(row: ResponseRow | { [K in keyof ResponseRow]: unknown }): T
     ActionDate: new Date(response.actionDate).toISOString(),
     IpBrowserInfo: response.userAgent ? `${response.ipAddress} | ${response.userAgent}` : response.ipAddress,
   };
-}
-
-/** A relation as a lean row holds it (the key) or as an entity holds it (a reference). */
-function idOf(value: unknown): number {
-  return typeof value === 'object' && value !== null ? (value as { id: number }).id : (value as number);
 }
