@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { readdirSync, renameSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -106,7 +106,13 @@ const commands: Record<string, (runtime: Runtime, options: Options) => Promise<s
     if (!result.diff.up.length) return 'no changes';
     const next = String(readdirSync(MIGRATIONS_FOLDER).filter((file) => /^\d{4}-/.test(file)).length + 1).padStart(4, '0');
     const file = `${next}-${name}.ts`;
-    renameSync(path.join(MIGRATIONS_FOLDER, result.fileName), path.join(MIGRATIONS_FOLDER, file));
+    // The generator names the class and the migration after a timestamp; ours follow the file.
+    const className = name.replace(/(^|-)([a-z0-9])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
+    const source = readFileSync(path.join(MIGRATIONS_FOLDER, result.fileName), 'utf8')
+      .replace(/export class Migration\d+/, `export class ${/^\d/.test(className) ? `Migration${className}` : className}`)
+      .replace(/override name = '[^']*'/, `override name = '${file.replace(/\.ts$/, '')}'`);
+    writeFileSync(path.join(MIGRATIONS_FOLDER, file), source);
+    unlinkSync(path.join(MIGRATIONS_FOLDER, result.fileName));
     writeMigrationIndex(MIGRATIONS_FOLDER);
     return `wrote ${MIGRATIONS_FOLDER}/${file} and regenerated ${MIGRATIONS_FOLDER}/index.ts`;
   },

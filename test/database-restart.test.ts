@@ -139,8 +139,9 @@ describe('a database restart under load', () => {
       const stored = new Set(vendors.map((row) => row.name));
       expect(acknowledgedVendors.filter((name) => !stored.has(name))).toEqual([]);
       let unprocessed: string[] = acknowledgedCallbacks;
-      // A batch cut off by the outage runs again after its expiry (30 s) plus supervision (10 s).
-      for (let attempt = 0; attempt < 120 && unprocessed.length > 0; attempt++) {
+      // A batch cut off by the outage runs again after its expiry (30 s), the next monitor pass
+      // (within 10 s) and its first retry delay (5-10 s); the rest is headroom for a loaded machine.
+      for (let attempt = 0; attempt < 180 && unprocessed.length > 0; attempt++) {
         const { rows } = await client.query<{ provider_event_id: string }>('SELECT provider_event_id FROM email_event');
         const recorded = new Set(rows.map((row) => row.provider_event_id));
         unprocessed = acknowledgedCallbacks.filter((eventId) => !recorded.has(eventId));
@@ -150,5 +151,5 @@ describe('a database restart under load', () => {
     } finally {
       await client.end();
     }
-  }, 120_000);
+  }, 180_000);
 });

@@ -3,6 +3,7 @@ import { buildSchema } from 'type-graphql';
 import type { Area } from '../core/area.js';
 import { authChecker, validateInput } from '../core/graphql-policies.js';
 import { TenantOwned } from '../entities/base.js';
+import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
 import { imagesArea } from './images.js';
@@ -24,6 +25,7 @@ export const areas: readonly Area[] = [
   imagesArea,
   calendarsArea,
   callbacksArea,
+  benefitPackagesArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -33,7 +33,8 @@ export interface JobDefinition {
 
 /**
  * How often pg-boss looks for jobs past their expiry (whose worker died or lost the database):
- * with a queue's `expireInSeconds`, the longest a cut-off job waits before it runs again.
+ * with a queue's `expireInSeconds` and its first retry delay, the longest a cut-off job waits
+ * before it runs again. (pg-boss fails expired jobs in its monitor pass, 60 s apart by default.)
  */
 export const JOB_SUPERVISE_SECONDS = 10;
 
@@ -50,7 +51,7 @@ export async function startJobs(options: {
   jobs: JobDefinition[];
   worker: boolean;
 }): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString: options.url, schema: 'pgboss', max: 4, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS });
+  const boss = new PgBoss({ connectionString: options.url, schema: 'pgboss', max: 4, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS, monitorIntervalSeconds: JOB_SUPERVISE_SECONDS });
   boss.on('error', (error) => options.log.error({ err: error }, 'job queue error'));
   await boss.start();
   const pumps = options.worker ? options.jobs.flatMap((job) => (job.pump ? [job.pump] : [])) : [];

@@ -1,6 +1,7 @@
 import type { Opt } from '@mikro-orm/core';
 import { Entity, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { TenantOwned, Versioned } from './base.js';
+import { BenefitPackage } from './benefit-package.js';
 import { Contact } from './contact.js';
 
 /** A kind of membership a tenant sells (e.g. "Corporate", "Individual"). */
@@ -14,6 +15,10 @@ export class MembershipType extends Versioned {
 
   @Property({ type: 'boolean' })
   isActive: Opt<boolean> = true;
+
+  /** The benefits members of this type get (a package in use cannot be deleted). */
+  @ManyToOne(() => BenefitPackage, { nullable: true, index: true, deleteRule: 'no action' })
+  benefitPackage: BenefitPackage | null = null;
 }
 
 /** A tier within a membership type (e.g. "Gold"), ordered by `sortOrder`. */
@@ -27,6 +32,10 @@ export class MembershipLevel extends TenantOwned {
 
   @Property({ type: 'integer' })
   sortOrder: Opt<number> = 0;
+
+  /** The benefits members at this level get, instead of the type's (a package in use cannot be deleted). */
+  @ManyToOne(() => BenefitPackage, { nullable: true, index: true, deleteRule: 'no action' })
+  benefitPackage: BenefitPackage | null = null;
 }
 
 export type MembershipStatus = 'pending' | 'active' | 'lapsed' | 'cancelled';

@@ -8,6 +8,7 @@ import { SocialFeedsSchema } from './0005-social-feeds.js';
 import { CalendarsSchema } from './0006-calendars.js';
 import { CallbacksSchema } from './0007-callbacks.js';
 import { FilesAndImages } from './0008-files-and-images.js';
+import { BenefitPackages } from './0009-benefit-packages.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -19,4 +20,5 @@ export const migrations: MigrationObject[] = [
   { name: '0006-calendars', class: CalendarsSchema },
   { name: '0007-callbacks', class: CallbacksSchema },
   { name: '0008-files-and-images', class: FilesAndImages },
+  { name: '0009-benefit-packages', class: BenefitPackages },
 ];
