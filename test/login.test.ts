@@ -16,6 +16,11 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /** The raw token of the newest link sent to `email`, read back from the outbox message. */
+async function lastLink(email: string): Promise<string> {
+  const message = await server.orm.em.fork().findOneOrFail(OutboxMessage, { recipient: email }, { filters: false, orderBy: { id: 'desc' } });
+  return /(https?:\/\/\S+)/.exec(message.body)![1];
+}
+
 async function lastLinkToken(email: string): Promise<string> {
   const message = await server.orm.em.fork().findOneOrFail(OutboxMessage, { recipient: email }, { filters: false, orderBy: { id: 'desc' } });
   return /token=([^\s]+)/.exec(message.body)![1];
@@ -111,6 +116,19 @@ describe('magic-link sign-in', () => {
 
     const again = await rest(server, 'POST', '/api/login/magiclink/redeem', { body: { Token: token } });
     expect(again.status).toBe(401);
+  });
+
+  it('links to a sign-in page that exists and redeems the token through the API', async () => {
+    await rest(server, 'POST', '/api/login/requestmagiclink', { body: ['member@acme.example'] });
+    const link = await lastLink('member@acme.example');
+    const url = new URL(link);
+    expect(url.pathname).toBe('/signin');
+    const page = await rest(server, 'GET', `${url.pathname}${url.search}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const script = await rest(server, 'GET', '/docs/signin.js');
+    expect(script.status).toBe(200);
+    expect(script.text).toContain('/api/login/magiclink/redeem');
   });
 
   it('answers the same for an unknown address and sends nothing', async () => {

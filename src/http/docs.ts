@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
-/** GraphiQL at /graphiql (unless `graphiql` is false) and Swagger UI at /api/docs, both from npm packages (no CDN). */
+/** GraphiQL at /graphiql (unless `graphiql` is false), Swagger UI at /api/docs, both from npm packages (no CDN), and the magic-link sign-in page at /signin. */
 export async function mountDocs(app: FastifyInstance, openApi: object, options: { graphiql: boolean }): Promise<void> {
   app.get('/api/openapi.json', async () => openApi);
 
@@ -22,6 +22,24 @@ export async function mountDocs(app: FastifyInstance, openApi: object, options: 
   app.get('/docs/swagger-init.js', async (_request, reply) => reply.type('text/javascript').send(
     "window.ui = SwaggerUIBundle({ url: '/api/openapi.json', dom_id: '#swagger-ui', persistAuthorization: true });",
   ));
+
+  // The page a magic link opens: it redeems the link's token and shows the session token.
+  app.get('/signin', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page('Sign in', [], [
+    '<main><h1>Sign in</h1><p id="status">Signing in…</p><pre id="token"></pre></main>',
+    '<script src="/docs/signin.js"></script>',
+  ])));
+  app.get('/docs/signin.js', async (_request, reply) => reply.type('text/javascript').send(`
+    const status = document.getElementById('status');
+    const token = new URLSearchParams(location.search).get('token');
+    if (!token) status.textContent = 'This link has no sign-in token.';
+    else fetch('/api/login/magiclink/redeem', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Token: token }) })
+      .then(async (response) => {
+        const body = await response.json();
+        if (!response.ok) { status.textContent = body.detail || 'This link cannot be used.'; return; }
+        status.textContent = 'Signed in. Your session token (send it as Authorization: Bearer …):';
+        document.getElementById('token').textContent = body.Token;
+      }, () => { status.textContent = 'The service could not be reached.'; });
+  `));
 
   if (!options.graphiql) return;
   await app.register(fastifyStatic, { root: packageDir('graphiql'), prefix: '/graphiql/assets/graphiql/', decorateReply: false, index: false, allowedPath: (file) => file.startsWith('/graphiql.min.') });
