@@ -526,13 +526,40 @@ describe('callback processing', () => {
     expect((await runNode('cli.js', ['callbacks', 'requeue'], { DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'silent' })).stdout.trim()).toBe('0 dead callbacks queued again');
   });
 
-  it('dead-letters a callback whose content cannot be read, naming what is wrong', async () => {
-    const eventId = id('bad');
-    expect((await send('emailprovider1', [{ sg_event_id: eventId, event: 'delivered', email: 'fine@acme.example' }, { event: 'delivered', email: 'no-id@acme.example' }])).status).toBe(200);
-    const [callback] = await query('SELECT id FROM provider_callback WHERE body LIKE $1', [`%${eventId}%`]);
-    const dead = await eventually(async () => (await query('SELECT state, error FROM provider_callback WHERE id = $1', [callback.id]))[0], (row) => row.state === 'dead');
-    expect(dead.error).toBe('MalformedCallback: event 1.sg_event_id: is missing');
-    expect((await query('SELECT count(*) AS n FROM email_event WHERE provider_event_id = $1', [eventId]))[0].n).toBe('0'); // all or nothing
+  it('parks the events that cannot be recorded, with the reason, and records the others of the same callback', async () => {
+    const good = id('good');
+    const poison = [
+      { event: 'delivered', email: 'no-id@acme.example' },
+      { sg_event_id: id('nul'), event: 'delivered', email: 'a\u0000b@acme.example' },
+      { sg_event_id: `${id('surrogate')}\ud800`, event: 'delivered', email: 'lone@acme.example' },
+      { sg_event_id: id('far'), event: 'delivered', email: 'far@acme.example', timestamp: 9e15 },
+    ];
+    expect((await send('emailprovider1', [{ sg_event_id: good, event: 'delivered', email: 'fine@acme.example' }, ...poison])).status).toBe(200);
+    const [callback] = await query('SELECT id FROM provider_callback WHERE body LIKE $1', [`%${good}%`]);
+    const processed = await eventually(async () => (await query('SELECT state, error, parked_events FROM provider_callback WHERE id = $1', [callback.id]))[0], (row) => row.state === 'processed');
+    expect(processed.error).toBeNull();
+    expect(processed.parked_events).toEqual([
+      { event: 'event 1', reason: 'event 1.sg_event_id: is missing' },
+      { event: 'event 2', reason: 'event 2.email: holds characters that cannot be stored (NUL or a lone surrogate)' },
+      { event: 'event 3', reason: 'event 3.sg_event_id: holds characters that cannot be stored (NUL or a lone surrogate)' },
+      { event: 'event 4', reason: 'event 4.timestamp: is not a Unix time' },
+    ]);
+    expect((await query('SELECT count(*) AS n FROM email_event WHERE provider_event_id = $1', [good]))[0].n).toBe('1');
+    const listed = await graphql(server, 'query { providerCallbacks(options: { Take: 50 }) { CallbackId ParkedEvents { Event Reason } } }', {}, acme.staffToken);
+    const row = listed.body.data.providerCallbacks.find((item: { CallbackId: number }) => item.CallbackId === callback.id);
+    expect(row.ParkedEvents).toHaveLength(4);
+    expect(row.ParkedEvents[0]).toEqual({ Event: 'event 1', Reason: 'event 1.sg_event_id: is missing' });
+  });
+
+  it('refuses a body nested deeper than any provider nests, before storing it', async () => {
+    const before = (await query('SELECT count(*) AS n FROM provider_callback'))[0].n;
+    const deep = `[${'['.repeat(40)}${']'.repeat(40)}]`;
+    const response = await send('emailprovider1', deep);
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.text)).toMatchObject({ errors: [{ field: 'body', message: 'nests deeper than 32 levels' }] });
+    const huge = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    expect((await send('emailprovider1', huge)).status).toBe(400);
+    expect((await query('SELECT count(*) AS n FROM provider_callback'))[0].n).toBe(before);
   });
 });
 
@@ -547,11 +574,10 @@ describe('stored callbacks for staff (GraphQL)', () => {
     expect(response.status).toBe(200);
     const rows = response.body.data.providerCallbacks;
     expect(rows).toHaveLength(3);
-    // The newest is the unreadable callback of the processing tests, dead with its error.
+    // The newest is the callback with parked events of the processing tests: processed, its good event recorded.
     expect(rows[0]).toEqual({
       CallbackId: expect.any(Number), Receipt: expect.stringMatching(/^[0-9a-f-]{36}$/), Provider: 'emailprovider1',
-      ReceivedAt: expect.stringMatching(/Z$/), State: 'dead', Attempts: 3,
-      Error: 'MalformedCallback: event 1.sg_event_id: is missing', ProcessedAt: null, EventCount: null,
+      ReceivedAt: expect.stringMatching(/Z$/), State: 'processed', Attempts: 1, Error: null, ProcessedAt: expect.stringMatching(/Z$/), EventCount: 1,
     });
     expect(rows[1]).toMatchObject({ State: 'processed', Error: null, ProcessedAt: expect.stringMatching(/Z$/), EventCount: expect.any(Number) });
     expect(Date.parse(rows[0].ReceivedAt)).toBeGreaterThanOrEqual(Date.parse(rows[1].ReceivedAt));

@@ -73,6 +73,10 @@ export class ProviderCallback extends TenantOwned {
   /** Events recognized in the body (duplicates of events already recorded included). */
   @Property({ type: 'integer', nullable: true })
   eventCount: number | null = null;
+
+  /** Events of the body that could not be recorded, with where and why (the others were). */
+  @Property({ type: 'json', nullable: true })
+  parkedEvents: { event: string; reason: string }[] | null = null;
 }
 
 export const EMAIL_EVENT_KINDS = ['delivered', 'bounce', 'deferred', 'open', 'click', 'spam_report', 'unsubscribe'] as const;

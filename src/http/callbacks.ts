@@ -87,6 +87,26 @@ function notAuthenticated(): ApiError {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** No provider nests its events deeper; deeper is refused before parsing (a parser's recursion has limits too). */
+export const CALLBACK_MAX_NESTING = 32;
+
+/** The deepest nesting of arrays and objects in JSON text, counted outside strings, in one pass. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (inString) {
+      if (char === '\\') index++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === '[' || char === '{') deepest = Math.max(deepest, ++depth);
+    else if (char === ']' || char === '}') depth--;
+  }
+  return deepest;
+}
+
 function parseJson(body: Buffer): { text: string; value: unknown } {
   let text: string;
   try {
@@ -94,6 +114,7 @@ function parseJson(body: Buffer): { text: string; value: unknown } {
   } catch {
     throw BadInput.field('body', 'is not UTF-8');
   }
+  if (nestingDepth(text) > CALLBACK_MAX_NESTING) throw BadInput.field('body', `nests deeper than ${CALLBACK_MAX_NESTING} levels`);
   try {
     return { text, value: JSON.parse(text) };
   } catch {

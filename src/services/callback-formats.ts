@@ -39,6 +39,14 @@ export interface NormalizedCallback {
   meeting: MeetingEventInput[];
   /** Events of kinds we do not record (e.g. "processed", "accepted"). */
   skipped: number;
+  /** Events that cannot be recorded (a field missing or unstorable), each with where and why: kept aside, never blocking the others. */
+  parked: ParkedEvent[];
+}
+
+/** An event of a callback set aside: which one, and why. */
+export interface ParkedEvent {
+  event: string;
+  reason: string;
 }
 
 /** A stored callback whose content cannot be processed; the message says where. */
@@ -74,28 +82,37 @@ export function shapeProblem(provider: CallbackProvider, body: unknown): string 
 
 /** The events in a stored callback body. Throws MalformedCallback when an event lacks what we need. */
 export function normalizeCallback(provider: CallbackProvider, body: unknown, receivedAt: Date): NormalizedCallback {
-  const result: NormalizedCallback = { email: [], meeting: [], skipped: 0 };
+  const result: NormalizedCallback = { email: [], meeting: [], skipped: 0, parked: [] };
   const fallbackTime = receivedAt.toISOString();
-  const add = (event: EmailEventInput | MeetingEventInput | null) => {
+  // Each event on its own: one that cannot be recorded is parked with its reason, and the rest go on.
+  const add = (where: string, normalize: () => EmailEventInput | MeetingEventInput | null) => {
+    let event: EmailEventInput | MeetingEventInput | null;
+    try {
+      event = normalize();
+    } catch (error) {
+      if (!(error instanceof MalformedCallback)) throw error;
+      result.parked.push({ event: where, reason: error.message });
+      return;
+    }
     if (!event) result.skipped++;
     else if ('meetingId' in event) result.meeting.push(event);
     else result.email.push(event);
   };
   switch (provider) {
     case 'emailprovider1':
-      list(body).forEach((event, index) => add(sendgridStyle(event, `event ${index}`, fallbackTime)));
+      list(body).forEach((event, index) => add(`event ${index}`, () => sendgridStyle(event, `event ${index}`, fallbackTime)));
       break;
     case 'emailprovider2':
-      list(body).forEach((item, index) => add(mandrillStyle(item, `event ${index}`, fallbackTime)));
+      list(body).forEach((item, index) => add(`event ${index}`, () => mandrillStyle(item, `event ${index}`, fallbackTime)));
       break;
     case 'emailprovider3':
-      add(mailgunStyle(body, 'event-data', fallbackTime));
+      add('event-data', () => mailgunStyle(body, 'event-data', fallbackTime));
       break;
     case 'emailprovider4':
-      add(postmarkStyle(body, 'body', fallbackTime));
+      add('body', () => postmarkStyle(body, 'body', fallbackTime));
       break;
     case 'meetingprovider':
-      add(zoomStyle(body, 'body', fallbackTime));
+      add('body', () => zoomStyle(body, 'body', fallbackTime));
       break;
   }
   return result;
@@ -271,7 +288,13 @@ function object(value: unknown, where: string): Record<string, unknown> {
 
 function text(value: unknown, where: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new MalformedCallback(`${where}: is missing`);
+  if (storable(value) !== value) throw new MalformedCallback(`${where}: holds characters that cannot be stored (NUL or a lone surrogate)`);
   return value;
+}
+
+/** Text PostgreSQL can hold: NUL removed, a lone UTF-16 surrogate replaced by U+FFFD. */
+function storable(value: string): string {
+  return Buffer.from(value.replaceAll('\u0000', ''), 'utf8').toString('utf8');
 }
 
 /** A string or number id. */
@@ -281,8 +304,11 @@ function id(value: unknown, where: string): string {
 }
 
 function optionalText(value: unknown): string | null {
-  return typeof value === 'string' && value !== '' ? value : null;
+  return typeof value === 'string' && value !== '' ? storable(value) : null;
 }
+
+/** The latest time PostgreSQL and ISO 8601 (four-digit years) both hold. */
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59);
 
 function clip(value: string | null, length: number): string | null {
   return value === null ? null : value.slice(0, length);
@@ -306,13 +332,13 @@ function unixTime(value: unknown, where: string): string | null {
   if (value === undefined || value === null || value === '') return null;
   const seconds = typeof value === 'string' && /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   const date = typeof seconds === 'number' ? new Date(seconds * 1000) : null;
-  if (!date || Number.isNaN(date.getTime()) || date.getTime() < 0) throw new MalformedCallback(`${where}: is not a Unix time`);
+  if (!date || Number.isNaN(date.getTime()) || date.getTime() < 0 || date.getTime() > LATEST) throw new MalformedCallback(`${where}: is not a Unix time`);
   return date.toISOString();
 }
 
 function isoTime(value: unknown, where: string): string | null {
   if (value === undefined || value === null || value === '') return null;
   const date = typeof value === 'string' ? new Date(value) : null;
-  if (!date || Number.isNaN(date.getTime())) throw new MalformedCallback(`${where}: is not an ISO 8601 time`);
+  if (!date || Number.isNaN(date.getTime()) || date.getTime() < Date.UTC(1, 0, 1) || date.getTime() > LATEST) throw new MalformedCallback(`${where}: is not an ISO 8601 time`);
   return date.toISOString();
 }

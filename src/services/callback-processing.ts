@@ -109,9 +109,9 @@ export async function processCallback(orm: MikroORM, receipt: string): Promise<v
     if (events.meeting.length) await recordMeetingEvents(em, callback, events.meeting);
     await em.execute(
       `UPDATE provider_callback SET state = 'processed', processed_at = now(), updated_at = now(),
-         attempts = attempts + 1, error = NULL, event_count = ?
+         attempts = attempts + 1, error = NULL, event_count = ?, parked_events = ?::jsonb
        WHERE id = ?`,
-      [events.email.length + events.meeting.length, callback.id],
+      [events.email.length + events.meeting.length, events.parked.length ? JSON.stringify(events.parked) : null, callback.id],
     );
   });
 }

@@ -142,7 +142,7 @@ export async function listCallbacks(ctx: RequestContext, options: ListOptionsInp
     inState = { state };
   }
   const { rows } = await listQuery(ctx, ProviderCallback, callbackList, options, {
-    fields: ['id', 'receipt', 'provider', 'receivedAt', 'state', 'attempts', 'error', 'processedAt', 'eventCount'],
+    fields: ['id', 'receipt', 'provider', 'receivedAt', 'state', 'attempts', 'error', 'processedAt', 'eventCount', 'parkedEvents'],
     where: inState ?? {},
   });
   return rows.map((row) => ({
@@ -155,6 +155,7 @@ export async function listCallbacks(ctx: RequestContext, options: ListOptionsInp
     Error: row.error,
     ProcessedAt: iso(row.processedAt),
     EventCount: row.eventCount,
+    ParkedEvents: (row.parkedEvents ?? []).map((parked) => ({ Event: parked.event, Reason: parked.reason })),
   }));
 }
 

@@ -9,6 +9,7 @@ import { CalendarsSchema } from './0006-calendars.js';
 import { CallbacksSchema } from './0007-callbacks.js';
 import { FilesAndImages } from './0008-files-and-images.js';
 import { BenefitPackages } from './0009-benefit-packages.js';
+import { CallbackParkedEvents } from './0010-callback-parked-events.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -21,4 +22,5 @@ export const migrations: MigrationObject[] = [
   { name: '0007-callbacks', class: CallbacksSchema },
   { name: '0008-files-and-images', class: FilesAndImages },
   { name: '0009-benefit-packages', class: BenefitPackages },
+  { name: '0010-callback-parked-events', class: CallbackParkedEvents },
 ];
