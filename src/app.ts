@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -90,6 +91,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
         'upgrade-insecure-requests': tls ? [] : null,
       },
     },
+  });
+  // CORS by configuration: listed origins get their preflight answered and the CORS headers;
+  // others get none (the browser then refuses). Bearer tokens, not cookies: no credentials mode.
+  const corsOrigins = new Set((config.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim().replace(/\/$/, '')).filter(Boolean));
+  await server.register(cors, {
+    origin: (origin, callback) => callback(null, origin !== undefined && corsOrigins.has(origin)),
+    methods: ['GET', 'POST', 'DELETE'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'ETag', 'Content-Disposition'],
+    credentials: false,
+    maxAge: 600,
   });
   server.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     const apiError = error instanceof ApiError ? error : fromFastifyError(error, onUnexpectedError);

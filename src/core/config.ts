@@ -20,6 +20,11 @@ const configSchema = z.object({
   GRAPHQL_INTROSPECTION: z.stringbool().optional(),
   /** GraphiQL at /graphiql (default: on outside production). */
   GRAPHIQL: z.stringbool().optional(),
+  /**
+   * Browser origins allowed to call the APIs from another site (CORS), comma-separated, e.g.
+   * `https://portal.example.org,https://admin.example.org`. Unset: no cross-origin calls.
+   */
+  CORS_ORIGINS: z.string().optional(),
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),
   /** Fastify's trustProxy: true/false, a hop count, or a list of addresses. */

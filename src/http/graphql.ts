@@ -83,7 +83,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
   await apollo.start();
   app.route({
     url: '/graphql',
-    method: ['GET', 'POST', 'OPTIONS'],
+    method: ['GET', 'POST'], // OPTIONS: CORS preflight (app.ts)
     handler: fastifyApolloHandler(apollo, {
       // A failure here (say, the database is down) carries its status, as a resolver error would.
       context: async (request) => {

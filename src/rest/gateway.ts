@@ -12,6 +12,7 @@ import { fieldAccess, type FieldAccess } from '../core/graphql-policies.js';
 import { ApiError, BadInput, NotFound } from '../core/errors.js';
 import { documentedQueryNames } from './contract.js';
 import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
+import { formToObject } from './form-body.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
 
@@ -166,15 +167,28 @@ export function buildVariables(route: CompiledRoute, params: Map<string, string>
   if (route.bodyArg) {
     const text = typeof request.body === 'string' ? request.body.trim() : '';
     if (text) {
-      if (request.contentType && !/^application\/([\w.+-]+\+)?json\b/i.test(request.contentType)) {
-        throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
-      }
-      variables[route.bodyArg.name] = toInput(parseJson(text, 'body'), route.bodyArg.type, '');
+      const { value, form } = parseBody(text, request.contentType);
+      variables[route.bodyArg.name] = toInput(value, route.bodyArg.type, '', form);
     } else if (isNonNullType(route.bodyArg.type)) {
       throw BadInput.field('body', 'is required');
     }
   }
   return variables;
+}
+
+/** The media types a documented body may come in (listed in the OpenAPI document too). */
+export const BODY_MEDIA_TYPES = ['application/json', 'text/json', 'application/x-www-form-urlencoded'] as const;
+
+/**
+ * A request body as a value: JSON (`application/json`, `application/*+json`, or `text/json` as
+ * old ASP.NET clients label it; no content type at all is read as JSON too), or a form
+ * (`application/x-www-form-urlencoded`, bound like ASP.NET model binding did). Anything else: 415.
+ */
+function parseBody(text: string, contentType: string | undefined): { value: unknown; form: boolean } {
+  const mediaType = contentType?.split(';')[0]!.trim().toLowerCase() ?? '';
+  if (mediaType === 'application/x-www-form-urlencoded') return { value: formToObject(text), form: true };
+  if (!mediaType || mediaType === 'text/json' || /^application\/([\w.+-]+\+)?json$/.test(mediaType)) return { value: parseJson(text, 'body'), form: false };
+  throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be one of ${BODY_MEDIA_TYPES.join(', ')}.`);
 }
 
 function argOf(route: CompiledRoute, name: string): GraphQLArgument {
@@ -223,7 +237,7 @@ function coerceScalar(value: string, arg: GraphQLArgument, name: string): unknow
  * and every scalar must parse. Numbers and booleans sent as strings that parse exactly
  * (`"VendorId": "0"`, `"IsActive": "true"`) are converted, as Json.NET did.
  */
-function toInput(value: unknown, type: GraphQLInputType, path: string): unknown {
+function toInput(value: unknown, type: GraphQLInputType, path: string, form = false): unknown {
   const nullable = getNullableType(type);
   const field = path || 'body';
   if (value === null || value === undefined) {
@@ -231,9 +245,13 @@ function toInput(value: unknown, type: GraphQLInputType, path: string): unknown 
     return value;
   }
   if (isListType(nullable)) {
-    if (!Array.isArray(value)) throw BadInput.field(field, 'must be a JSON array');
-    return value.map((item, index) => toInput(item, nullable.ofType, `${path}[${index}]`));
+    // A form field given once is a list of one, as form binding had it.
+    const items = form && !Array.isArray(value) ? [value] : value;
+    if (!Array.isArray(items)) throw BadInput.field(field, 'must be a JSON array');
+    return items.map((item, index) => toInput(item, nullable.ofType, `${path}[${index}]`, form));
   }
+  // Json.NET and form binding read "" as no value for a number, a boolean or a choice.
+  if (value === '' && isLeafType(nullable) && nullable.name !== 'String' && nullable.name !== 'ID') return toInput(null, type, path, form);
   if (isLeafType(nullable)) return toLeaf(value, nullable, field);
   if (typeof value !== 'object' || Array.isArray(value)) throw BadInput.field(field, 'must be a JSON object');
   const given = value as Record<string, unknown>;
@@ -243,7 +261,7 @@ function toInput(value: unknown, type: GraphQLInputType, path: string): unknown 
     const documented = documentedKey(inputField.name);
     const key = documented in given ? documented : lowerKeys.get(documented.toLowerCase());
     const fieldPath = path ? `${path}.${documented}` : documented;
-    if (key !== undefined && given[key] !== undefined) result[inputField.name] = toInput(given[key], inputField.type, fieldPath);
+    if (key !== undefined && given[key] !== undefined) result[inputField.name] = toInput(given[key], inputField.type, fieldPath, form);
     else if (isNonNullType(inputField.type) && inputField.defaultValue === undefined) throw BadInput.field(fieldPath, 'is required');
   }
   return result;
@@ -301,7 +319,8 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
-  app.all('/api/*', async (request: FastifyRequest, reply: FastifyReply) => {
+  // Every method but OPTIONS, which belongs to CORS preflight (app.ts); HEAD follows GET.
+  app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', handler: async (request: FastifyRequest, reply: FastifyReply) => {
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
     const { route, params } = matchRoute(routes, request.method, rawPath);
     const contextValue = await options.contextFor(request);
@@ -316,7 +335,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     if (route.row.emptyResponse) return reply.code(200).send();
     const data = (result.data as Record<string, unknown>)[route.fieldName];
     return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data));
-  });
+  } });
 }
 
 /** The operation sofa-api makes for a root field: the field with all its output fields selected. */

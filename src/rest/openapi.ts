@@ -5,7 +5,7 @@ import {
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
 import { documentedKey } from './documented-keys.js';
 import type { AreaRoutes } from '../http/area-routes.js';
-import type { CompiledRoute } from './gateway.js';
+import { BODY_MEDIA_TYPES, type CompiledRoute } from './gateway.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -72,7 +72,13 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         row.extension ? 'Not in the original API documents: an addition of this service.' : '',
       ].filter(Boolean).join(' '),
       parameters,
-      ...(route.bodyArg ? { requestBody: { required: isNonNullType(route.bodyArg.type), content: { 'application/json': { schema: typeSchema(route.bodyArg.type) } } } } : {}),
+      ...(route.bodyArg ? {
+        requestBody: {
+          required: isNonNullType(route.bodyArg.type),
+          // JSON, JSON labelled as old ASP.NET clients label it, or a form bound like ASP.NET model binding did.
+          content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, { schema: typeSchema(route.bodyArg!.type) }])),
+        },
+      } : {}),
       responses: { 200: success, ...errors },
       security: access.public ? [] : [{ bearer: [] }],
     };
