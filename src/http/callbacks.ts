@@ -4,7 +4,7 @@ import { ApiError, BadInput, ServiceUnavailable } from '../core/errors.js';
 import { CALLBACK_PROVIDERS, type CallbackProvider } from '../entities/callback.js';
 import { shapeProblem, urlValidationToken } from '../services/callback-formats.js';
 import {
-  CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
+  CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, signedDigest, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
 } from '../services/callbacks.js';
 import type { AreaRoutes } from './area-routes.js';
 
@@ -36,6 +36,14 @@ export const callbackRoutes: AreaRoutes = {
   async register(server, _contextFor, deps) {
     const secrets = new CallbackSecrets(deps.pool);
     await server.register(async (scope) => {
+      // Refused before the body is read (hostile traffic costs no body buffering): a malformed
+      // tenant key, or signature headers that are missing, malformed or stale.
+      scope.addHook('onRequest', async (request) => {
+        if (request.method !== 'POST') return;
+        const given = (request.query as Record<string, unknown>).tenant;
+        const { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } = request.headers;
+        if (typeof given !== 'string' || !TENANT_KEY.test(given.toLowerCase()) || !signedDigest(timestamp, signature)) throw notAuthenticated();
+      });
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => done(null, body));
       // The provider's probe (GET, and HEAD through Fastify): answered, nothing else.
