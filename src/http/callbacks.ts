@@ -6,6 +6,7 @@ import { shapeProblem, urlValidationToken } from '../services/callback-formats.j
 import {
   CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, signedDigest, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
 } from '../services/callbacks.js';
+import { closeUnreadBody } from '../rest/gateway.js';
 import type { AreaRoutes } from './area-routes.js';
 
 /** Largest callback body accepted; larger is a 413 before anything is stored. */
@@ -38,11 +39,14 @@ export const callbackRoutes: AreaRoutes = {
     await server.register(async (scope) => {
       // Refused before the body is read (hostile traffic costs no body buffering): a malformed
       // tenant key, or signature headers that are missing, malformed or stale.
-      scope.addHook('onRequest', async (request) => {
+      scope.addHook('onRequest', async (request, reply) => {
         if (request.method !== 'POST') return;
         const given = (request.query as Record<string, unknown>).tenant;
         const { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } = request.headers;
-        if (typeof given !== 'string' || !TENANT_KEY.test(given.toLowerCase()) || !signedDigest(timestamp, signature)) throw notAuthenticated();
+        if (typeof given !== 'string' || !TENANT_KEY.test(given.toLowerCase()) || !signedDigest(timestamp, signature)) {
+          closeUnreadBody(request, reply);
+          throw notAuthenticated();
+        }
       });
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => done(null, body));
