@@ -3,6 +3,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { Tenant } from '../src/entities/index.js';
 import { SamlServiceProvider } from '../src/entities/saml-service-provider.js';
 import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { saveWhileDeleted } from './support/races.js';
 
 const BASE = '/api/saml/serviceproviders';
 const PUBLIC_BASE_URL = 'https://api.test.example';
@@ -364,9 +365,34 @@ describe('SAML service provider races against the real database', () => {
   });
   afterAll(() => wide.close());
 
+  const create = async (Name: string) => (await rest(wide, 'POST', BASE, { token: tenant.staffToken, body: { Name, ServiceProviderName: 'x' } })).body.SamlServiceProviderId as number;
+
   it('lets exactly one of 20 concurrent deletes of one provider succeed', async () => {
-    const id = (await rest(wide, 'POST', BASE, { token: tenant.staffToken, body: { Name: 'Deleted Twenty Times', ServiceProviderName: 'x' } })).body.SamlServiceProviderId as number;
+    const id = await create('Deleted Twenty Times');
     await expectExactlyOneSucceeds(Array.from({ length: 20 }, () => () => rest(wide, 'DELETE', `${BASE}/${id}`, { token: tenant.staffToken })), [404]);
     expect((await rest(wide, 'GET', `${BASE}/${id}`, { token: tenant.staffToken })).status).toBe(404);
+  });
+
+  it('never acknowledges a save whose provider a delete removed after the save read it (404)', async () => {
+    const id = await create('Deleted Under A Save');
+    const save = await saveWhileDeleted(wide, 'saml_service_provider', id, () =>
+      rest(wide, 'POST', BASE, { token: tenant.staffToken, body: { SamlServiceProviderId: id, Name: 'Saved Too Late', ServiceProviderName: 'x' } }));
+    expect(save.status).toBe(404);
+    expect((await rest(wide, 'GET', `${BASE}/${id}`, { token: tenant.staffToken })).status).toBe(404);
+  });
+
+  it('never brings a deleted provider back, nor answers 200 for a save it did not store, when a save and a delete race', async () => {
+    for (let round = 0; round < 10; round++) {
+      const id = await create(`Raced ${round}`);
+      const [save, remove] = await Promise.all([
+        rest(wide, 'POST', BASE, { token: tenant.staffToken, body: { SamlServiceProviderId: id, Name: `Saved ${round}`, ServiceProviderName: 'x' } }),
+        rest(wide, 'DELETE', `${BASE}/${id}`, { token: tenant.staffToken }),
+      ]);
+      // No version to compare: either order is legitimate (save then delete: both 200), but the
+      // delete always wins in the end, and a save that came too late is told so (404).
+      expect(remove.status).toBe(200);
+      expect([200, 404]).toContain(save.status);
+      expect((await rest(wide, 'GET', `${BASE}/${id}`, { token: tenant.staffToken })).status).toBe(404);
+    }
   });
 });

@@ -58,6 +58,21 @@ export async function saveRecord<T extends Versioned>(
 }
 
 /**
+ * Updates a record that has no version (a model without AuditId) in one `UPDATE … WHERE id AND
+ * tenant [AND scope]`, moving its `updatedAt` on: 404 when no row matched — not the caller's, out
+ * of `scope`, or deleted after the caller read it. MikroORM's flush checks the rows it updated
+ * only for versioned entities, so a flushed change to a record a concurrent delete removed would
+ * be acknowledged without being stored; this never is.
+ */
+export async function updateRecord<T extends TenantOwned>(
+  ctx: RequestContext, entity: EntityClass<T>, id: number, fields: EntityData<T>, noun: string, scope?: FilterQuery<T>,
+): Promise<void> {
+  const where = allOf<T>({ id, tenant: ctx.tenantId }, scope);
+  // nativeUpdate runs no onUpdate hooks, so the timestamp is set here.
+  if ((await ctx.em.nativeUpdate(entity, where, { ...fields, updatedAt: new Date() })) !== 1) throw new NotFound(noun);
+}
+
+/**
  * Deletes a record in one statement whose WHERE holds the tenant and, when given, the version:
  * of twenty concurrent deletes exactly one succeeds, and a delete with a stale `auditId` never
  * removes a newer save. 404 when the record is not there (or not the caller's), 409 when it is

@@ -4,8 +4,9 @@ import { ApiError, BadInput, ServiceUnavailable } from '../core/errors.js';
 import { CALLBACK_PROVIDERS, type CallbackProvider } from '../entities/callback.js';
 import { shapeProblem, urlValidationToken } from '../services/callback-formats.js';
 import {
-  CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
+  CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, signedDigest, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
 } from '../services/callbacks.js';
+import { closeUnreadBody } from '../rest/gateway.js';
 import type { AreaRoutes } from './area-routes.js';
 
 /** Largest callback body accepted; larger is a 413 before anything is stored. */
@@ -36,6 +37,17 @@ export const callbackRoutes: AreaRoutes = {
   async register(server, _contextFor, deps) {
     const secrets = new CallbackSecrets(deps.pool);
     await server.register(async (scope) => {
+      // Refused before the body is read (hostile traffic costs no body buffering): a malformed
+      // tenant key, or signature headers that are missing, malformed or stale.
+      scope.addHook('onRequest', async (request, reply) => {
+        if (request.method !== 'POST') return;
+        const given = (request.query as Record<string, unknown>).tenant;
+        const { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } = request.headers;
+        if (typeof given !== 'string' || !TENANT_KEY.test(given.toLowerCase()) || !signedDigest(timestamp, signature)) {
+          closeUnreadBody(request, reply);
+          throw notAuthenticated();
+        }
+      });
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => done(null, body));
       // The provider's probe (GET, and HEAD through Fastify): answered, nothing else.

@@ -311,6 +311,15 @@ function namedAsDocumented(route: CompiledRoute, variables: Record<string, unkno
   return new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
 }
 
+/**
+ * Answering before the body is read leaves it on the connection, and keeping the connection
+ * would mean reading (buffering) it anyway: close it instead, so a refused upload costs nothing.
+ */
+export function closeUnreadBody(request: FastifyRequest, reply: FastifyReply): void {
+  const length = Number(request.headers['content-length'] ?? 0);
+  if (length > 0 || request.headers['transfer-encoding']) reply.header('connection', 'close');
+}
+
 /** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
 export async function restGateway(app: FastifyInstance, options: GatewayOptions): Promise<void> {
   const { routes } = options;
@@ -320,12 +329,24 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   // Every method but OPTIONS, which belongs to CORS preflight (app.ts); HEAD follows GET.
-  app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', handler: async (request: FastifyRequest, reply: FastifyReply) => {
+  // The route and the caller are settled before the body is even read: a stranger learns nothing
+  // from a 400, and an unauthenticated request costs no body buffering (413 aside).
+  const settled = new WeakMap<FastifyRequest, { route: CompiledRoute; params: Map<string, string>; rawQuery: string; contextValue: RequestContext }>();
+  app.addHook('onRequest', async (request, reply) => {
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
-    const { route, params } = matchRoute(routes, request.method, rawPath);
-    const contextValue = await options.contextFor(request);
-    // Who is calling is settled before what they sent is read: a stranger learns nothing from a 400.
-    if (!route.access.public) contextValue.requireRole(...route.access.roles);
+    try {
+      const { route, params } = matchRoute(routes, request.method, rawPath);
+      const contextValue = await options.contextFor(request);
+      if (!route.access.public) contextValue.requireRole(...route.access.roles);
+      settled.set(request, { route, params, rawQuery, contextValue });
+    } catch (error) {
+      closeUnreadBody(request, reply);
+      throw error;
+    }
+  });
+
+  app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', handler: async (request: FastifyRequest, reply: FastifyReply) => {
+    const { route, params, rawQuery, contextValue } = settled.get(request)!;
     const variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
     const result = await route.run(contextValue, variables);
     if (result.errors?.length) {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, NotFound } from '../core/errors.js';
-import { leanRows } from '../core/lean-read.js';
+import { idOf, leanRows } from '../core/lean-read.js';
 import { listQuery, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
 import { assertCurrentVersion, deleteRecord, findOr404, readOr404 } from '../core/records.js';
 import { Calendar, isFeedPublished } from '../entities/calendar.js';
@@ -79,20 +79,15 @@ export function deleteCalendar(ctx: RequestContext, calendarId: number, auditId:
 
 /** Active calendars the caller may see, as LookupChoiceInt (at most MAX_PAGE_SIZE, by name). */
 export async function calendarLookup(ctx: RequestContext): Promise<LookupChoiceInt[]> {
-  const rows = await leanRows(ctx.em, Calendar, {
-    fields: ['id', 'name'], where: visibleTo(ctx), orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE,
-  });
+  const { rows } = await listQuery(ctx, Calendar, calendarList, { Take: MAX_PAGE_SIZE }, { fields: ['id', 'name'], where: visibleTo(ctx) });
   return lookupChoices(rows);
 }
 
 /** The active calendars of chapter `chapterId` the caller may see; 404 when it is not a chapter of the tenant. */
 export async function chapterCalendarLookup(ctx: RequestContext, chapterId: number): Promise<CalendarChoiceItem[]> {
   if (!(await chapterExists(ctx, chapterId))) throw new NotFound('The chapter');
-  const rows = await leanRows(ctx.em, Calendar, {
-    fields: ['id', 'name', 'description'],
-    where: { ...visibleTo(ctx), chapter: chapterId },
-    orderBy: [{ name: 'asc' }, { id: 'asc' }],
-    limit: MAX_PAGE_SIZE,
+  const { rows } = await listQuery(ctx, Calendar, calendarList, { Take: MAX_PAGE_SIZE }, {
+    fields: ['id', 'name', 'description'], where: { ...visibleTo(ctx), chapter: chapterId },
   });
   return rows.map((row) => ({ Id: row.id, Name: row.name, CalendarDescription: row.description }));
 }
@@ -134,15 +129,9 @@ async function chapterExists(ctx: RequestContext, chapterId: number): Promise<bo
   return Boolean(chapter);
 }
 
-/** The chapter id of a row: lean rows give the key, entities a reference. */
-function chapterIdOf(chapter: Contact | number | null): number | null {
-  if (chapter === null || chapter === undefined) return null;
-  return typeof chapter === 'number' ? chapter : chapter.id;
-}
-
 /** The chapter's name through the per-request Contact loader (one query per list, not per row). */
 async function groupName(ctx: RequestContext, chapter: Contact | number | null): Promise<string | null> {
-  const chapterId = chapterIdOf(chapter);
+  const chapterId = idOf(chapter);
   if (chapterId === null) return null;
   const contact = await ctx.loaders.byId(Contact).load(chapterId);
   return contact ? displayName(contact) : null;
@@ -161,7 +150,7 @@ async function toCollectionItem(ctx: RequestContext, row: ListRow): Promise<Cale
 }
 
 function toAddEdit(ctx: RequestContext, row: EditRow, tenant: Tenant | null): CalendarAddEdit {
-  const chapterId = chapterIdOf(row.chapter);
+  const chapterId = idOf(row.chapter);
   return {
     CalendarId: row.id,
     AuditId: row.auditId,

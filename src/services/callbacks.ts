@@ -24,12 +24,21 @@ export function callbackSignature(secret: string, timestamp: string | number, bo
 
 /** True when the headers prove knowledge of `secret` for exactly this body, signed within the replay window. Constant time. */
 export function signatureValid(secret: string, timestamp: unknown, signature: unknown, body: Buffer, now = Date.now()): boolean {
-  if (typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp)) return false;
-  if (Math.abs(now / 1000 - Number(timestamp)) > REPLAY_WINDOW_SECONDS) return false;
-  const given = typeof signature === 'string' ? /^sha256=([0-9a-fA-F]{64})$/.exec(signature.trim())?.[1] : undefined;
-  if (!given) return false;
+  const given = signedDigest(timestamp, signature, now);
+  if (!given || typeof timestamp !== 'string') return false;
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest();
   return timingSafeEqual(Buffer.from(given, 'hex'), expected);
+}
+
+/**
+ * The digest a request's signature header gives, when its timestamp is fresh and both headers
+ * are well-formed; null otherwise. Needs no body, so a stale or malformed request is refused
+ * before its body is read.
+ */
+export function signedDigest(timestamp: unknown, signature: unknown, now = Date.now()): string | null {
+  if (typeof timestamp !== 'string' || !/^\d{1,12}$/.test(timestamp)) return null;
+  if (Math.abs(now / 1000 - Number(timestamp)) > REPLAY_WINDOW_SECONDS) return null;
+  return (typeof signature === 'string' ? /^sha256=([0-9a-fA-F]{64})$/.exec(signature.trim())?.[1] : undefined) ?? null;
 }
 
 /** The meeting provider's URL-validation answer: HMAC-SHA256 of the plain token with the secret, hex. */

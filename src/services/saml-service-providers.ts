@@ -1,10 +1,11 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { create } from 'xmlbuilder2';
 import type { RequestContext } from '../core/context.js';
 import { Conflict, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
 import { listQuery, parseListOptions, type ListSpec } from '../core/list-query.js';
-import { deleteRecord, findOr404, readOr404 } from '../core/records.js';
+import { deleteRecord, readOr404, updateRecord } from '../core/records.js';
 import { SamlServiceProvider } from '../entities/saml-service-provider.js';
 import { Tenant } from '../entities/tenant.js';
 import { lookupChoices, rowActions, type ListOptionsInput, type LookupChoiceInt } from '../schema/common.js';
@@ -59,19 +60,21 @@ export async function saveSamlServiceProvider(ctx: RequestContext, input: SamlSe
   if (input.AssertionConsumerServiceUrl !== undefined && input.AssertionConsumerServiceUrl !== null) {
     fields.assertionConsumerServiceUrl = input.AssertionConsumerServiceUrl.trim() || null;
   }
-  let provider: SamlServiceProvider;
-  if (input.SamlServiceProviderId) {
-    provider = await findOr404(ctx, SamlServiceProvider, input.SamlServiceProviderId, NOUN);
-    ctx.em.assign(provider, fields);
-  } else {
-    provider = ctx.em.create(SamlServiceProvider, { tenant: ctx.tenantId, entityId: null, assertionConsumerServiceUrl: null, ...fields });
+  const id = input.SamlServiceProviderId;
+  if (id) {
+    // One UPDATE, which must still find the row (404); the unique index refuses a taken EntityId.
+    await updateRecord(ctx, SamlServiceProvider, id, fields, NOUN).catch(async (error: unknown) => {
+      if (error instanceof UniqueConstraintViolationException && fields.entityId) await assertEntityIdFree(ctx, fields.entityId, id);
+      throw error;
+    });
+    return toCollectionItem(ctx, { id, name: fields.name });
   }
-  if (fields.entityId) await assertEntityIdFree(ctx, fields.entityId, provider.id);
+  if (fields.entityId) await assertEntityIdFree(ctx, fields.entityId, undefined);
+  const provider = ctx.em.create(SamlServiceProvider, { tenant: ctx.tenantId, entityId: null, assertionConsumerServiceUrl: null, ...fields });
   await ctx.em.persist(provider).flush();
   return toCollectionItem(ctx, provider);
 }
 
-/** Deletes a provider and answers it as it was (the documented "service provider model"). */
 /** Deletes a provider and answers it as it was; of concurrent deletes one succeeds, the others are 404. */
 export async function deleteSamlServiceProvider(ctx: RequestContext, id: number): Promise<SamlServiceProviderAddEdit> {
   const deleted = toAddEdit(await readProvider(ctx, id), await tenantAddress(ctx));

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, NotFound } from '../core/errors.js';
-import { leanRows } from '../core/lean-read.js';
+import { idOf } from '../core/lean-read.js';
 import { listQuery, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
-import { deleteRecord, findOr404, readOr404 } from '../core/records.js';
+import { deleteRecord, readOr404, updateRecord } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
 import { Login } from '../entities/login.js';
 import { Signature } from '../entities/signature.js';
@@ -49,7 +49,7 @@ export async function listSignatures(ctx: RequestContext, options: ListOptionsIn
   const scope = reachable(ctx);
   if (!scope) return [];
   const { rows } = await listQuery(ctx, Signature, signatureList, options, { fields: ['id', 'name', 'contact'], where: scope });
-  const users = await ownerNames(ctx, rows.map((row) => ownerId(row)));
+  const users = await ownerNames(ctx, rows.map((row) => idOf(row.contact)));
   return rows.map((row, index) => ({ SignatureId: row.id, Name: row.name, User: users[index] ?? null }));
 }
 
@@ -57,9 +57,7 @@ export async function listSignatures(ctx: RequestContext, options: ListOptionsIn
 export async function currentUserSignatures(ctx: RequestContext): Promise<SignatureAddEdit[]> {
   const scope = own(ctx);
   if (!scope) return [];
-  const rows = await leanRows(ctx.em, Signature, {
-    fields: ['id', 'name', 'contact', 'signatureHtml'], where: scope, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE,
-  });
+  const { rows } = await listQuery(ctx, Signature, signatureList, { Take: MAX_PAGE_SIZE }, { fields: ['id', 'name', 'contact', 'signatureHtml'], where: scope });
   return rows.map(toAddEdit);
 }
 
@@ -67,7 +65,7 @@ export async function currentUserSignatures(ctx: RequestContext): Promise<Signat
 export async function signatureLookup(ctx: RequestContext): Promise<LookupChoiceInt[]> {
   const scope = own(ctx);
   if (!scope) return [];
-  const rows = await leanRows(ctx.em, Signature, { fields: ['id', 'name'], where: scope, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE });
+  const { rows } = await listQuery(ctx, Signature, signatureList, { Take: MAX_PAGE_SIZE }, { fields: ['id', 'name'], where: scope });
   return lookupChoices(rows);
 }
 
@@ -92,18 +90,24 @@ export async function saveSignature(ctx: RequestContext, signatureId: number, in
   const caller = ctx.requireCaller();
   const chosenOwner = ctx.isStaff && input.ContactId ? await ownerContact(ctx, input.ContactId) : null;
   const fields = { name: input.Name.trim(), signatureHtml: sanitizeSignatureHtml(input.SignatureHtml) };
-  let signature: Signature;
+  let id = signatureId;
+  let ownerId: number;
   if (signatureId !== 0) {
-    signature = await findSignature(ctx, signatureId);
-    ctx.em.assign(signature, { ...fields, ...(chosenOwner ? { contact: chosenOwner } : {}) });
+    const scope = reachable(ctx);
+    if (!scope) throw new NotFound(NOUN);
+    // The owner it keeps unless staff name another; then one UPDATE, which must still find the row.
+    ownerId = chosenOwner?.id ?? idOf((await readOr404(ctx, Signature, ['contact'], signatureId, NOUN, scope)).contact);
+    await updateRecord(ctx, Signature, signatureId, { ...fields, ...(chosenOwner ? { contact: chosenOwner } : {}) }, NOUN, scope);
   } else {
     const owner = chosenOwner ?? (caller.contactId ? ctx.em.getReference(Contact, caller.contactId) : null);
     if (!owner) throw BadInput.field('ContactId', 'is required: this login has no contact of its own to own the signature');
-    signature = ctx.em.create(Signature, { tenant: ctx.tenantId, contact: owner, ...fields });
+    const signature = ctx.em.create(Signature, { tenant: ctx.tenantId, contact: owner, ...fields });
+    await ctx.em.persist(signature).flush();
+    id = signature.id;
+    ownerId = owner.id;
   }
-  await ctx.em.persist(signature).flush();
-  const [user] = await ownerNames(ctx, [signature.contact.id]);
-  return { SignatureId: signature.id, Name: signature.name, User: user ?? null };
+  const [user] = await ownerNames(ctx, [ownerId]);
+  return { SignatureId: id, Name: fields.name, User: user ?? null };
 }
 
 /** Deletes a signature the caller may manage (one DELETE, so of concurrent deletes one succeeds); answers its id. */
@@ -111,12 +115,6 @@ export function deleteSignature(ctx: RequestContext, signatureId: number): Promi
   const scope = reachable(ctx);
   if (!scope) throw new NotFound(NOUN);
   return deleteRecord(ctx, Signature, signatureId, null, NOUN, scope);
-}
-
-async function findSignature(ctx: RequestContext, signatureId: number): Promise<Signature> {
-  const scope = reachable(ctx);
-  if (!scope) throw new NotFound(NOUN);
-  return findOr404(ctx, Signature, signatureId, NOUN, scope);
 }
 
 /** The contact a staff member names as owner; it must be a (not deleted) contact of the tenant. */
@@ -133,12 +131,8 @@ async function ownerNames(ctx: RequestContext, contactIds: number[]): Promise<(s
   return contacts.map((contact) => (contact && !(contact instanceof Error) ? displayName(contact) || null : null));
 }
 
-function ownerId(row: Pick<SignatureRow, 'contact'>): number {
-  return typeof row.contact === 'number' ? row.contact : row.contact.id;
-}
-
 function toAddEdit(row: SignatureRow): SignatureAddEdit {
-  return { SignatureId: row.id, Name: row.name, ContactId: String(ownerId(row)), SignatureHtml: row.signatureHtml };
+  return { SignatureId: row.id, Name: row.name, ContactId: String(idOf(row.contact)), SignatureHtml: row.signatureHtml };
 }
 
 /** Demo signatures: one for each login of the new tenant that has a contact. */

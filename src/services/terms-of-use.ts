@@ -1,4 +1,5 @@
 import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import sanitizeHtml from 'sanitize-html';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, Forbidden } from '../core/errors.js';
@@ -7,9 +8,11 @@ import { idOf, insertIgnoringDuplicates, leanDistinctOn, leanRows } from '../cor
 import { listQuery, MAX_PAGE_SIZE, parseListOptions, type ListSpec } from '../core/list-query.js';
 import { assertCurrentVersion, findOr404, readOr404, softDeleteRecord, withDuplicateLock } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
+import { Login } from '../entities/login.js';
 import {
   TERMS_LOGIN_TYPES, TermsOfUse, TermsOfUseText, termsNameKey, TermsUserResponse, USER_LOGIN_TYPES, type TermsLoginType, type UserLoginType,
 } from '../entities/terms-of-use.js';
+import type { Tenant } from '../entities/tenant.js';
 import { listResult, lookupChoices, type ListOptionsInput, type ListResultOf, type LookupChoiceInt, type PotentialDuplicateEntry } from '../schema/common.js';
 import {
   type TermsOfUseAddEdit, type TermsOfUseAddEditInput, type TermsOfUseCollectionItem, type TermsOfUseView, type TermsUsersResponse,
@@ -43,6 +46,9 @@ const acceptanceList: ListSpec<TermsUserResponse> = {
   search: ['ipAddress', 'userAgent', 'login.email'],
   dates: 'actionDate',
 };
+
+/** The lookup has no options of its own: the whole list (up to the largest page), by name. */
+const LOOKUP_PAGE = { Take: String(MAX_PAGE_SIZE) };
 
 const TERMS_FIELDS = ['id', 'name', 'description', 'loginType', 'auditId', 'revision'] as const;
 const RESPONSE_FIELDS = [
@@ -89,12 +95,7 @@ export async function viewTermsOfUse(ctx: RequestContext, termsOfUseId: number):
 
 /** Every terms of use as lookup choices: ExtraData is the LoginType, IsSelected marks the current terms of each login type. */
 export async function termsLookup(ctx: RequestContext, loginType?: TermsLoginType): Promise<LookupChoiceInt[]> {
-  const rows = await leanRows(ctx.em, TermsOfUse, {
-    fields: ['id', 'name', 'loginType'],
-    where: loginType ? { loginType } : {},
-    orderBy: [{ name: 'asc' }, { id: 'asc' }],
-    limit: MAX_PAGE_SIZE,
-  });
+  const { rows } = await listQuery(ctx, TermsOfUse, termsList, LOOKUP_PAGE, { fields: ['id', 'name', 'loginType'], where: loginType ? { loginType } : {} });
   const newest = new Map<string, number>();
   for (const row of rows) newest.set(row.loginType, Math.max(newest.get(row.loginType) ?? 0, row.id));
   return lookupChoices(rows.map((row) => ({ id: row.id, name: row.name, extraData: row.loginType, selected: newest.get(row.loginType) === row.id })));
@@ -273,6 +274,35 @@ export async function termsStatusFor(ctx: RequestContext): Promise<{ backOffice:
     return { termsOfUseId: terms.id, content: terms.description, agreed: Boolean(response?.isAccepted && response.revision === terms.revision) };
   };
   return { backOffice: status('staff'), hub: status('hub') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Demo
+
+/**
+ * Demo terms for a new tenant: back-office and member hub terms, each accepted by the tenant's
+ * first login of that portal (a staff login for the back office, any login for the hub), with the
+ * accepted text kept as takeaction keeps it.
+ */
+export async function seedTermsOfUse(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
+  const logins = await em.find(Login, { tenant }, { filters: false, orderBy: { id: 'asc' }, limit: 20 });
+  const demo: [TermsLoginType, string, string, Login | undefined][] = [
+    ['staff', 'Back-office acceptable use', 'Staff keep member data confidential and use it only for association business.', logins.find((login) => login.roles.includes('staff'))],
+    ['hub', 'Member hub terms', 'Be respectful in the member hub; posts may be moderated by staff.', logins.find((login) => login.roles.includes('member')) ?? logins[0]],
+  ];
+  for (const [loginType, title, text, login] of demo) {
+    const name = `${marker}${title}`;
+    const description = `<p>${marker}${text}</p>`;
+    const terms = em.create(TermsOfUse, { tenant, name, nameKey: termsNameKey(name), description, loginType });
+    if (!login) continue;
+    em.create(TermsOfUseText, { tenant, termsOfUse: terms, revision: 1, text: description });
+    em.create(TermsUserResponse, {
+      tenant, termsOfUse: terms, revision: 1, termsLoginType: loginType, login, contact: login.contact,
+      userLoginType: login.roles.includes('staff') ? 'staff' : 'member', isAccepted: true, actionDate: new Date(),
+      ipAddress: '192.0.2.10', userAgent: `${marker}Mozilla/5.0 (demo)`,
+    });
+  }
+  await em.flush();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+/**
+ * `npm run bench:hostile`: the service as `npm start` runs it (same V8 limits, its own embedded
+ * PostgreSQL in a temporary folder), then 64 connections for 10 s of each kind of hostile
+ * request, reporting the server's peak RSS (VmHWM) after each: how far memory goes under abuse.
+ */
+const here = path.dirname(fileURLToPath(import.meta.url));
+const main = path.resolve(here, '../src/main.js');
+const megabyte = 'y'.repeat(1_000_000);
+
+const kinds: Record<string, (auth: Record<string, string>) => autocannon.Request> = {
+  'REST 1 MB JSON, signed in': (auth) => ({ method: 'POST', path: '/api/vendors', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ Name: 'x', WebsiteUrl: megabyte }) }),
+  'REST 1 MB JSON, no credential': () => ({ method: 'POST', path: '/api/vendors', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Name: 'x', WebsiteUrl: megabyte }) }),
+  'REST 100,000-deep JSON': (auth) => ({ method: 'POST', path: '/api/vendors', headers: { ...auth, 'content-type': 'application/json' }, body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` }),
+  'REST 20,000-field form': (auth) => ({ method: 'POST', path: '/api/vendors', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: Array.from({ length: 20_000 }, (_, index) => `Items%5B${index}%5D.Name=x`).join('&') }),
+  'GraphQL 60 KB document': (auth) => ({ method: 'POST', path: '/graphql', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ ${'vendors { VendorId } '.repeat(3000)} }` }) }),
+  'unsigned 1 MB callback': () => ({ method: 'POST', path: '/api/callback/emailprovider1?tenant=demo', headers: { 'content-type': 'application/json', 'x-callback-timestamp': '1', 'x-callback-signature': 'sha256=00' }, body: JSON.stringify([megabyte]) }),
+};
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'membership-hostile-'));
+const env = { ...process.env, DATA_DIR: dataDir, PORT: '4779', EMBEDDED_PG_PORT: '54781', LOG_LEVEL: 'warn', NODE_ENV: 'development' };
+const server = spawn(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=192', main], { env });
+let output = '';
+server.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+server.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+try {
+  for (let waited = 0; !/Bearer (\S+)/.test(output); waited += 200) {
+    if (waited > 60_000) throw new Error(`the server did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const auth = { authorization: `Bearer ${/Bearer (\S+)/.exec(output)![1]}` };
+  const peak = async () => Math.round(Number(/VmHWM:\s+(\d+)/.exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024);
+  await autocannon({ url: 'http://127.0.0.1:4779', connections: 16, duration: 3, requests: [{ method: 'GET', path: '/api/vendors', headers: auth }] });
+  console.log(`after normal load: peak RSS ${await peak()} MB`);
+  for (const [name, request] of Object.entries(kinds)) {
+    const result = await autocannon({ url: 'http://127.0.0.1:4779', connections: 64, duration: 10, requests: [request(auth)] });
+    console.log(`${name}: ${result.requests.total} requests, ${result['5xx']} × 5xx, peak RSS so far ${await peak()} MB`);
+  }
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('close', resolve));
+  await rm(dataDir, { recursive: true, force: true });
+}
