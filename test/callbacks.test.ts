@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Contact } from '../src/entities/index.js';
 import { routeCoverage } from '../src/rest/coverage.js';
 import { callbackJobs, processCallback } from '../src/services/callback-processing.js';
-import { callbackSignature, setCallbackSecret } from '../src/services/callbacks.js';
+import { callbackSignature, seedCallbacks, setCallbackSecret } from '../src/services/callbacks.js';
 import { findTenant } from '../src/services/identity.js';
 import { createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { freePort, runNode, startNode } from './support/processes.js';
@@ -596,13 +596,20 @@ describe('stored callbacks for staff (GraphQL)', () => {
     expect(ids.filter((callbackId: number) => acmeIds.has(callbackId))).toEqual([]);
   });
 
-  it('is for staff only: 401 without a credential, 403 for a member', async () => {
-    const anonymous = await graphql(server, list);
-    expect(anonymous.status).toBe(401);
-    expect(anonymous.body.errors?.[0]?.extensions.code).toBe('UNAUTHENTICATED');
-    const member = await graphql(server, list, {}, acme.memberToken);
-    expect(member.status).toBe(403);
-    expect(member.body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
+  // 401 without a credential and 403 for a member: test/sweeps.test.ts.
+
+  it('shows the demo callbacks of a new tenant, which no job picks up', async () => {
+    const tenant = await createTestTenant(server, 'demo-callbacks');
+    const em = server.orm.em.fork();
+    await seedCallbacks(em, await findTenant(em, tenant.key), 'Mark-');
+    const response = await graphql(server, 'query { providerCallbacks { Provider State Attempts Error EventCount ParkedEvents { Event Reason } } }', {}, tenant.staffToken);
+    expect(response.body.data.providerCallbacks).toEqual([
+      { Provider: 'emailprovider3', State: 'dead', Attempts: 6, Error: 'Mark-Event store unavailable: connection terminated unexpectedly', EventCount: null, ParkedEvents: [] },
+      { Provider: 'meetingprovider', State: 'processed', Attempts: 1, Error: null, EventCount: 1, ParkedEvents: [] },
+      { Provider: 'emailprovider1', State: 'processed', Attempts: 1, Error: null, EventCount: 2, ParkedEvents: [{ Event: 'event 2', Reason: 'event 2.email: is not an e-mail address' }] },
+    ]);
+    const events = await query('SELECT (SELECT count(*) FROM email_event WHERE tenant_id = $1)::int AS email, (SELECT count(*) FROM meeting_event WHERE tenant_id = $1)::int AS meeting', [tenant.id]);
+    expect(events).toEqual([{ email: 2, meeting: 1 }]);
   });
 
   it.each([

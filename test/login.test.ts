@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Credential, Login, MagicLinkToken, OutboxMessage } from '../src/entities/index.js';
 import { hashToken } from '../src/core/secrets.js';
-import { createApiKey, findLogin, findTenant, revokeApiKey } from '../src/services/identity.js';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createApiKey, createLogin, createSession, findLogin, findTenant, revokeApiKey } from '../src/services/identity.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -55,19 +55,14 @@ describe('aboutme', () => {
     const response = await rest(server, 'GET', '/api/login/aboutme', { token: other.memberToken });
     expect(response.body).toMatchObject({ CurrentOrganizationId: organization.id, CurrentOrganizationName: 'Harbor Chamber' });
   });
-
-  it('needs a credential', async () => {
-    expect((await rest(server, 'GET', '/api/login/aboutme')).status).toBe(401);
-    expect((await graphql(server, '{ aboutMe { TenantKey } }')).status).toBe(401);
-  });
 });
 
 describe('logincheck and clientauthcheck', () => {
-  it('logincheck answers 200 with an empty body with a credential and 401 without', async () => {
+  // 401 without a credential on these and every other protected operation: test/sweeps.test.ts.
+  it('logincheck answers 200 with an empty body with a credential', async () => {
     const ok = await rest(server, 'GET', '/api/login/logincheck', { token: acme.memberToken });
     expect(ok.status).toBe(200);
     expect(ok.text).toBe('');
-    expect((await rest(server, 'GET', '/api/login/logincheck')).status).toBe(401);
     expect((await graphql(server, '{ loginCheck }', {}, acme.memberToken)).body.data).toEqual({ loginCheck: true });
   });
 
@@ -79,7 +74,6 @@ describe('logincheck and clientauthcheck', () => {
     expect((await rest(server, 'GET', `/api/login/clientauthcheck/${acmeLogin.id}/ACME`, { token: acme.staffToken })).status).toBe(200);
     expect((await rest(server, 'GET', `/api/login/clientauthcheck/${otherLogin.id}/acme`, { token: acme.staffToken })).status).toBe(401);
     expect((await rest(server, 'GET', `/api/login/clientauthcheck/${acmeLogin.id}/other`, { token: acme.staffToken })).status).toBe(401);
-    expect((await rest(server, 'GET', `/api/login/clientauthcheck/${acmeLogin.id}/acme`)).status).toBe(401);
     expect((await rest(server, 'GET', '/api/login/clientauthcheck/x/acme', { token: acme.staffToken })).status).toBe(400);
     const gql = await graphql(server, 'query($id: Int!) { clientAuthCheck(loginId: $id, tenantKey: "acme") }', { id: acmeLogin.id }, acme.staffToken);
     expect(gql.body.data).toEqual({ clientAuthCheck: true });
@@ -246,5 +240,26 @@ describe('delete login with the master key', () => {
     } finally {
       await bare.close();
     }
+  });
+});
+
+describe('login deletes against the real database', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
+    server = await startTestServer({ DATABASE_POOL_MAX: '20' });
+  });
+  afterAll(() => server.close());
+
+  it('lets exactly one of 20 concurrent deletes of a user succeed, removing it from every tenant', async () => {
+    const first = await createTestTenant(server, 'race-one');
+    const second = await createTestTenant(server, 'race-two');
+    const em = server.orm.em.fork();
+    const login = await createLogin(em, await findTenant(em, second.key), { email: 'member@race-one.example', role: 'member' });
+    const secondToken = (await createSession(em, login, 1)).token;
+    const path = `/api/login/delete?username=member@race-one.example&masterkey=${server.config.MASTER_KEY}`;
+    await expectExactlyOneSucceeds(Array.from({ length: 20 }, () => () => rest(server, 'DELETE', path)), [404]);
+    expect(await server.orm.em.fork().count(Login, { email: 'member@race-one.example' }, { filters: false })).toBe(0);
+    for (const token of [first.memberToken, secondToken]) expect((await rest(server, 'GET', '/api/login/logincheck', { token })).status).toBe(401);
   });
 });

@@ -3,6 +3,7 @@ import { CallbackSecret, EmailEvent, MeetingEvent, ProviderCallback } from '../e
 import { callbackRoutes } from '../http/callbacks.js';
 import { CallbackResolver } from '../resolvers/callbacks.js';
 import { callbackJobs } from '../services/callback-processing.js';
+import { seedCallbacks } from '../services/callbacks.js';
 
 /** Inbound provider callbacks: signed, stored, acknowledged, processed by jobs. */
 export const callbacksArea = defineArea({
@@ -11,4 +12,5 @@ export const callbacksArea = defineArea({
   resolvers: [CallbackResolver],
   rawRoutes: [callbackRoutes],
   jobs: callbackJobs(),
+  demo: seedCallbacks,
 });

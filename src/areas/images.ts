@@ -5,6 +5,7 @@ import { imageAreaRoutes } from '../http/images.js';
 import { ImageResolver } from '../resolvers/images.js';
 import { imageRoutes } from '../rest/images.js';
 import { purgeUnusedFilesJob } from '../services/files.js';
+import { seedImages } from '../services/images.js';
 
 /** The file service every area stores bytes in, and the images built on it. */
 export const imagesArea = defineArea({
@@ -14,4 +15,5 @@ export const imagesArea = defineArea({
   routes: imageRoutes,
   rawRoutes: [imageAreaRoutes],
   jobs: [purgeUnusedFilesJob],
+  demo: seedImages,
 });

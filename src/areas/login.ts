@@ -11,7 +11,10 @@ import { LoginResolver } from '../resolvers/login.js';
 import { loginRoutes } from '../rest/login.js';
 import { housekeepingJob } from '../services/housekeeping.js';
 
-/** Tenants, contacts, logins and their credentials: the identity every other area builds on. */
+/**
+ * Tenants, contacts, logins and their credentials: the identity every other area builds on. No
+ * `demo`: a tenant's logins are made with the tenant (services/demo.ts, test/support/harness.ts).
+ */
 export const loginArea = defineArea({
   name: 'login',
   entities: [Tenant, SecurityQuestion, SignInRequest, Contact, Login, Credential, MagicLinkToken, OutboxMessage, MembershipType, MembershipLevel, Membership],

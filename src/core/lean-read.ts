@@ -1,4 +1,4 @@
-import { raw, type EntityClass, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
+import { raw, type EntityClass, type EntityData, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 export interface LeanQuery<T> {
@@ -72,6 +72,26 @@ export async function insertIgnoringDuplicates<T extends object>(
   return result.affectedRows;
 }
 
+/**
+ * Deletes the rows matching `where` in one `DELETE … RETURNING` and answers `fields` of what they
+ * held: for a delete that must go on with the deleted record's values (its files to release), with
+ * no read before it that a concurrent change could make stale. The tenant filter is not applied
+ * to a delete: `where` names the tenant itself (as every write does).
+ */
+export async function deleteReturning<T extends object, F extends keyof T & string>(
+  em: EntityManager, entity: EntityClass<T>, where: FilterQuery<T>, fields: F[],
+): Promise<Pick<T, F>[]> {
+  const meta = em.getMetadata().get(entity);
+  const { sql, params } = rowQuery(em, entity).delete(where).toQuery();
+  // MikroORM's QueryBuilder ignores `returning` on a delete (it returns only on inserts and updates), so the clause is added here.
+  const properties: Record<string, { fieldNames: string[] }> = meta.properties;
+  const returning = fields.flatMap((field) => properties[field].fieldNames).map((column) => em.getPlatform().quoteIdentifier(column));
+  const rows = await em.getConnection().execute<EntityData<T>[]>(`${sql} returning ${returning.join(', ')}`, params, 'all', em.getTransactionContext());
+  // The driver maps columns to properties and converts their values, as for any read.
+  // (Typed as the fields asked for: MikroORM types the mapped row as any data of T.)
+  return rows.map((row) => em.getDriver().mapResult(row, meta) as unknown as Pick<T, F>);
+}
+
 function idOrValue(value: unknown): unknown {
   return value !== null && typeof value === 'object' && 'id' in value ? value.id : value;
 }
@@ -109,8 +129,8 @@ export function idOf(relation: number | { id: number } | null | undefined): numb
 
 // MikroORM's QueryBuilder generics track joins and aliases these helpers never use; they need
 // only these calls, typed once here instead of at every use.
-function rowQuery<T extends object>(em: EntityManager, entity: EntityClass<T>, alias?: string): RowQuery & InsertQuery {
-  return em.createQueryBuilder(entity, alias) as unknown as RowQuery & InsertQuery;
+function rowQuery<T extends object>(em: EntityManager, entity: EntityClass<T>, alias?: string): RowQuery & InsertQuery & DeleteQuery {
+  return em.createQueryBuilder(entity, alias) as unknown as RowQuery & InsertQuery & DeleteQuery;
 }
 
 interface RowQuery {
@@ -124,6 +144,11 @@ interface RowQuery {
   applyFilters(): Promise<void>;
   execute(method: 'all', options: { mapResults: boolean }): Promise<unknown[]>;
   getCount(): Promise<number>;
+}
+
+interface DeleteQuery {
+  delete(cond: object): DeleteQuery;
+  toQuery(): { sql: string; params: unknown[] };
 }
 
 interface InsertQuery {

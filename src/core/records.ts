@@ -2,7 +2,7 @@ import type { EntityClass, EntityData, FilterQuery, RequiredEntityData } from '@
 import type { TenantOwned, Versioned } from '../entities/base.js';
 import type { RequestContext } from './context.js';
 import { NotFound, staleAuditId } from './errors.js';
-import { allOf, leanRows } from './lean-read.js';
+import { allOf, deleteReturning, leanRows } from './lean-read.js';
 
 /**
  * The record operations every area repeats, written once. Each is confined to the caller's
@@ -81,11 +81,33 @@ export async function updateRecord<T extends TenantOwned>(
 export async function deleteRecord<T extends TenantOwned>(
   ctx: RequestContext, entity: EntityClass<T>, id: number, auditId: number | null | undefined, noun: string, scope?: FilterQuery<T>,
 ): Promise<number> {
-  const where = allOf<T>({ id, tenant: ctx.tenantId, ...(auditId == null ? {} : { auditId }) }, scope);
-  if ((await ctx.em.nativeDelete(entity, where)) === 1) return id;
+  if ((await ctx.em.nativeDelete(entity, deleteWhere<T>(ctx, id, auditId, scope))) === 1) return id;
+  return notDeleted(ctx, entity, id, auditId, noun, scope);
+}
+
+/**
+ * `deleteRecord` for a delete that must go on with what the record held (release its files,
+ * unlink it from another record): the same one statement and answers, and `fields` of the row
+ * as it was deleted (never as an earlier read saw it).
+ */
+export async function deleteRecordReturning<T extends TenantOwned, F extends keyof T & string>(
+  ctx: RequestContext, entity: EntityClass<T>, fields: readonly F[], id: number, auditId: number | null | undefined, noun: string, scope?: FilterQuery<T>,
+): Promise<Pick<T, F>> {
+  const [row] = await deleteReturning(ctx.em, entity, deleteWhere<T>(ctx, id, auditId, scope), [...fields]);
+  return row ?? notDeleted(ctx, entity, id, auditId, noun, scope);
+}
+
+function deleteWhere<T>(ctx: RequestContext, id: number, auditId: number | null | undefined, scope: FilterQuery<T> | undefined): FilterQuery<T> {
+  return allOf<T>({ id, tenant: ctx.tenantId, ...(auditId == null ? {} : { auditId }) }, scope);
+}
+
+/** Why a delete removed nothing: 404 (gone, out of scope, or another tenant's), or 409 (there, at another version). */
+async function notDeleted<T extends TenantOwned>(
+  ctx: RequestContext, entity: EntityClass<T>, id: number, auditId: number | null | undefined, noun: string, scope?: FilterQuery<T>,
+): Promise<never> {
   if (auditId == null) throw new NotFound(noun);
-  await readOr404(ctx, entity, ['id'], id, noun, scope); // gone, out of scope, or another tenant's → 404
-  throw staleAuditId(); // it is there, so its version moved on → 409
+  await readOr404(ctx, entity, ['id'], id, noun, scope);
+  throw staleAuditId();
 }
 
 /**
@@ -118,9 +140,20 @@ export function assertCurrentVersion(record: Versioned, auditId: number | null |
  */
 export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, key: string, work: () => Promise<R>): Promise<R> {
   const tenantId = ctx.tenantId;
+  return inTransaction(ctx, async () => {
+    await ctx.em.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [tenantId, `${scope}:${key}`]);
+    return work();
+  });
+}
+
+/**
+ * Runs `work` in a transaction on `ctx.em` itself, so that the record helpers (which use `ctx.em`)
+ * take part in it; `em.transactional` would hand `work` a fork instead. Commits when `work`
+ * answers, rolls back when it throws.
+ */
+export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
   await ctx.em.begin();
   try {
-    await ctx.em.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [tenantId, `${scope}:${key}`]);
     const result = await work();
     await ctx.em.commit();
     return result;

@@ -25,29 +25,26 @@ export class LoginResolver {
   }
 
   @Query(() => [SecurityQuestion], { description: 'Questions offered for account recovery (public).' })
-  async securityQuestions(@Ctx() ctx: RequestContext): Promise<SecurityQuestion[]> {
-    return (await login.securityQuestions(ctx.em)).map((question) => ({ Id: question.id, Name: question.name }));
+  securityQuestions(@Ctx() ctx: RequestContext) {
+    return login.securityQuestions(ctx);
   }
 
   @Mutation(() => Boolean, { description: 'Removes a user and its sessions everywhere; needs the server master key.' })
-  async deleteLogin(@Ctx() ctx: RequestContext, @Arg('username', () => String) username: string, @Arg('masterKey', () => String) masterKey: string) {
-    await login.deleteLoginEverywhere(ctx.app, ctx.em, username, masterKey);
-    return true;
+  deleteLogin(@Ctx() ctx: RequestContext, @Arg('username', () => String) username: string, @Arg('masterKey', () => String) masterKey: string) {
+    return login.deleteLoginEverywhere(ctx, username, masterKey);
   }
 
   @Mutation(() => Boolean, { description: 'Sends a sign-in link to each known address; answers the same for unknown ones.' })
-  async requestMagicLink(
+  requestMagicLink(
     @Ctx() ctx: RequestContext,
     @Arg('emails', () => [String], { description: 'E-mail addresses (REST: the JSON array body).' }) emails: string[],
     @Arg('type', () => String, { nullable: true, description: 'Portal to sign in to: hub (default) or staff.' }) type?: string | null,
   ) {
-    await requestMagicLinks(ctx.app, ctx.em, emails, type);
-    return true;
+    return requestMagicLinks(ctx, emails, type);
   }
 
   @Mutation(() => SessionToken, { description: 'Exchanges a sign-in link token (once) for a session token.' })
-  async redeemMagicLink(@Ctx() ctx: RequestContext, @Arg('input', () => MagicLinkRedeemInput) input: MagicLinkRedeemInput): Promise<SessionToken> {
-    const session = await redeemMagicLink(ctx.app, ctx.em, input.Token);
-    return { Token: session.token, ExpiresAt: session.expiresAt?.toISOString() ?? null };
+  redeemMagicLink(@Ctx() ctx: RequestContext, @Arg('input', () => MagicLinkRedeemInput) input: MagicLinkRedeemInput) {
+    return redeemMagicLink(ctx, input.Token);
   }
 }

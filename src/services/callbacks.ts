@@ -5,7 +5,7 @@ import type { RequestContext } from '../core/context.js';
 import { BadInput, ServiceUnavailable } from '../core/errors.js';
 import { isOneOf } from '../core/values.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
-import { CALLBACK_PROVIDERS, isCallbackProvider, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
+import { CALLBACK_PROVIDERS, EmailEvent, isCallbackProvider, MeetingEvent, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
 import type { Tenant } from '../entities/tenant.js';
 import type { ProviderCallbackItem } from '../schema/callbacks.js';
 import type { ListOptionsInput } from '../schema/common.js';
@@ -170,4 +170,56 @@ export async function listCallbacks(ctx: RequestContext, options: ListOptionsInp
 
 function iso(value: Date | string | null): string | null {
   return value === null ? null : new Date(value).toISOString();
+}
+
+// ---- demo data ----
+
+/**
+ * Demo callbacks for a new tenant, as processing leaves them: an e-mail provider's batch whose
+ * events are recorded (one of them parked), a meeting provider's event, and a callback that
+ * failed every attempt (dead, with its error) for staff to see in `providerCallbacks`.
+ */
+export async function seedCallbacks(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
+  const now = Date.now();
+  const at = (minutesAgo: number) => new Date(now - minutesAgo * 60_000);
+  const unix = (date: Date) => Math.floor(date.getTime() / 1000);
+  const headers = { 'content-type': 'application/json', 'user-agent': 'Demo provider' };
+  const address = `${marker}jordan.lee@example.org`;
+
+  const sent = at(90);
+  const emailEvents = [
+    { sg_event_id: `demo-${randomUUID()}`, event: 'delivered', email: address, timestamp: unix(sent) },
+    { sg_event_id: `demo-${randomUUID()}`, event: 'open', email: address, timestamp: unix(at(80)) },
+    { sg_event_id: `demo-${randomUUID()}`, event: 'open', email: `${marker}not-an-address`, timestamp: unix(at(80)) },
+  ];
+  const batch = em.create(ProviderCallback, {
+    tenant, receipt: randomUUID(), provider: 'emailprovider1', headers, body: JSON.stringify(emailEvents), receivedAt: at(79),
+    state: 'processed', attempts: 1, processedAt: at(79), eventCount: 2,
+    parkedEvents: [{ event: 'event 2', reason: 'event 2.email: is not an e-mail address' }],
+  });
+  for (const event of emailEvents.slice(0, 2)) {
+    em.create(EmailEvent, {
+      tenant, provider: 'emailprovider1', providerEventId: event.sg_event_id, callback: batch,
+      kind: event.event === 'open' ? 'open' : 'delivered', email: event.email, occurredAt: new Date(event.timestamp * 1000),
+    });
+  }
+
+  const started = at(60);
+  const meetingBody = { event: 'meeting.started', event_ts: started.getTime(), payload: { object: { id: '81234567890', uuid: 'demo-meeting', topic: `${marker}Board meeting` } } };
+  const meeting = em.create(ProviderCallback, {
+    tenant, receipt: randomUUID(), provider: 'meetingprovider', headers, body: JSON.stringify(meetingBody), receivedAt: started,
+    state: 'processed', attempts: 1, processedAt: started, eventCount: 1,
+  });
+  em.create(MeetingEvent, {
+    tenant, provider: 'meetingprovider', providerEventId: `demo-${randomUUID()}`, callback: meeting,
+    kind: 'started', meetingId: '81234567890', meetingUuid: 'demo-meeting', topic: meetingBody.payload.object.topic, occurredAt: started,
+  });
+
+  const failedAt = at(30);
+  const failedBody = { 'event-data': { id: `demo-${randomUUID()}`, event: 'failed', severity: 'permanent', recipient: `${marker}casey.morgan@example.org`, timestamp: unix(failedAt) } };
+  em.create(ProviderCallback, {
+    tenant, receipt: randomUUID(), provider: 'emailprovider3', headers, body: JSON.stringify(failedBody), receivedAt: failedAt,
+    state: 'dead', attempts: 6, error: `${marker}Event store unavailable: connection terminated unexpectedly`,
+  });
+  await em.flush();
 }

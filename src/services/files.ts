@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { NotFound, ServiceUnavailable } from '../core/errors.js';
 import type { JobDefinition } from '../core/jobs.js';
-import { leanRows } from '../core/lean-read.js';
+import { readOr404 } from '../core/records.js';
 import { StoredFile, type FileStorageKind } from '../entities/file.js';
 
 /**
@@ -147,11 +147,24 @@ function s3StoreFor(config: Config): S3BlobStore {
 const FILE_FIELDS = ['id', 'name', 'mediaType', 'size', 'sha256', 'purpose', 'width', 'height', 'createdAt'] as const;
 
 /** Stores bytes as a new file of the caller's tenant (content kept once per tenant) and answers its record. */
-export async function storeFile(ctx: RequestContext, file: NewFile): Promise<FileRecord> {
-  const tenantId = ctx.tenantId;
+export function storeFile(ctx: RequestContext, file: NewFile): Promise<FileRecord> {
+  return storeTenantFile(ctx.em, { tenantId: ctx.tenantId, uploadedBy: ctx.caller?.loginId ?? null, config: ctx.app.config, log: ctx.app.log }, file);
+}
+
+/** Whose file a file stored outside a request is (demo data, the command line), and where its bytes go. */
+export interface FileOwner {
+  tenantId: number;
+  uploadedBy: number | null;
+  config: Config;
+  log?: { warn(details: object, message: string): void };
+}
+
+/** `storeFile` without a request: stores bytes as a new file of `owner.tenantId` with `em`. */
+export async function storeTenantFile(em: EntityManager, owner: FileOwner, file: NewFile): Promise<FileRecord> {
+  const { tenantId } = owner;
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
-  const store = blobStoreFor(ctx.app.config);
-  const { record, duplicateKey } = await ctx.em.transactional(async (em) => {
+  const store = blobStoreFor(owner.config);
+  const { record, duplicateKey } = await em.transactional(async (em) => {
     const connection = em.getDriver().getConnection();
     const tx: unknown = em.getTransactionContext();
     // FOR KEY SHARE: a concurrent release cannot delete the content this file is about to use.
@@ -182,20 +195,18 @@ export async function storeFile(ctx: RequestContext, file: NewFile): Promise<Fil
       width: file.width ?? null,
       height: file.height ?? null,
       content: contentId,
-      uploadedBy: ctx.caller?.loginId ?? null,
+      uploadedBy: owner.uploadedBy,
     });
     await em.persist(stored).flush();
     return { record: toRecord(stored), duplicateKey };
   });
-  if (duplicateKey) await store.remove([duplicateKey]).catch((error: unknown) => ctx.app.log.warn({ err: error }, 'could not remove a duplicate object'));
+  if (duplicateKey) await store.remove([duplicateKey]).catch((error: unknown) => owner.log?.warn({ err: error }, 'could not remove a duplicate object'));
   return record;
 }
 
 /** The record of a file of the caller's tenant; 404 when there is none or its purpose is not among `purposes`. */
-export async function findFile(ctx: RequestContext, fileId: number, purposes?: readonly string[]): Promise<FileRecord> {
-  const [file] = await leanRows(ctx.em, StoredFile, { fields: [...FILE_FIELDS], where: { id: fileId }, limit: 1 });
-  if (!file || (purposes && !purposes.includes(file.purpose))) throw new NotFound('The file');
-  return file;
+export function findFile(ctx: RequestContext, fileId: number, purposes?: readonly string[]): Promise<FileRecord> {
+  return readOr404(ctx, StoredFile, FILE_FIELDS, fileId, 'The file', purposes && { purpose: { $in: [...purposes] } });
 }
 
 /** The bytes of a file found with `findFile`. */

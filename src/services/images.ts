@@ -1,14 +1,17 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import sharp from 'sharp';
+import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Forbidden, NotFound } from '../core/errors.js';
 import { validateInput } from '../core/graphql-policies.js';
-import { idOf, leanRows } from '../core/lean-read.js';
-import { findOr404, readOr404 } from '../core/records.js';
+import { deleteReturning, idOf, leanRows } from '../core/lean-read.js';
+import { deleteRecordReturning, inTransaction, readOr404, withDuplicateLock } from '../core/records.js';
 import { Contact } from '../entities/contact.js';
 import { StoredImage } from '../entities/image.js';
 import { Tenant } from '../entities/tenant.js';
 import { Image, ImageAddEditInput, ImageFile, ImageUsage } from '../schema/images.js';
-import { findFile, readFile, releaseFiles, storeFile, type FileRecord } from './files.js';
+import { findFile, readFile, releaseFiles, storeFile, storeTenantFile, type FileRecord } from './files.js';
 import { imageFacts, imageFileName, inspectImage, planRegion, renderImage, type Crop, type ImageFacts } from './image-processing.js';
 
 /** Purpose of uploaded originals, and of the renditions made from them (see the file service). */
@@ -70,8 +73,8 @@ interface ImageFolder {
    * adds this check.
    */
   target?(ctx: RequestContext, objectId: number): Promise<number>;
-  /** Keeps the record's own pointer to its current image (logos read by /api/login/aboutme). */
-  link?(em: EntityManager, ctx: RequestContext, sourceId: number, image: { url: string; shortDescription: string | null } | null, previousUrl?: string): Promise<void>;
+  /** Keeps the record's own pointer to its current image (logos read by /api/login/aboutme); runs in the image's transaction. */
+  link?(ctx: RequestContext, sourceId: number, image: { url: string; shortDescription: string | null } | null, previousUrl?: string): Promise<void>;
 }
 
 const FOLDERS: readonly ImageFolder[] = [
@@ -84,9 +87,9 @@ const FOLDERS: readonly ImageFolder[] = [
       if (!ctx.isStaff && ctx.caller?.contactId !== contactId) throw new Forbidden('Only staff may change the images of another contact.');
       return contactId;
     },
-    async link(em, ctx, contactId, image, previousUrl) {
+    async link(ctx, contactId, image, previousUrl) {
       const where = { id: contactId, tenant: ctx.tenantId, ...(previousUrl ? { logoUrl: previousUrl } : {}) };
-      await em.nativeUpdate(Contact, where, { logoUrl: image?.url ?? null, logoShortDescription: image?.shortDescription ?? null });
+      await ctx.em.nativeUpdate(Contact, where, { logoUrl: image?.url ?? null, logoShortDescription: image?.shortDescription ?? null });
     },
   },
   {
@@ -95,9 +98,9 @@ const FOLDERS: readonly ImageFolder[] = [
       if (tenantId !== 0 && tenantId !== ctx.tenantId) throw new NotFound('The tenant');
       return ctx.tenantId;
     },
-    async link(em, ctx, _tenantId, image, previousUrl) {
+    async link(ctx, _tenantId, image, previousUrl) {
       const where = { id: ctx.tenantId, ...(previousUrl ? { logoUrl: previousUrl } : {}) };
-      await em.nativeUpdate(Tenant, where, { logoUrl: image?.url ?? null, logoShortDescription: image?.shortDescription ?? null });
+      await ctx.em.nativeUpdate(Tenant, where, { logoUrl: image?.url ?? null, logoShortDescription: image?.shortDescription ?? null });
     },
   },
   { sourceType: 'StoreItem', usage: 'StoreItem', staffOnly: true, single: false },
@@ -111,7 +114,7 @@ function findFolder(name: string): ImageFolder | undefined {
 }
 
 /** The SourceType and SourceId an image may be attached to by this caller (404 / 403 otherwise). */
-async function resolveTarget(ctx: RequestContext, folder: ImageFolder, objectId: number): Promise<{ folder: ImageFolder; sourceId: number }> {
+async function resolveTarget(ctx: RequestContext, folder: ImageFolder, objectId: number): Promise<Target> {
   if (folder.staffOnly && !ctx.isStaff) throw new Forbidden(`Only staff may attach images to ${folder.sourceType} records.`);
   const sourceId = folder.target ? await folder.target(ctx, objectId) : objectId;
   return { folder, sourceId };
@@ -190,7 +193,7 @@ async function formInput(fields: Record<string, string>): Promise<ImageAddEditIn
 
 const IMAGE_FIELDS = [
   'id', 'file', 'rendition', 'usage', 'sourceType', 'sourceId', 'cropX', 'cropY', 'cropWidth', 'cropHeight',
-  'forceAspect', 'caption', 'shortDescription', 'name', 'width', 'height',
+  'forceAspect', 'caption', 'shortDescription', 'name', 'width', 'height', 'uploadedBy',
 ] as const;
 
 type ImageRow = Pick<StoredImage, (typeof IMAGE_FIELDS)[number]>;
@@ -322,11 +325,11 @@ async function createImage(
   ctx: RequestContext,
   input: ImageAddEditInput,
   original: Original,
-  target: { folder: ImageFolder; sourceId: number } | null,
+  target: Target | null,
 ): Promise<Image> {
   const shape = shapeOf(input, usageOf(input.ImageUsageId, target?.folder));
   const rendered = await render(ctx, original, shape);
-  const { image, replaced } = await commit(ctx, target, null, async (em) => em.create(StoredImage, {
+  const { image, released } = await commit(ctx, rendered.file, { target, usage: shape.usage?.id ?? null }, async () => ctx.em.create(StoredImage, {
     tenant: ctx.tenantId,
     file: original.file.id,
     rendition: rendered.file?.id ?? null,
@@ -342,12 +345,13 @@ async function createImage(
     height: rendered.height,
     uploadedBy: ctx.caller!.loginId,
   }));
-  await releaseFiles(ctx, replaced);
+  await releaseFiles(ctx, released);
   return toImage(image);
 }
 
 async function updateImage(ctx: RequestContext, imageId: number, input: ImageAddEditInput): Promise<Image> {
-  const current = await findOr404(ctx, StoredImage, imageId, IMAGE);
+  // A plain row: the entity itself is read again, locked, in the transaction that changes it.
+  const current = await findImageRow(ctx, imageId);
   assertMayChange(ctx, current);
 
   // Fields left out keep their value; null clears. The image moves only where the caller may attach.
@@ -367,11 +371,6 @@ async function updateImage(ctx: RequestContext, imageId: number, input: ImageAdd
     ForceAspect: keep(input.ForceAspect, current.forceAspect),
   }, usage);
   const fileId = input.FileId || idOf(current.file);
-  const before = {
-    url: imageUrl(current.id), sourceType: current.sourceType, sourceId: current.sourceId, usage: current.usage,
-    files: [idOf(current.file), current.rendition ? idOf(current.rendition) : null],
-    shape: shapeKey(idOf(current.file), current.usage, current.forceAspect, current.cropWidth ? cropOf(current) : null),
-  };
 
   const changes: Partial<StoredImage> & Record<string, unknown> = {
     usage: shape.usage?.id ?? null,
@@ -382,18 +381,26 @@ async function updateImage(ctx: RequestContext, imageId: number, input: ImageAdd
     ...(input.Caption !== undefined ? { caption: input.Caption } : {}),
     ...(input.ShortDescription !== undefined ? { shortDescription: input.ShortDescription } : {}),
   };
-  if (shapeKey(fileId, changes.usage as string | null, shape.forceAspect, shape.crop) !== before.shape) {
+  let rendition: FileRecord | null = null;
+  const currentCrop = current.cropWidth ? cropOf(current) : null;
+  if (shapeKey(fileId, shape.usage?.id ?? null, shape.forceAspect, shape.crop) !== shapeKey(idOf(current.file), current.usage, current.forceAspect, currentCrop)) {
     const original = await loadOriginal(ctx, fileId);
     const rendered = await render(ctx, original, shape);
+    rendition = rendered.file;
     Object.assign(changes, { file: fileId, rendition: rendered.file?.id ?? null, name: original.file.name, width: rendered.width, height: rendered.height });
   }
-  const moved = before.sourceType !== changes.sourceType || before.sourceId !== changes.sourceId || before.usage !== changes.usage;
-  const { image, replaced } = await commit(ctx, target, moved ? before : null, async (em) => {
-    const image = await em.findOneOrFail(StoredImage, { id: imageId });
-    return em.assign(image, changes);
+  const { image, released } = await commit(ctx, rendition, { target, usage: shape.usage?.id ?? null }, async (release) => {
+    const image = await ctx.em.findOne(StoredImage, { id: imageId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!image) throw new NotFound(IMAGE); // deleted meanwhile
+    const before = { url: imageUrl(image.id), sourceType: image.sourceType, sourceId: image.sourceId, usage: image.usage };
+    release(idOf(image.file), idOf(image.rendition));
+    ctx.em.assign(image, changes);
+    const moved = before.sourceType !== image.sourceType || before.sourceId !== image.sourceId || before.usage !== image.usage;
+    // The record it leaves no longer shows it (its logo), unless that already points elsewhere.
+    if (moved && before.sourceType && before.sourceId) await findFolder(before.sourceType)?.link?.(ctx, before.sourceId, null, before.url);
+    return image;
   });
-  const inUse = new Set([idOf(image.file), image.rendition ? idOf(image.rendition) : null]);
-  await releaseFiles(ctx, [...replaced, ...before.files.filter((id) => !inUse.has(id))]);
+  await releaseFiles(ctx, released);
   return toImage(image);
 }
 
@@ -406,57 +413,99 @@ function cropOf(image: Pick<StoredImage, 'cropX' | 'cropY' | 'cropWidth' | 'crop
   return { x: image.cropX ?? 0, y: image.cropY ?? 0, width: image.cropWidth ?? 0, height: image.cropHeight ?? 0 };
 }
 
+/** Where an image is attached: a folder and the record's id. */
+type Target = { folder: ImageFolder; sourceId: number };
+
 /**
- * Writes an image and what follows from where it belongs, in one transaction: on a
- * single-image record the image it replaces is deleted, and the record's pointer (logo)
- * follows. Answers the image and the files the replaced images leave (released after commit).
+ * Writes an image (`write` creates it, or changes it after locking its row) and what follows from
+ * where it belongs, in one transaction: on a single-image record (a logo) the image it replaces is
+ * deleted — under a lock on that record, so that of two concurrent uploads the second replaces the
+ * first — and the record's pointer follows. Answers the image and the files to release after the
+ * commit: those the replaced images and the image's own previous files (`release` in `write`) leave
+ * behind. When the write fails, the rendition made for it goes.
  */
 async function commit(
   ctx: RequestContext,
-  target: { folder: ImageFolder; sourceId: number } | null,
-  movedFrom: { url: string; sourceType: string | null; sourceId: number | null } | null,
-  write: (em: EntityManager) => Promise<StoredImage>,
-): Promise<{ image: StoredImage; replaced: number[] }> {
-  return ctx.em.transactional(async (em) => {
-    const image = await write(em);
-    await em.persist(image).flush();
-    if (movedFrom?.sourceType && movedFrom.sourceId) {
-      await findFolder(movedFrom.sourceType)?.link?.(em, ctx, movedFrom.sourceId, null, movedFrom.url);
+  rendition: FileRecord | null,
+  place: { target: Target | null; usage: string | null },
+  write: (release: (...fileIds: (number | null)[]) => void) => Promise<StoredImage>,
+): Promise<{ image: StoredImage; released: (number | null)[] }> {
+  const { target, usage } = place;
+  const attached = target && target.sourceId > 0 && usage === target.folder.usage ? target : null;
+  const released: (number | null)[] = [];
+  const work = async () => {
+    const image = await write((...fileIds) => released.push(...fileIds));
+    await ctx.em.persist(image).flush();
+    if (attached?.folder.single) {
+      const replaced = await deleteReturning(ctx.em, StoredImage, {
+        tenant: ctx.tenantId, sourceType: attached.folder.sourceType, sourceId: attached.sourceId, usage, id: { $ne: image.id },
+      }, ['file', 'rendition']);
+      for (const other of replaced) released.push(idOf(other.file), idOf(other.rendition));
     }
-    const replaced: number[] = [];
-    const attached = target && target.sourceId > 0 && image.usage === target.folder.usage;
-    if (attached && target.folder.single) {
-      const others = await em.find(StoredImage, {
-        sourceType: target.folder.sourceType, sourceId: target.sourceId, usage: image.usage, id: { $ne: image.id },
-      });
-      for (const other of others) replaced.push(idOf(other.file), ...(other.rendition ? [idOf(other.rendition)] : []));
-      if (others.length) await em.remove(others).flush();
-    }
-    if (attached) await target.folder.link?.(em, ctx, target.sourceId, { url: imageUrl(image.id), shortDescription: image.shortDescription });
-    return { image, replaced };
-  });
+    if (attached) await attached.folder.link?.(ctx, attached.sourceId, { url: imageUrl(image.id), shortDescription: image.shortDescription });
+    return image;
+  };
+  try {
+    const image = attached?.folder.single
+      ? await withDuplicateLock(ctx, 'image-folder', `${attached.folder.sourceType}:${attached.sourceId}`, work)
+      : await inTransaction(ctx, work);
+    const inUse = new Set([idOf(image.file), idOf(image.rendition)]);
+    return { image, released: released.filter((id) => !inUse.has(id)) };
+  } catch (error) {
+    if (rendition) await releaseFiles(ctx, [rendition.id]);
+    throw error;
+  }
 }
 
-/** DELETE /api/images/image/{imageid}: removes the image, then its files unless something else uses them. */
+/**
+ * DELETE /api/images/image/{imageid}: removes the image in one statement (of concurrent deletes
+ * exactly one succeeds, the others 404), unlinks it from its record in the same transaction, then
+ * releases its files unless something else uses them. Staff or the uploader may delete (403).
+ */
 export async function deleteImage(ctx: RequestContext, imageId: number): Promise<number> {
-  ctx.requireCaller();
-  const image = await findOr404(ctx, StoredImage, imageId, IMAGE);
-  assertMayChange(ctx, image);
-  const files = [idOf(image.file), image.rendition ? idOf(image.rendition) : null];
-  await ctx.em.transactional(async (em) => {
-    // One DELETE decides: of concurrent deletes only the one that removed the row goes on (the others 404).
-    if ((await em.nativeDelete(StoredImage, { id: imageId, tenant: ctx.tenantId })) === 0) throw new NotFound(IMAGE);
-    const folder = image.sourceType ? findFolder(image.sourceType) : undefined;
-    if (folder && image.sourceId) await folder.link?.(em, ctx, image.sourceId, null, imageUrl(imageId));
-  });
-  await releaseFiles(ctx, files);
+  const caller = ctx.requireCaller();
+  const scope = ctx.isStaff ? undefined : { uploadedBy: caller.loginId };
+  let image: Pick<StoredImage, 'file' | 'rendition'>;
+  try {
+    image = await inTransaction(ctx, async () => {
+      const deleted = await deleteRecordReturning(ctx, StoredImage, ['file', 'rendition', 'sourceType', 'sourceId'], imageId, null, IMAGE, scope);
+      const folder = deleted.sourceType ? findFolder(deleted.sourceType) : undefined;
+      if (folder && deleted.sourceId) await folder.link?.(ctx, deleted.sourceId, null, imageUrl(imageId));
+      return deleted;
+    });
+  } catch (error) {
+    // Not the caller's to delete, or not there at all?
+    if (scope && error instanceof NotFound) assertMayChange(ctx, await findImageRow(ctx, imageId));
+    throw error;
+  }
+  await releaseFiles(ctx, [idOf(image.file), idOf(image.rendition)]);
   return imageId;
 }
 
-function assertMayChange(ctx: RequestContext, image: StoredImage): void {
+function assertMayChange(ctx: RequestContext, image: Pick<StoredImage, 'uploadedBy'>): void {
   const caller = ctx.requireCaller();
   if (ctx.isStaff || (image.uploadedBy && idOf(image.uploadedBy) === caller.loginId)) return;
   throw new Forbidden('Only staff or the uploader may change this image.');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Demo data.
+
+/**
+ * A demo image for a new tenant: a small banner (a PNG made here) stored through the file
+ * service like an upload, with a caption, not yet attached to any record.
+ */
+export async function seedImages(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
+  const bytes = await sharp({ create: { width: 48, height: 16, channels: 3, background: '#2d6cdf' } }).png().toBuffer();
+  const facts = await imageFacts(bytes);
+  const file = await storeTenantFile(em, { tenantId: tenant.id, uploadedBy: null, config: loadConfig() }, {
+    name: 'gala-banner.png', mediaType: facts.mediaType, bytes, purpose: IMAGE_PURPOSE, width: facts.width, height: facts.height,
+  });
+  em.create(StoredImage, {
+    tenant, file: file.id, name: file.name, width: facts.width, height: facts.height,
+    caption: `${marker}Annual gala banner`, shortDescription: `${marker}Blue banner for the annual gala`,
+  });
+  await em.flush();
 }
 
 // ---------------------------------------------------------------------------------------------

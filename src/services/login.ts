@@ -1,10 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppDeps, RequestContext } from '../core/context.js';
+import type { RequestContext } from '../core/context.js';
 import { Forbidden, NotFound, Unauthenticated } from '../core/errors.js';
 import { secretsEqual } from '../core/secrets.js';
 import { Contact, Login, SecurityQuestion, Tenant } from '../entities/index.js';
 import { displayName } from '../entities/contact.js';
-import type { AboutMe } from '../schema/login.js';
+import { leanRows } from '../core/lean-read.js';
+import type { AboutMe, SecurityQuestion as SecurityQuestionItem } from '../schema/login.js';
 import { normalizeEmail } from './identity.js';
 import { termsStatusFor } from './terms-of-use.js';
 
@@ -56,19 +56,22 @@ export async function clientAuthCheck(ctx: RequestContext, loginId: number, tena
   return true;
 }
 
-export async function securityQuestions(em: EntityManager): Promise<SecurityQuestion[]> {
-  return em.find(SecurityQuestion, {}, { orderBy: { sortOrder: 'asc', id: 'asc' } });
+/** The questions offered for account recovery (shared by all tenants), in their order. */
+export async function securityQuestions(ctx: RequestContext): Promise<SecurityQuestionItem[]> {
+  const rows = await leanRows(ctx.em, SecurityQuestion, { fields: ['id', 'name'], where: {}, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
+  return rows.map((question) => ({ Id: question.id, Name: question.name }));
 }
 
 /**
  * Removes a user (every login with that e-mail, in every tenant) and its credentials. Guarded
  * by the MASTER_KEY; disabled (403) when the server has none.
  */
-export async function deleteLoginEverywhere(app: AppDeps, em: EntityManager, username: string, masterKey: string): Promise<void> {
-  const expected = app.config.MASTER_KEY;
+export async function deleteLoginEverywhere(ctx: RequestContext, username: string, masterKey: string): Promise<true> {
+  const expected = ctx.app.config.MASTER_KEY;
   if (!expected) throw new Forbidden('This operation is disabled on this server.');
   if (!secretsEqual(masterKey, expected)) throw new Unauthenticated('The master key is not valid.');
   // Sessions, API keys and pending links go with the login (ON DELETE CASCADE).
-  const removed = await em.nativeDelete(Login, { email: normalizeEmail(username) }, { filters: false });
+  const removed = await ctx.em.nativeDelete(Login, { email: normalizeEmail(username) }, { filters: false });
   if (removed === 0) throw new NotFound('The user');
+  return true;
 }

@@ -1,10 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AppDeps } from '../core/context.js';
+import type { AppDeps, RequestContext } from '../core/context.js';
 import { BadInput, TooManyRequests } from '../core/errors.js';
 import { isOneOf } from '../core/values.js';
 import { hashToken, newToken } from '../core/secrets.js';
 import { Login, MagicLinkToken, OutboxMessage, SignInRequest } from '../entities/index.js';
-import { createSession, invalidLink, normalizeEmail, type IssuedToken } from './identity.js';
+import type { SessionToken } from '../schema/login.js';
+import { createSession, invalidLink, normalizeEmail } from './identity.js';
 
 /** The portals a link can sign in to: the staff back office, or the member hub. */
 export const LOGIN_TYPES = ['hub', 'staff'] as const;
@@ -16,7 +17,8 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * is known (no account enumeration); the per-address rate limit counts every request, known
  * or not, so it reveals nothing either.
  */
-export async function requestMagicLinks(app: AppDeps, em: EntityManager, addresses: string[], type: string | null | undefined): Promise<void> {
+export async function requestMagicLinks(ctx: RequestContext, addresses: string[], type: string | null | undefined): Promise<true> {
+  const { app, em } = ctx;
   const loginType = (type ?? 'hub').toLowerCase();
   if (!isOneOf(LOGIN_TYPES, loginType)) throw BadInput.field('type', `must be one of ${LOGIN_TYPES.join(', ')}`);
   if (addresses.length === 0 || addresses.length > MAX_ADDRESSES) throw BadInput.field('body', `must list 1 to ${MAX_ADDRESSES} e-mail addresses`);
@@ -46,6 +48,7 @@ export async function requestMagicLinks(app: AppDeps, em: EntityManager, address
       if (app.config.NODE_ENV === 'development') app.log.info({ to: login.email, tenant: login.tenant.key, link }, 'magic link');
     }
   });
+  return true;
 }
 
 async function enforceRateLimit(app: AppDeps, em: EntityManager, emails: string[]): Promise<void> {
@@ -60,7 +63,8 @@ async function enforceRateLimit(app: AppDeps, em: EntityManager, emails: string[
 }
 
 /** Exchanges a link token (once) for a session. */
-export async function redeemMagicLink(app: AppDeps, em: EntityManager, token: string): Promise<IssuedToken> {
+export async function redeemMagicLink(ctx: RequestContext, token: string): Promise<SessionToken> {
+  const { app, em } = ctx;
   // One UPDATE both checks and consumes the token, so two concurrent redeems cannot both win.
   const consumed = await em.getConnection().execute<{ login_id: number }[]>(
     'UPDATE magic_link_token SET used_at = now() WHERE token_hash = ? AND used_at IS NULL AND expires_at > now() RETURNING login_id',
@@ -69,5 +73,6 @@ export async function redeemMagicLink(app: AppDeps, em: EntityManager, token: st
   const loginId = consumed[0]?.login_id;
   if (loginId === undefined) throw invalidLink();
   const login = await em.findOneOrFail(Login, { id: loginId }, { filters: false });
-  return createSession(em, login, app.config.SESSION_TTL_HOURS);
+  const session = await createSession(em, login, app.config.SESSION_TTL_HOURS);
+  return { Token: session.token, ExpiresAt: session.expiresAt?.toISOString() ?? null };
 }
