@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { Tenant } from '../src/entities/index.js';
 import { routeCoverage } from '../src/rest/coverage.js';
 import { seedImages } from '../src/services/images.js';
+import { saveWhileDeleted } from './support/races.js';
 import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 
 /** Small enough to test the limit with small files. */
@@ -466,6 +467,13 @@ describe('saving images (POST /api/images/image/{imageid})', () => {
 });
 
 describe('deleting images', () => {
+  it('never acknowledges a save that a delete overtook (images carry no version)', async () => {
+    const file = await uploadFile(await png(20, 20, '#654321'));
+    const image = await createImage({ FileId: file.FileId });
+    const save = await saveWhileDeleted(server, 'image', image.ImageId, () => saveImage(image.ImageId, { ShortDescription: 'too late' }));
+    expect(save.status).toBe(404);
+  });
+
   it('removes the image and its bytes, but keeps a file another image still uses', async () => {
     const file = await uploadFile(await png(64, 64, '#445566'));
     const first = await createImage({ FileId: file.FileId, CropX: 0, CropY: 0, CropWidth: '32', CropHeight: '32' });
