@@ -21,6 +21,8 @@ let child: ChildProcess;
 let base: string;
 let token: string;
 let secret: string;
+/** What the server wrote (its errors are logged at LOG_LEVEL error). */
+let serverOutput: () => string = () => '';
 
 const startDatabase = () => startEmbeddedDatabase({ dataDir, port: dbPort, database: 'restart', fast: true });
 
@@ -29,10 +31,11 @@ beforeAll(async () => {
   await chmod(dataDir, 0o755); // PostgreSQL runs as its own user when the tests run as root
   dbPort = await freePort();
   database = await startDatabase();
-  const env = { DATABASE_URL: database.url, LOG_LEVEL: 'silent', NODE_ENV: 'development' };
+  const env = { DATABASE_URL: database.url, LOG_LEVEL: 'error', NODE_ENV: 'development' };
   const port = await freePort();
   const started = await startNode('main.js', { ...env, PORT: String(port) }, /Bearer (\S+)/);
   child = started.child;
+  serverOutput = started.output;
   token = /Bearer (\S+)/.exec(started.output())![1]!;
   base = `http://127.0.0.1:${port}`;
   // The server made the demo tenant; give it a callback secret.
@@ -122,6 +125,10 @@ describe('a database restart under load', () => {
 
     expect(child.exitCode).toBeNull(); // the server process lived through it
     expect(outageAnswers.length).toBeGreaterThan(0);
+    if (outageAnswers.some((answer) => answer.status >= 500 && answer.status !== 503)) {
+      const unexpected = serverOutput().split('\n').filter((line) => line.includes('unexpected error')).map((line) => line.slice(0, 800));
+      throw new Error(`a 5xx other than 503 during the outage; the server logged:\n${unexpected.join('\n')}`);
+    }
     for (const answer of outageAnswers) {
       expect(answer).toEqual({ status: 503, retryAfter: expect.stringMatching(/^\d+$/), type: expect.stringContaining('application/problem+json') });
     }

@@ -85,8 +85,15 @@ function stripRoot(path: string, variable: string | undefined): string | null {
 /** Network failures, and PostgreSQL refusing or dropping connections (classes 08, 53300, 57P0x). */
 const CONNECTION_FAILURES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '53300', '57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
 
-function isConnectionFailure(error: unknown): boolean {
-  const { code, sqlState } = (error ?? {}) as { code?: unknown; sqlState?: unknown };
+/** What pg, its pool and the ORM say when a connection was lost or could not be had. */
+const CONNECTION_FAILURE_MESSAGES = /Connection terminated|terminating connection|not currently accepting connections|database system is (starting up|shutting down)|not queryable|timeout exceeded when trying to connect|Client was closed|has already been destroyed|connect ECONNREFUSED/i;
+
+function isConnectionFailure(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const { code, sqlState } = error as { code?: unknown; sqlState?: unknown };
   return [code, sqlState].some((value) => typeof value === 'string' && CONNECTION_FAILURES.has(value))
-    || (error instanceof Error && /Connection terminated|not currently accepting connections|database system is (starting up|shutting down)/i.test(error.message));
+    || CONNECTION_FAILURE_MESSAGES.test(error.message)
+    // The ORM and AggregateError wrap the driver's error.
+    || isConnectionFailure(error.cause, depth + 1)
+    || (error instanceof AggregateError && error.errors.some((inner) => isConnectionFailure(inner, depth + 1)));
 }
