@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MembershipLevel, MembershipType } from '../src/entities/index.js';
-import {
-  createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant,
-} from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // 401/403 on every operation, tenant isolation and the fuzz: test/sweeps.test.ts. Here: the area's own rules.
 const BASE = '/api/benefitpackages';
@@ -10,8 +8,7 @@ let server: TestServer;
 let acme: TestTenant;
 
 beforeAll(async () => {
-  // A pool as large as production's, so that concurrent requests really run side by side in PostgreSQL.
-  server = await startTestServer({ DATABASE_POOL_MAX: '20' });
+  server = await startRaceServer();
   acme = await createTestTenant(server, 'benefits');
 });
 afterAll(() => server.close());

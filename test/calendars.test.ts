@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import ical from 'node-ical';
 import { Calendar, Contact, Tenant } from '../src/entities/index.js';
-import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { saveWhileDeleted } from './support/races.js';
 
 let server: TestServer;
@@ -504,8 +504,7 @@ describe('calendar races against the real database', () => {
   let wide: TestServer;
   let tenant: TestTenant;
   beforeAll(async () => {
-    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
-    wide = await startTestServer({ DATABASE_POOL_MAX: '20' });
+    wide = await startRaceServer();
     tenant = await createTestTenant(wide, 'calendar-race');
   });
   afterAll(() => wide.close());

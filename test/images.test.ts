@@ -6,7 +6,7 @@ import { Tenant } from '../src/entities/index.js';
 import { routeCoverage } from '../src/rest/coverage.js';
 import { seedImages } from '../src/services/images.js';
 import { saveWhileDeleted } from './support/races.js';
-import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, type HttpResult, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 /** Small enough to test the limit with small files. */
 const UPLOAD_MAX_BYTES = 300_000;
@@ -589,8 +589,7 @@ describe('image races against the real database', () => {
   let server: TestServer;
   let acme: TestTenant;
   beforeAll(async () => {
-    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
-    server = await startTestServer({ DATABASE_POOL_MAX: '20' });
+    server = await startRaceServer();
     acme = await createTestTenant(server, 'race-acme');
   });
   afterAll(() => server.close());

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Credential, Login, MagicLinkToken, OutboxMessage } from '../src/entities/index.js';
 import { hashToken } from '../src/core/secrets.js';
 import { createApiKey, createLogin, createSession, findLogin, findTenant, revokeApiKey } from '../src/services/identity.js';
-import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -246,8 +246,7 @@ describe('delete login with the master key', () => {
 describe('login deletes against the real database', () => {
   let server: TestServer;
   beforeAll(async () => {
-    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
-    server = await startTestServer({ DATABASE_POOL_MAX: '20' });
+    server = await startRaceServer();
   });
   afterAll(() => server.close());
 

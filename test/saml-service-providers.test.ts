@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { XMLParser } from 'fast-xml-parser';
 import { Tenant } from '../src/entities/index.js';
 import { SamlServiceProvider } from '../src/entities/saml-service-provider.js';
-import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { saveWhileDeleted } from './support/races.js';
 
 const BASE = '/api/saml/serviceproviders';
@@ -359,8 +359,7 @@ describe('SAML service provider races against the real database', () => {
   let wide: TestServer;
   let tenant: TestTenant;
   beforeAll(async () => {
-    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
-    wide = await startTestServer({ DATABASE_POOL_MAX: '20' });
+    wide = await startRaceServer();
     tenant = await createTestTenant(wide, 'saml-race');
   });
   afterAll(() => wide.close());

@@ -3,7 +3,7 @@ import { Contact, Credential, Login, Tenant } from '../src/entities/index.js';
 import { Signature } from '../src/entities/signature.js';
 import { routeCoverage } from '../src/rest/coverage.js';
 import { createSession } from '../src/services/identity.js';
-import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { saveWhileDeleted } from './support/races.js';
 
 let server: TestServer;
@@ -385,8 +385,7 @@ describe('signature races against the real database', () => {
   let wide: TestServer;
   let tenant: TestTenant;
   beforeAll(async () => {
-    // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
-    wide = await startTestServer({ DATABASE_POOL_MAX: '20' });
+    wide = await startRaceServer();
     tenant = await createTestTenant(wide, 'signature-race');
   });
   afterAll(() => wide.close());

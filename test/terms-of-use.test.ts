@@ -3,7 +3,7 @@ import { Login } from '../src/entities/login.js';
 import { TermsOfUse, TermsOfUseText, termsNameKey, TermsUserResponse } from '../src/entities/terms-of-use.js';
 import { createLogin, findTenant } from '../src/services/identity.js';
 import { seedTermsOfUse } from '../src/services/terms-of-use.js';
-import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -603,11 +603,10 @@ describe('terms of use concurrency', () => {
 });
 
 describe('terms of use likely-duplicate rule under concurrency', () => {
-  // A pool as large as production's, so that the requests really run side by side in PostgreSQL.
   let wide: TestServer;
   let tenant: TestTenant;
   beforeAll(async () => {
-    wide = await startTestServer({ DATABASE_POOL_MAX: '20' });
+    wide = await startRaceServer();
     tenant = await createTestTenant(wide, 'wide');
   });
   afterAll(() => wide.close());
