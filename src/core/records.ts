@@ -1,4 +1,4 @@
-import type { EntityClass, EntityData, FilterQuery, RequiredEntityData } from '@mikro-orm/core';
+import type { EntityClass, EntityData, FilterQuery, QueryOrderMap, RequiredEntityData } from '@mikro-orm/core';
 import type { TenantOwned, Versioned } from '../entities/base.js';
 import type { RequestContext } from './context.js';
 import { NotFound, staleAuditId } from './errors.js';
@@ -124,6 +124,22 @@ export async function softDeleteRecord<T extends Versioned & { deletedAt: Date |
   if ((await ctx.em.nativeUpdate(entity, where, changes as never)) === 1) return id;
   await readOr404(ctx, entity, ['id'], id, noun); // hidden already, or another tenant's → 404
   throw staleAuditId();
+}
+
+/**
+ * The tenant's other records whose `nameKey` (a name folded for comparison) is `nameKey`: the
+ * likely duplicates of a record being saved (`exceptId`, 0 or null for a new one), oldest first,
+ * at most 100, with `fields`. Run it inside `withDuplicateLock` when a save depends on the answer.
+ */
+export async function likelyDuplicates<T extends TenantOwned & { nameKey: string }, F extends keyof T & string>(
+  ctx: RequestContext, entity: EntityClass<T>, nameKey: string, exceptId: number | null | undefined, fields: readonly F[],
+): Promise<Pick<T, F | 'id'>[]> {
+  return leanRows(ctx.em, entity, {
+    fields: ['id', ...fields],
+    where: allOf<T>({ nameKey }, exceptId ? { id: { $ne: exceptId } } : null),
+    orderBy: [{ id: 'asc' } as QueryOrderMap<T>],
+    limit: 100,
+  });
 }
 
 /** A client that sends the AuditId it read must still hold the current version (409 otherwise). */

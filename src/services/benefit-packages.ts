@@ -3,7 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict } from '../core/errors.js';
 import { countsBy, leanRows } from '../core/lean-read.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
-import { assertCurrentVersion, deleteRecord, findOr404, readOr404, withDuplicateLock } from '../core/records.js';
+import { assertCurrentVersion, deleteRecord, findOr404, likelyDuplicates, readOr404, withDuplicateLock } from '../core/records.js';
 import { BenefitPackage, benefitPackageNameKey, type BenefitItem } from '../entities/benefit-package.js';
 import { MembershipLevel, MembershipType } from '../entities/membership.js';
 import type { Tenant } from '../entities/tenant.js';
@@ -133,9 +133,7 @@ function mergeItems(current: BenefitItem[], given: BenefitItemInput[] | null | u
 }
 
 async function refuseLikelyDuplicates(ctx: RequestContext, nameKey: string, exceptId: number | null): Promise<void> {
-  const duplicates = await leanRows(ctx.em, BenefitPackage, {
-    fields: ['id', 'name'], where: { nameKey, ...(exceptId ? { id: { $ne: exceptId } } : {}) }, orderBy: [{ id: 'asc' }], limit: 100,
-  });
+  const duplicates = await likelyDuplicates(ctx, BenefitPackage, nameKey, exceptId, ['name']);
   if (duplicates.length) {
     throw new Conflict('A benefit package with the same name exists; send ForceSave true to save anyway.',
       duplicates.map((duplicate) => ({ field: 'Name', message: `same name as BenefitPackageId ${duplicate.id} ("${duplicate.name}")` })));

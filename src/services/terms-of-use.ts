@@ -6,7 +6,7 @@ import { BadInput, Conflict, Forbidden } from '../core/errors.js';
 import { isOneOf } from '../core/values.js';
 import { idOf, insertIgnoringDuplicates, leanDistinctOn, leanRows } from '../core/lean-read.js';
 import { listQuery, MAX_PAGE_SIZE, parseListOptions, type ListSpec } from '../core/list-query.js';
-import { assertCurrentVersion, findOr404, readOr404, softDeleteRecord, withDuplicateLock } from '../core/records.js';
+import { assertCurrentVersion, findOr404, likelyDuplicates, readOr404, softDeleteRecord, withDuplicateLock } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
 import { Login } from '../entities/login.js';
 import {
@@ -141,12 +141,7 @@ export function deleteTermsOfUse(ctx: RequestContext, termsOfUseId: number, audi
 }
 
 async function findDuplicates(ctx: RequestContext, nameKey: string, exceptId: number | null): Promise<PotentialDuplicateEntry[]> {
-  const rows = await leanRows(ctx.em, TermsOfUse, {
-    fields: ['id', 'name', 'loginType'],
-    where: { nameKey, ...(exceptId ? { id: { $ne: exceptId } } : {}) },
-    orderBy: [{ id: 'asc' }],
-    limit: 100,
-  });
+  const rows = await likelyDuplicates(ctx, TermsOfUse, nameKey, exceptId, ['name', 'loginType']);
   return rows.map((row) => ({ Id: row.id, Name: row.name, Description: row.loginType }));
 }
 

@@ -1,8 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
-import { leanRows } from '../core/lean-read.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
-import { deleteRecord, readOr404, saveRecord } from '../core/records.js';
+import { deleteRecord, likelyDuplicates, readOr404, saveRecord } from '../core/records.js';
 import type { Tenant } from '../entities/tenant.js';
 import { Vendor, vendorNameKey } from '../entities/vendor.js';
 import { PotentialDuplicateEntry, rowActions, type ListOptionsInput } from '../schema/common.js';
@@ -42,12 +41,7 @@ export function deleteVendor(ctx: RequestContext, vendorId: number, auditId: num
 
 /** Vendors (other than the one being edited) whose name equals `name`, ignoring case and whitespace. */
 export async function findDuplicateVendors(ctx: RequestContext, input: VendorAddEditInput): Promise<PotentialDuplicateEntry[]> {
-  const duplicates = await leanRows(ctx.em, Vendor, {
-    fields: [...VENDOR_FIELDS],
-    where: { nameKey: vendorNameKey(input.Name), ...(input.VendorId ? { id: { $ne: input.VendorId } } : {}) },
-    orderBy: [{ id: 'asc' }],
-    limit: 100,
-  });
+  const duplicates = await likelyDuplicates(ctx, Vendor, vendorNameKey(input.Name), input.VendorId, ['name', 'websiteUrl']);
   return duplicates.map((vendor) => ({ Id: vendor.id, Name: vendor.name, Description: vendor.websiteUrl }));
 }
 
