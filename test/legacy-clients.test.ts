@@ -99,6 +99,18 @@ describe('what stays strict', () => {
     expect(response.headers.get('content-type')).toContain('application/problem+json');
   });
 
+  it('refuses JSON nested deeper than any documented model, before parsing it (400 naming where)', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const body = await send('POST', '/api/vendors', deep, { 'content-type': 'application/json' });
+    expect(body.status).toBe(400);
+    expect(body.body.errors).toEqual([{ field: 'body', message: 'nests deeper than 64 levels' }]);
+    const options = await rest(server, 'GET', `/api/vendors?options=${encodeURIComponent(`{"Filter":${'['.repeat(70)}${']'.repeat(70)}}`)}`, { token: acme.staffToken });
+    expect(options.status).toBe(400);
+    expect(options.body.errors).toEqual([{ field: 'options', message: 'nests deeper than 64 levels' }]);
+    // A string may hold brackets: only structure counts.
+    expect((await rest(server, 'POST', '/api/vendors', { token: acme.staffToken, body: { Name: '['.repeat(150) } })).status).toBe(200);
+  });
+
   it('keeps JSON strict: a string where a list belongs is still a 400', async () => {
     const response = await rest(server, 'POST', '/api/setup/termsofuse/usertermsacceptance/staff', { token: acme.staffToken, body: { LoginTypes: 'staff' } });
     expect(response.status).toBe(400);

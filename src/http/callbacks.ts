@@ -7,6 +7,7 @@ import {
   CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, signedDigest, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
 } from '../services/callbacks.js';
 import { closeUnreadBody } from '../rest/gateway.js';
+import { nestingDepth } from '../core/json-depth.js';
 import type { AreaRoutes } from './area-routes.js';
 
 /** Largest callback body accepted; larger is a 413 before anything is stored. */
@@ -101,23 +102,6 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** No provider nests its events deeper; deeper is refused before parsing (a parser's recursion has limits too). */
 export const CALLBACK_MAX_NESTING = 32;
-
-/** The deepest nesting of arrays and objects in JSON text, counted outside strings, in one pass. */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let index = 0; index < text.length; index++) {
-    const char = text[index];
-    if (inString) {
-      if (char === '\\') index++;
-      else if (char === '"') inString = false;
-    } else if (char === '"') inString = true;
-    else if (char === '[' || char === '{') deepest = Math.max(deepest, ++depth);
-    else if (char === ']' || char === '}') depth--;
-  }
-  return deepest;
-}
 
 function parseJson(body: Buffer): { text: string; value: unknown } {
   let text: string;

@@ -13,6 +13,7 @@ import { ApiError, BadInput, NotFound } from '../core/errors.js';
 import { documentedQueryNames } from './contract.js';
 import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
 import { formToObject } from './form-body.js';
+import { nestingDepth } from '../core/json-depth.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
 
@@ -195,8 +196,12 @@ function argOf(route: CompiledRoute, name: string): GraphQLArgument {
   return route.field.args.find((arg) => arg.name === name)!;
 }
 
+/** No documented model (nor a FilterBase in `options`) nests anywhere near this deep. */
+const MAX_JSON_NESTING = 64;
+
 function parseJson(text: string, field: string): unknown {
   if (text.trim() === '') return null;
+  if (nestingDepth(text) > MAX_JSON_NESTING) throw BadInput.field(field, `nests deeper than ${MAX_JSON_NESTING} levels`);
   try {
     return JSON.parse(text);
   } catch {
