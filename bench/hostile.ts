@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,9 +13,12 @@ import autocannon from 'autocannon';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const main = path.resolve(here, '../src/main.js');
 const megabyte = 'y'.repeat(1_000_000);
+/** Just under the REST body limit (API_BODY_LIMIT_BYTES, 256 KiB): the most a signed-in caller can send. */
+const nearLimit = 'y'.repeat(250 * 1024);
 
 const kinds: Record<string, (auth: Record<string, string>) => autocannon.Request> = {
-  'REST 1 MB JSON, signed in': (auth) => ({ method: 'POST', path: '/api/vendors', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ Name: 'x', WebsiteUrl: megabyte }) }),
+  'REST 250 KB JSON, signed in': (auth) => ({ method: 'POST', path: '/api/vendors', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ Name: 'x', WebsiteUrl: nearLimit }) }),
+  'REST 1 MB JSON, signed in (over the limit)': (auth) => ({ method: 'POST', path: '/api/vendors', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ Name: 'x', WebsiteUrl: megabyte }) }),
   'REST 1 MB JSON, no credential': () => ({ method: 'POST', path: '/api/vendors', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ Name: 'x', WebsiteUrl: megabyte }) }),
   'REST 100,000-deep JSON': (auth) => ({ method: 'POST', path: '/api/vendors', headers: { ...auth, 'content-type': 'application/json' }, body: `${'['.repeat(100_000)}${']'.repeat(100_000)}` }),
   'REST 20,000-field form': (auth) => ({ method: 'POST', path: '/api/vendors', headers: { ...auth, 'content-type': 'application/x-www-form-urlencoded' }, body: Array.from({ length: 20_000 }, (_, index) => `Items%5B${index}%5D.Name=x`).join('&') }),
@@ -24,6 +27,7 @@ const kinds: Record<string, (auth: Record<string, string>) => autocannon.Request
 };
 
 const dataDir = await mkdtemp(path.join(tmpdir(), 'membership-hostile-'));
+await chmod(dataDir, 0o755); // PostgreSQL runs as its own user when this runs as root
 const env = { ...process.env, DATA_DIR: dataDir, PORT: '4779', EMBEDDED_PG_PORT: '54781', LOG_LEVEL: 'warn', NODE_ENV: 'development' };
 const server = spawn(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=192', main], { env });
 let output = '';
@@ -43,7 +47,9 @@ try {
     console.log(`${name}: ${result.requests.total} requests, ${result['5xx']} × 5xx, peak RSS so far ${await peak()} MB`);
   }
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((resolve) => server.once('close', resolve));
+  if (server.exitCode === null && server.signalCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((resolve) => server.once('close', resolve));
+  }
   await rm(dataDir, { recursive: true, force: true });
 }

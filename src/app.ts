@@ -122,7 +122,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const compiledRoutes = compileRoutes(schema, routes);
   await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawRoutes.flatMap((area) => area.operations)), { graphiql: config.graphiql });
   for (const area of rawRoutes) await area.register(server, contextFor, deps);
-  await server.register(async (scope) => restGateway(scope, { routes: compiledRoutes, contextFor, onUnexpectedError }));
+  await server.register(async (scope) => restGateway(scope, { routes: compiledRoutes, contextFor, onUnexpectedError, bodyLimit: config.API_BODY_LIMIT_BYTES }));
   await options.configure?.(server);
   await server.ready();
 

@@ -206,10 +206,13 @@ describe('vendor input validation', () => {
     expect(array.status).toBe(400);
   });
 
-  it('answers 413 for a body over the limit', async () => {
-    const response = await rest(server, 'POST', '/api/vendors', { token: acme.staffToken, body: { Name: 'x'.repeat(2 * 1024 * 1024) } });
-    expect(response.status).toBe(413);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
+  it('answers 413 for a body over the limit (API_BODY_LIMIT_BYTES, 256 KiB by default)', async () => {
+    for (const size of [2 * 1024 * 1024, 300 * 1024]) {
+      const response = await rest(server, 'POST', '/api/vendors', { token: acme.staffToken, body: { Name: 'x'.repeat(size) } });
+      expect(response.status).toBe(413);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+    }
+    expect((await rest(server, 'POST', '/api/vendors', { token: acme.staffToken, body: { Name: 'x'.repeat(200 * 1024) } })).status).toBe(400); // under the limit: the field's own rule
   });
 });
 

@@ -36,6 +36,11 @@ const configSchema = z.object({
   MAGIC_LINK_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   /** Magic links one address may be sent per hour. */
   MAGIC_LINK_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
+  /**
+   * Largest REST request body (bytes); larger is a 413. Documented models are small; the limit
+   * bounds what a caller can make the server hold at once (uploads and callbacks have their own).
+   */
+  API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
   /** Largest file one upload may carry (bytes); larger is a 413. */
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Where file bytes live: `database` (PostgreSQL, the default) or `s3` (an S3-compatible object store). */

@@ -52,6 +52,8 @@ export interface GatewayOptions {
   routes: CompiledRoute[];
   contextFor(request: FastifyRequest): Promise<RequestContext>;
   onUnexpectedError: (error: unknown) => void;
+  /** Largest request body (bytes); larger is a 413. */
+  bodyLimit: number;
 }
 
 /** Builds each row against the schema; a row naming a missing field or argument fails at start. */
@@ -350,7 +352,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     }
   });
 
-  app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', handler: async (request: FastifyRequest, reply: FastifyReply) => {
+  app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', bodyLimit: options.bodyLimit, handler: async (request: FastifyRequest, reply: FastifyReply) => {
     const { route, params, rawQuery, contextValue } = settled.get(request)!;
     const variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
     const result = await route.run(contextValue, variables);
