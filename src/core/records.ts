@@ -122,8 +122,7 @@ export async function softDeleteRecord<T extends Versioned & { deletedAt: Date |
   const changes = { deletedAt: new Date(), auditId: auditId + 1 };
   // As in saveRecord: MikroORM cannot relate these properties to EntityData<T> while T is generic.
   if ((await ctx.em.nativeUpdate(entity, where, changes as never)) === 1) return id;
-  await readOr404(ctx, entity, ['id'], id, noun); // hidden already, or another tenant's → 404
-  throw staleAuditId();
+  return notDeleted(ctx, entity, id, auditId, noun); // hidden already or another tenant's → 404; another version → 409
 }
 
 /**

@@ -32,7 +32,8 @@ export class CallbackSecret extends TenantOwned {
  * moment); queued: a job is waiting; retrying: the last attempt failed and a retry is scheduled;
  * processed: its events are recorded; dead: every attempt failed (see `error`), until re-queued.
  */
-export type CallbackState = 'received' | 'queued' | 'retrying' | 'processed' | 'dead';
+export const CALLBACK_STATES = ['received', 'queued', 'retrying', 'processed', 'dead'] as const;
+export type CallbackState = (typeof CALLBACK_STATES)[number];
 
 /**
  * One callback exactly as it arrived (raw body, the headers that matter), stored before it is

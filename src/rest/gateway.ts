@@ -124,9 +124,12 @@ export function matchRoute(routes: CompiledRoute[], method: string, rawPath: str
   throw new NotFound('The resource');
 }
 
-function matchSegments(segments: Segment[], parts: string[]): Map<string, string> | null {
+/** A matched path parameter: its value, and its documented name (for messages), by argument. */
+type PathParams = Map<string, { value: string; documented: string }>;
+
+function matchSegments(segments: Segment[], parts: string[]): PathParams | null {
   if (parts.length > segments.length) return null;
-  const params = new Map<string, string>();
+  const params: PathParams = new Map();
   for (let index = 0; index < segments.length; index++) {
     const segment = segments[index];
     const part = parts[index];
@@ -137,19 +140,16 @@ function matchSegments(segments: Segment[], parts: string[]): Map<string, string
     if ('literal' in segment) {
       if (segment.literal !== part.toLowerCase()) return null;
     } else if (!(segment.optional && part === 'null')) {
-      params.set(segment.arg, part);
+      params.set(segment.arg, { value: part, documented: segment.param });
     }
   }
   return params;
 }
 
 /** The GraphQL variables of a matched request, each checked against its argument's type. */
-export function buildVariables(route: CompiledRoute, params: Map<string, string>, rawQuery: string, request: { body: unknown; contentType: string | undefined }) {
+export function buildVariables(route: CompiledRoute, params: PathParams, rawQuery: string, request: { body: unknown; contentType: string | undefined }) {
   const variables: Record<string, unknown> = {};
-  for (const [argName, value] of params) {
-    const segment = route.segments.find((candidate) => 'arg' in candidate && candidate.arg === argName) as { param: string };
-    variables[argName] = coerceScalar(value, argOf(route, argName), segment.param);
-  }
+  for (const [argName, { value, documented }] of params) variables[argName] = coerceScalar(value, argOf(route, argName), documented);
 
   const query = new URLSearchParams(rawQuery);
   for (const key of new Set(query.keys())) {
@@ -338,7 +338,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
   // Every method but OPTIONS, which belongs to CORS preflight (app.ts); HEAD follows GET.
   // The route and the caller are settled before the body is even read: a stranger learns nothing
   // from a 400, and an unauthenticated request costs no body buffering (413 aside).
-  const settled = new WeakMap<FastifyRequest, { route: CompiledRoute; params: Map<string, string>; rawQuery: string; contextValue: RequestContext }>();
+  const settled = new WeakMap<FastifyRequest, { route: CompiledRoute; params: PathParams; rawQuery: string; contextValue: RequestContext }>();
   app.addHook('onRequest', async (request, reply) => {
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
     try {

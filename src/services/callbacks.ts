@@ -5,7 +5,7 @@ import type { RequestContext } from '../core/context.js';
 import { BadInput, ServiceUnavailable } from '../core/errors.js';
 import { isOneOf } from '../core/values.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
-import { CALLBACK_PROVIDERS, EmailEvent, isCallbackProvider, MeetingEvent, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
+import { CALLBACK_PROVIDERS, CALLBACK_STATES, EmailEvent, isCallbackProvider, MeetingEvent, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
 import type { Tenant } from '../entities/tenant.js';
 import type { ProviderCallbackItem } from '../schema/callbacks.js';
 import type { ListOptionsInput } from '../schema/common.js';
@@ -140,8 +140,6 @@ const callbackList: ListSpec<ProviderCallback> = {
   defaultOrder: 'ReceivedAt desc',
   search: ['provider', 'state', 'error'],
 };
-
-const CALLBACK_STATES: CallbackState[] = ['received', 'queued', 'retrying', 'processed', 'dead'];
 
 /** The tenant's stored callbacks, newest first unless `options` orders them otherwise; `state` narrows them. */
 export async function listCallbacks(ctx: RequestContext, options: ListOptionsInput | null | undefined, state: string | null | undefined): Promise<ProviderCallbackItem[]> {
