@@ -6,6 +6,7 @@ import { TenantOwned } from '../entities/base.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
+import { commerceArea } from './commerce.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
@@ -26,6 +27,7 @@ export const areas: readonly Area[] = [
   calendarsArea,
   callbacksArea,
   benefitPackagesArea,
+  commerceArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);
