@@ -9,6 +9,7 @@ import { callbacksArea } from './callbacks.js';
 import { commerceArea } from './commerce.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
@@ -28,6 +29,7 @@ export const areas: readonly Area[] = [
   callbacksArea,
   benefitPackagesArea,
   commerceArea,
+  requestGuardsArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

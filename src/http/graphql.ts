@@ -7,6 +7,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
+import { limitAnonymous } from '../core/rate-limit.js';
 import type { FieldProblem } from '../core/errors.js';
 
 /** The most tokens a GraphQL document may hold (graphql-js counts them while parsing). */
@@ -88,7 +89,10 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
       // A failure here (say, the database is down) carries its status, as a resolver error would.
       context: async (request) => {
         try {
-          return await options.contextFor(request);
+          const context = await options.contextFor(request);
+          // Without a credential only public fields answer; their callers are counted per address.
+          await limitAnonymous(context, 'graphql');
+          return context;
         } catch (error) {
           throw toApiError(error, options.onUnexpectedError);
         }
