@@ -7,6 +7,7 @@ import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
 import { commerceArea } from './commerce.js';
+import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
 import { requestGuardsArea } from './request-guards.js';
@@ -30,6 +31,7 @@ export const areas: readonly Area[] = [
   benefitPackagesArea,
   commerceArea,
   requestGuardsArea,
+  eventsArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);
