@@ -7,6 +7,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
+import type { Metrics } from '../core/metrics.js';
 import { limitAnonymous } from '../core/rate-limit.js';
 import type { FieldProblem } from '../core/errors.js';
 
@@ -18,6 +19,7 @@ export interface GraphqlOptions {
   config: Config;
   contextFor(request: FastifyRequest): Promise<RequestContext>;
   onUnexpectedError: (error: unknown) => void;
+  metrics: Metrics;
 }
 
 /**
@@ -36,6 +38,19 @@ const statusFromErrors: ApolloServerPlugin<RequestContext> = {
     };
   },
 };
+
+/** Counts GraphQL operations by name (`anonymous` when unnamed), type and outcome. */
+function operationMetrics(metrics: Metrics): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ operationName, operation, errors }) {
+          metrics.graphqlOperations.inc({ operation: operationName ?? 'anonymous', type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' });
+        },
+      };
+    },
+  };
+}
 
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
@@ -64,7 +79,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
     plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(),
       // Cache-control hints are unused, and the plugin wraps every field resolver (measurable per request).
-      ApolloServerPluginCacheControlDisabled(), statusFromErrors],
+      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics)],
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;

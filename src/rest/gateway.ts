@@ -15,6 +15,7 @@ import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-k
 import { formToObject } from './form-body.js';
 import { nestingDepth } from '../core/json-depth.js';
 import { claimIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey, requestFingerprint, type StoredResponse } from '../core/idempotency.js';
+import { labelOperation } from '../core/metrics.js';
 import { limitAnonymous } from '../core/rate-limit.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
@@ -345,6 +346,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
     try {
       const { route, params } = matchRoute(routes, request.method, rawPath);
+      labelOperation(request, `${route.row.method} ${route.row.path}`);
       const contextValue = await options.contextFor(request);
       if (!route.access.public) contextValue.requireRole(...route.access.roles);
       else if (!contextValue.caller) await limitAnonymous(contextValue, 'public-rest');
