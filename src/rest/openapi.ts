@@ -1,5 +1,5 @@
 import {
-  getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
+  getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputField, type GraphQLNamedType, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
@@ -21,6 +21,11 @@ const problemResponses = {
   503: 'The database is unreachable.',
 } as const;
 
+/** One id per documented method and path (a GraphQL field may serve several paths: `vendors` serves the list and the search). */
+function operationIdOf(method: string, path: string): string {
+  return `${method.toLowerCase()}_${path.replace(/[^A-Za-z0-9]+/g, '_')}`;
+}
+
 /** Writes of signed-in callers take an Idempotency-Key (src/core/idempotency.ts). */
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
@@ -38,7 +43,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
   // Operations served outside the route table (raw bytes in or out): described by their paths.
   for (const operation of rawOperations) {
     (paths[operation.path] ??= {})[operation.method.toLowerCase()] = {
-      operationId: `${operation.method.toLowerCase()}_${operation.path.replace(/[^A-Za-z0-9]+/g, '_')}`,
+      operationId: operationIdOf(operation.method, operation.path),
       summary: operation.summary,
       tags: [operation.path.split('/')[2]],
       parameters: [...operation.path.matchAll(/\{([^}=]+)(=null)?\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
@@ -59,7 +64,8 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       ...[...route.queryArgs.values()].map(({ documented, arg }) => ({
         name: documented, in: 'query', required: isNonNullType(arg.type),
         description: arg.description ?? undefined,
-        schema: typeSchema(arg.type),
+        // A model in the query string (`options`) is URL-encoded JSON, which OpenAPI says with `content`.
+        ...(isInputObjectType(getNullableType(arg.type)) ? { content: { 'application/json': { schema: typeSchema(arg.type) } } } : { schema: typeSchema(arg.type) }),
       })),
       ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
     ];
@@ -75,7 +81,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       .filter(([status]) => status !== '429' || access.public)
       .map(([status, description]) => [status, { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }]));
     (paths[openApiPath] ??= {})[row.method.toLowerCase()] = {
-      operationId: `${row.method.toLowerCase()}_${route.fieldName}`,
+      operationId: operationIdOf(row.method, row.path),
       summary: row.summary ?? route.field.description ?? undefined,
       tags: [row.path.split('/')[2]],
       description: [
