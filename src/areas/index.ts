@@ -6,6 +6,8 @@ import { TenantOwned } from '../entities/base.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
+import { categoryListsArea } from './category-lists.js';
+import { chaptersArea } from './chapters.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
@@ -26,6 +28,8 @@ export const areas: readonly Area[] = [
   calendarsArea,
   callbacksArea,
   benefitPackagesArea,
+  categoryListsArea,
+  chaptersArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);
