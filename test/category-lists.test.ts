@@ -93,7 +93,7 @@ describe('category lists over REST', () => {
     expect(types.body.map((type: { Id: number; Name: string }) => [type.Id, type.Name])).toEqual([
       [1, 'Contact'], [2, 'Public contact'], [3, 'Product'], [4, 'Project'], [5, 'Certification'], [6, 'Sales'],
     ]);
-    const withItems = await create({ CategoryTypeId: '4', Name: 'Project phases', Items: [{ Name: 'Planning' }, { Name: 'Retired', IsActive: false }] });
+    await create({ CategoryTypeId: '4', Name: 'Project phases', Items: [{ Name: 'Planning' }, { Name: 'Retired', IsActive: false }] });
     const empty = await create({ CategoryTypeId: 'project', Name: 'Project empty' });
     const inactive = await create({ CategoryTypeId: 'Project', Name: 'Project inactive', IsActive: false, Items: [{ Name: 'Hidden' }] });
     const names = (body: { Name: string }[]) => body.map((choice) => choice.Name);
@@ -150,7 +150,7 @@ describe('category lists over REST', () => {
   });
 
   it.each([
-    [{ Name: '' , CategoryTypeId: '1' }, 'Name'],
+    [{ Name: '', CategoryTypeId: '1' }, 'Name'],
     [{ Name: 'No type' }, 'CategoryTypeId'],
     [{ Name: 'Bad type', CategoryTypeId: 'planets' }, 'CategoryTypeId'],
     [{ Name: 'Quantities', CategoryTypeId: '1', MinQuantity: 'many' }, 'MinQuantity'],
