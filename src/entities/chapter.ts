@@ -80,7 +80,7 @@ export class Chapter extends Versioned {
   isDefaultPostalCodeEmpty: Opt<boolean> = false;
 
   @Property({ type: 'json', nullable: true })
-  affiliateTenant: Record<string, unknown> | null = null;
+  affiliateTenant: Opt<Record<string, unknown>> | null = null;
 
   @Property({ type: 'boolean', default: false })
   allowChapterTenantEditing: Opt<boolean> = false;
