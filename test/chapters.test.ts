@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chaptersArea } from '../src/areas/chapters.js';
+import { processZipCodeRun } from '../src/services/chapter-zip-codes.js';
 import { Contact, Login } from '../src/entities/index.js';
 import type { PostalAddress } from '../src/entities/contact.js';
 import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
@@ -297,6 +298,54 @@ describe('assigning contacts to chapters by postal code', () => {
     await waitForRun(tenant, one.body.RunId);
     const missing = await graphql(server, '{ chapterZipCodeAssignment(runId: 987654) { State } }', {}, tenant.staffToken);
     expect(missing.body.errors?.[0].extensions.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('the postal code job, interrupted and poisoned', () => {
+  async function zipTenant(key: string, people: number) {
+    const tenant = await createTestTenant(server, key);
+    const chapter = await create('Zip chapter', { PostalCodesJson: ['777'] }, tenant);
+    const em = server.orm.em.fork();
+    const contacts = Array.from({ length: people }, (_, index) => em.create(Contact, { tenant: tenant.id, kind: 'person', firstName: `P ${index}`, addresses: [{ postalCode: '777' }] }));
+    await em.flush();
+    return { tenant, chapter, contacts };
+  }
+  async function newRun(tenantId: number, lastContactId = 0): Promise<number> {
+    const [row] = await server.orm.em.getConnection().execute<{ id: number }[]>(
+      `INSERT INTO chapter_zip_code_run (tenant_id, state, failed_contact_ids, last_contact_id) VALUES (?, 'running', '[]', ?) RETURNING id`, [tenantId, lastContactId]);
+    return row.id;
+  }
+  const linked = async (tenantId: number) => Number((await server.orm.em.getConnection().execute<{ count: string }[]>(
+    'SELECT count(*) FROM contact_chapter WHERE tenant_id = ?', [tenantId]))[0].count);
+
+  it('resumes after the last finished batch when a run is picked up again (a restart)', async () => {
+    const { tenant, contacts } = await zipTenant('chapter-zips-resume', 20);
+    const runId = await newRun(tenant.id, contacts[9].id); // the first ten were done before the "crash"
+    await processZipCodeRun(server.orm.em.fork(), tenant.id, runId);
+    expect(await linked(tenant.id)).toBe(10);
+    const run = await waitForRun(tenant, runId);
+    expect(run).toMatchObject({ State: 'completed', LinksCreated: 10 });
+    await processZipCodeRun(server.orm.em.fork(), tenant.id, runId); // a completed run is left alone
+    expect(await linked(tenant.id)).toBe(10);
+  });
+
+  it('skips a contact that cannot be processed and goes on with the rest of its batch', async () => {
+    const { tenant, contacts } = await zipTenant('chapter-zips-poison', 30);
+    const poisoned = contacts[7].id;
+    const connection = server.orm.em.getConnection();
+    // A trigger stands in for whatever makes one contact fail: its link cannot be written.
+    await connection.execute(`CREATE FUNCTION test_poison() RETURNS trigger AS $$ BEGIN
+      IF NEW.contact_id = ${poisoned} THEN RAISE EXCEPTION 'poisoned contact'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`);
+    await connection.execute('CREATE TRIGGER test_poison BEFORE INSERT ON contact_chapter FOR EACH ROW EXECUTE FUNCTION test_poison()');
+    try {
+      const runId = await newRun(tenant.id);
+      await processZipCodeRun(server.orm.em.fork(), tenant.id, runId);
+      const run = await waitForRun(tenant, runId);
+      expect(run).toMatchObject({ State: 'completed', LinksCreated: 29, FailedContacts: 1, FailedContactIds: [poisoned] });
+    } finally {
+      await connection.execute('DROP TRIGGER test_poison ON contact_chapter');
+      await connection.execute('DROP FUNCTION test_poison()');
+    }
   });
 });
 

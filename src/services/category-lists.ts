@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../core/errors.js';
-import { countsBy, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
+import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
 import { listQuery, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
 import { assertCurrentVersion, deleteRecord, inTransaction, readOr404 } from '../core/records.js';
 import { CATEGORY_TYPES, CategoryItem, CategoryList, CategoryType, type CategoryTypeId } from '../entities/category-list.js';
@@ -184,9 +184,8 @@ export async function categoryItemLookup(ctx: RequestContext, type: CategoryType
   });
   const order = new Map(lists.map((list, index) => [list.id, index]));
   const names = new Map(lists.map((list) => [list.id, list.name]));
-  const listOf = (item: { list: unknown }) => (typeof item.list === 'number' ? item.list : (item.list as { id: number }).id);
-  const sorted = [...items].sort((a, b) => (order.get(listOf(a)) ?? 0) - (order.get(listOf(b)) ?? 0));
-  return lookupChoices(sorted.map((item) => ({ id: item.id, name: item.name, extraData: names.get(listOf(item)) ?? null })));
+  const sorted = [...items].sort((a, b) => (order.get(idOf(a.list)) ?? 0) - (order.get(idOf(b.list)) ?? 0));
+  return lookupChoices(sorted.map((item) => ({ id: item.id, name: item.name, extraData: names.get(idOf(item.list)) ?? null })));
 }
 
 /** Demo lists for a new tenant: the system lists and one list of the tenant's own with items. */
