@@ -23,7 +23,8 @@ import { listResult, lookupChoices, rowActions, type ListOptionsInput, type List
  *   NOTHING on the unique (tenant, systemKey), so concurrent first calls and restarts add
  *   nothing twice), and by the demo seed. They cannot be deleted or renamed (409).
  * - Items (our `Items` addition) are saved with their list, under its AuditId and a row lock on
- *   the list; an item id of another list of the same type moves that item here (reassigning).
+ *   the list; an item id of another list of the same type moves that item here (reassigning;
+ *   the list it leaves keeps its AuditId, since only the receiving list is saved).
  * - `{auditid}` in GET …/{auditid}/items: 0 reads any version, another number must be current
  *   (409 otherwise); in DELETE it must be current.
  */
