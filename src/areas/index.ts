@@ -6,6 +6,8 @@ import { TenantOwned } from '../entities/base.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
+import { categoryListsArea } from './category-lists.js';
+import { chaptersArea } from './chapters.js';
 import { commerceArea } from './commerce.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
@@ -32,6 +34,8 @@ export const areas: readonly Area[] = [
   commerceArea,
   requestGuardsArea,
   eventsArea,
+  categoryListsArea,
+  chaptersArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);
