@@ -17,7 +17,7 @@ const MIGRATIONS_FOLDER = 'src/db/migrations';
 /** Each command's synopsis and what it does, for `--help`. */
 const help: Record<string, string> = {
   'tenant create': 'tenant create --key KEY --name NAME [--domain DOMAIN]\n    creates a tenant',
-  'login create': 'login create --tenant KEY --email EMAIL --role staff|member [--first-name F] [--last-name L]\n    creates a login (and its contact) in a tenant',
+  'login create': 'login create --tenant KEY --email EMAIL --role staff|member|partner [--first-name F] [--last-name L]\n    creates a login (and its contact) in a tenant',
   token: 'token --tenant KEY --email EMAIL\n    prints a new session token (only the token)',
   'apikey create': 'apikey create --tenant KEY --email EMAIL --name NAME [--expires ISO-DATE]\n    prints a new API key for a partner integration (only the key; shown once)',
   'apikey revoke': 'apikey revoke --tenant KEY --id ID\n    revokes an API key',

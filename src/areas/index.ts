@@ -8,6 +8,7 @@ import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { partnerSyncArea } from './partner-sync.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
@@ -26,6 +27,7 @@ export const areas: readonly Area[] = [
   calendarsArea,
   callbacksArea,
   benefitPackagesArea,
+  partnerSyncArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);
