@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Tenant } from '../src/entities/index.js';
-import { createApiKey, createLogin } from '../src/services/identity.js';
+import { createApiKey, createLogin, findLogin, revokeApiKey } from '../src/services/identity.js';
 import { createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // 401 (no key, garbage, revoked), 403 for a member, tenant isolation and the fuzz: test/sweeps.test.ts. Here: the area's own rules.
@@ -88,6 +88,10 @@ describe('partner upserts over REST', () => {
     const national = await post('person/upsert', transaction({ NationalID: 1003, StateID: 'WI-77', LastName: 'Stone' }, '2026-02-02T00:00:00Z'));
     expect(national.body.PlatformID).toBe(state.body.PlatformID);
     expect((await audit(1003)).body).toMatchObject({ FirstName: 'Sam', LastName: 'Stone', StateID: 'WI-77', ContactType: 'Person' });
+    // A later state transaction without the NationalID still finds it.
+    const later = await post('person/upsert', transaction({ StateID: 'WI-77', Title: 'Agent' }, '2026-02-03T00:00:00Z', { isNational: false }));
+    expect(later.body).toMatchObject({ Outcome: 'applied', PlatformID: state.body.PlatformID, NationalID: 1003 });
+    expect((await post('person/upsert', transaction({ StateID: 'WI-77' }, '2026-02-04T00:00:00Z', { isNational: true }))).body.errors[0].field).toBe('Transaction.Record.NationalID');
   });
 
   it('creates a parent organization it has not seen as a placeholder, filled in by the parent\'s own upsert', async () => {
@@ -233,11 +237,46 @@ describe('deletes and the change feed', () => {
   });
 });
 
+describe('every operation over the other interface', () => {
+  it('upserts, moves and deletes an organization over GraphQL; moves and deletes a person over REST', async () => {
+    const upsert = 'mutation($t: PartnerTransactionInput!) { upsertPartnerOrganization(transaction: $t) { Outcome PlatformID NationalID } }';
+    const created = await graphql(server, upsert, { t: transaction({ NationalID: 6001, Name: 'GraphQL Org', StateID: 'OH-1' }, '2026-01-01T00:00:00Z') }, partnerKey);
+    expect(created.body.data.upsertPartnerOrganization).toMatchObject({ Outcome: 'applied', NationalID: 6001 });
+    const person = await graphql(server, 'mutation($t: PartnerTransactionInput!) { upsertPartnerPerson(transaction: $t) { Outcome } }',
+      { t: transaction({ NationalID: 6002, FirstName: 'Gail', ParentNationalId: 6001 }, '2026-01-01T00:00:00Z') }, partnerKey);
+    expect(person.body.data.upsertPartnerPerson.Outcome).toBe('applied');
+    const moved = await graphql(server, 'mutation($t: PartnerTransactionInput!) { movePartnerOrganization(transaction: $t) { Outcome } }',
+      { t: transaction({ NationalID: 6001, StateID: 'KY-2', Affiliation: 'Kentucky' }, '2026-01-02T00:00:00Z') }, partnerKey);
+    expect(moved.body.data.movePartnerOrganization.Outcome).toBe('applied');
+    expect((await audit(6001)).body).toMatchObject({ StateID: 'KY-2', Affiliation: 'Kentucky' });
+
+    expect((await post('person/move', transaction({ NationalID: 6002, ParentNationalId: 0, Affiliation: 'Independent' }, '2026-01-02T00:00:00Z'))).body.Outcome).toBe('applied');
+    expect((await audit(6002)).body).toMatchObject({ ParentNationalId: null, PlatformParentId: null, Affiliation: 'Independent' });
+    expect((await remove('person/delete', transaction({ NationalID: 6002 }, '2026-01-03T00:00:00Z'))).body.Outcome).toBe('applied');
+    expect((await audit(6002)).status).toBe(404);
+
+    const deleted = await graphql(server, 'mutation($m: PartnerTransactionInput!) { deletePartnerOrganization(model: $m) { Outcome } }',
+      { m: transaction({ NationalID: 6001 }, '2026-01-03T00:00:00Z') }, partnerKey);
+    expect(deleted.body.data.deletePartnerOrganization.Outcome).toBe('applied');
+    const gone = await graphql(server, '{ partnerContactAudit(nationalId: 6001) { Name } }', {}, partnerKey);
+    expect(gone.body.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
+    const malformed = await rest(server, 'DELETE', `${BASE}/person/delete?model=not-json`, { token: partnerKey });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.errors[0].field).toBe('model');
+  });
+});
+
 describe('who may call', () => {
   it('answers the partner key and staff, not a member, nor without a key', async () => {
     expect((await audit(1001, acme.staffToken)).status).toBe(200);
     expect((await audit(1001, acme.memberToken)).status).toBe(403);
     expect((await rest(server, 'GET', `${BASE}/getcontactauditbynationalid/1001`)).status).toBe(401);
+    const em = server.orm.em.fork();
+    const login = await findLogin(em, await em.findOneOrFail(Tenant, { id: acme.id }), `partner@${acme.key}.example`);
+    const revoked = await createApiKey(em, login, 'Old partner key', null);
+    expect((await audit(1001, revoked.token)).status).toBe(200);
+    await revokeApiKey(em, login.tenant, revoked.credentialId);
+    expect((await audit(1001, revoked.token)).status).toBe(401);
   });
 
   it("gives a partner key of another tenant nothing of this tenant's", async () => {

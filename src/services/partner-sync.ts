@@ -108,7 +108,7 @@ async function apply(ctx: RequestContext, { kind, action, input, log }: Applying
   if (action === 'move' && !hasAffiliation(record)) throw BadInput.field('Transaction.Record', 'a move needs the new StateID (with NationalID), Affiliation, ParentNationalId or ParentAgency');
 
   const settle = async (outcome: PartnerOutcome, link: PartnerRecord | null, reason: string | null = null): Promise<Applied> => {
-    ctx.em.assign(log, { outcome, reason, settledAt: new Date(), contact: link?.contact ?? null });
+    ctx.em.assign(log, { outcome, reason, settledAt: new Date(), contact: link?.contact ?? null, nationalId: link?.nationalId ?? nationalId });
     await ctx.em.flush();
     return { outcome, contactId: link?.contact.id ?? null, nationalId: link?.nationalId ?? nationalId };
   };
@@ -154,14 +154,19 @@ async function apply(ctx: RequestContext, { kind, action, input, log }: Applying
   return settle('applied', link);
 }
 
-/** The link of a NationalID (or, for a record only a state knows, of a StateID), with its contact even when deleted. */
+/**
+ * The link of a NationalID, with its contact even when deleted. Without a NationalID (a record
+ * only a state knows, or a state that does not send it), the link of the StateID; with one that
+ * has no link yet, a state-only link of its StateID, which the NationalID then completes.
+ */
 async function findLink(ctx: RequestContext, nationalId: number | null, stateId: string | null): Promise<PartnerRecord | null> {
-  const options = { populate: ['contact'] as const, filters: { notDeleted: false } };
+  const options = { populate: ['contact'] as const, filters: { notDeleted: false }, orderBy: { id: 'asc' } as const };
   if (nationalId !== null) {
     const byNational = await ctx.em.findOne(PartnerRecord, { nationalId }, options);
-    if (byNational) return byNational;
+    if (byNational || stateId === null) return byNational;
+    return ctx.em.findOne(PartnerRecord, { stateId, nationalId: null }, options);
   }
-  return stateId === null ? null : ctx.em.findOne(PartnerRecord, { stateId, nationalId: null }, options);
+  return stateId === null ? null : ctx.em.findOne(PartnerRecord, { stateId }, options);
 }
 
 /** A new link: to our unlinked contact with that NationalID when there is one, else to a new contact. */
