@@ -371,6 +371,9 @@ export async function partnerChangesSince(ctx: RequestContext, since: string, ta
   };
 }
 
+/** The largest contact id (PostgreSQL integer): a larger one in a cursor is not ours. */
+const MAX_INT = 2_147_483_647;
+
 function encodeCursor(at: string, id: number): string {
   return Buffer.from(JSON.stringify([at, id])).toString('base64url');
 }
@@ -378,7 +381,7 @@ function encodeCursor(at: string, id: number): string {
 function decodeCursor(cursor: string): { at: string; id: number } {
   try {
     const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && Number.isSafeInteger(id)) return { at: parseInstant(at, 'after').text, id: id as number };
+    if (typeof at === 'string' && typeof id === 'number' && Number.isInteger(id) && id >= 0 && id <= MAX_INT) return { at: parseInstant(at, 'after').text, id };
   } catch {
     // not ours: below
   }
