@@ -117,6 +117,8 @@ describe('partner upserts over REST', () => {
     expect(badDate.status).toBe(400);
     expect(badDate.body.errors[0].field).toBe('Transaction.ChangedAt');
     expect((await post('organization/upsert', transaction({ NationalID: 1007 }, 'yesterday'))).body.errors[0].field).toBe('Transaction.ChangedAt');
+    const future = await post('organization/upsert', transaction({ NationalID: 1007 }, '9999-12-31T23:59:59Z'));
+    expect({ status: future.status, field: future.body.errors[0].field }).toEqual({ status: 400, field: 'Transaction.ChangedAt' });
     expect((await post('organization/upsert', transaction({ NationalID: 1007, Email: 'not-mail' }, '2026-01-01T00:00:00Z'))).body.errors[0].field).toBe('Transaction.Record.Email');
     expect((await post('organization/upsert', { IsNational: true })).body.errors[0].field).toBe('Transaction');
     await post('person/upsert', transaction({ NationalID: 1008, FirstName: 'Per' }, '2026-01-01T00:00:00Z'));
@@ -285,7 +287,7 @@ describe('who may call', () => {
     expect((await audit(1001, otherPartnerKey)).status).toBe(404);
     expect((await changes('2000-01-01', '', otherPartnerKey)).body.Changes).toEqual([]);
     // Its upsert of the same NationalID is its own tenant's record.
-    const theirs = await post('organization/upsert', transaction({ NationalID: 1001, Name: 'Other tenant' }, '2027-01-01T00:00:00Z'), otherPartnerKey);
+    const theirs = await post('organization/upsert', transaction({ NationalID: 1001, Name: 'Other tenant' }, '2026-06-01T00:00:00Z'), otherPartnerKey);
     expect(theirs.body.Outcome).toBe('applied');
     expect((await audit(1001)).body.Name).toBe('North Star Agency');
     expect((await audit(1001, other.staffToken)).body.Name).toBe('Other tenant');

@@ -138,7 +138,7 @@ export class PartnerTransactionDataInput {
   @Field(() => String, { description: 'The partner\'s unique id of this message: a TransactionId applied before is recorded as a duplicate and changes nothing.' })
   @Length(1, 100) @Matches(/\S/, { message: 'TransactionId must not be blank' }) TransactionId!: string;
 
-  @Field(() => String, { description: 'When the change happened at the partner (ISO 8601; no zone means UTC; millisecond precision).' })
+  @Field(() => String, { description: 'When the change happened at the partner (ISO 8601; no zone means UTC; millisecond precision; at most a day ahead of our clock).' })
   @Matches(ISO_INSTANT, { message: 'ChangedAt must be an ISO 8601 date-time' }) ChangedAt!: string;
 
   @Field(() => PartnerAuditInput, {

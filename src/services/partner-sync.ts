@@ -58,6 +58,9 @@ const ADDRESS_KINDS = { Physical: 'physical', Mailing: 'mailing' } as const;
 
 // ---- applying a transaction ----
 
+/** How far ahead of our clock a partner's ChangedAt may be. */
+const MAX_CLOCK_SKEW_MS = 24 * 3600_000;
+
 /** Applies one partner transaction (`kind` and `action` from the route) and records what became of it. */
 export async function applyPartnerTransaction(ctx: RequestContext, kind: ContactKind, action: PartnerAction, input: PartnerTransactionInput): Promise<PartnerTransactionResult> {
   const tenantId = ctx.tenantId;
@@ -98,6 +101,8 @@ async function apply(ctx: RequestContext, { kind, action, input, log }: Applying
   const { Transaction: transaction } = input;
   const record = transaction.Record;
   const changedAt = parseInstant(transaction.ChangedAt, 'Transaction.ChangedAt').date;
+  // A stamp far ahead of our clock would make every later change of the record look older.
+  if (changedAt.getTime() > Date.now() + MAX_CLOCK_SKEW_MS) throw BadInput.field('Transaction.ChangedAt', 'must not be more than a day ahead of our clock');
   const stamp = { at: changedAt, id: transaction.TransactionId };
   log.changedAt = changedAt;
   const nationalId = record.NationalID ?? null;
