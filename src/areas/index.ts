@@ -6,9 +6,12 @@ import { TenantOwned } from '../entities/base.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
+import { commerceArea } from './commerce.js';
+import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
 import { partnerSyncArea } from './partner-sync.js';
+import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
@@ -27,6 +30,9 @@ export const areas: readonly Area[] = [
   calendarsArea,
   callbacksArea,
   benefitPackagesArea,
+  commerceArea,
+  requestGuardsArea,
+  eventsArea,
   partnerSyncArea,
 ];
 
