@@ -12,6 +12,7 @@ import { commerceArea } from './commerce.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { partnerSyncArea } from './partner-sync.js';
 import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
@@ -36,6 +37,7 @@ export const areas: readonly Area[] = [
   eventsArea,
   categoryListsArea,
   chaptersArea,
+  partnerSyncArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -855,6 +855,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/partnersync/organization/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Applies a partner organization deletion (a soft delete the change feed does not echo back). REST: `model` is the URL-encoded JSON of the PartnerTransaction. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { deletePartnerOrganization }`. Needs role: partner or staff.
+         */
+        delete: operations["delete__api_partnersync_organization_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/organization/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a partner organization move (new StateID, Affiliation, ParentNationalId, ParentAgency); the affiliation history keeps the old one. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { movePartnerOrganization }`. Needs role: partner or staff.
+         */
+        post: operations["post__api_partnersync_organization_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/organization/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a partner organization upsert (create or update, matched by NationalID or, from a state, StateID). A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { upsertPartnerOrganization }`. Needs role: partner or staff.
+         */
+        post: operations["post__api_partnersync_organization_upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/person/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Applies a partner person deletion. REST: `model` is the URL-encoded JSON of the PartnerTransaction. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { deletePartnerPerson }`. Needs role: partner or staff.
+         */
+        delete: operations["delete__api_partnersync_person_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/person/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a partner person move (new affiliation or organization). A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { movePartnerPerson }`. Needs role: partner or staff.
+         */
+        post: operations["post__api_partnersync_person_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/person/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a partner person upsert. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { upsertPartnerPerson }`. Needs role: partner or staff.
+         */
+        post: operations["post__api_partnersync_person_upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/login/aboutme": {
         parameters: {
             query?: never;
@@ -1467,6 +1587,46 @@ export interface paths {
          * @description GraphQL: `query { chapters }`. Any signed-in login.
          */
         get: operations["get__api_chapters_items"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/getchangessince/{utcdatetime}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Our changes since the instant, as a page of PartnerAudit-shaped changes (Changes, NextCursor); query take and after page it.
+         * @description GraphQL: `query { partnerChanges }`. Needs role: partner or staff.
+         */
+        get: operations["get__api_partnersync_getchangessince_utcdatetime_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/getcontactauditbynationalid/{nationalid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The PartnerAudit view of the (not deleted) contact with that NationalID. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `query { partnerContactAudit }`. Needs role: partner or staff.
+         */
+        get: operations["get__api_partnersync_getcontactauditbynationalid_nationalid_"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2351,6 +2511,204 @@ export interface components {
             Id: number;
             Name: string;
         };
+        /** @description One page of the change feed, oldest first (by ChangedAt, then PlatformID). */
+        PartnerChangesPage: {
+            Changes: components["schemas"]["PartnerChange"][];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            NextCursor?: string | null;
+        };
+        /** @description One of our changes to a partner-linked contact, for the partner to apply: the contact as PartnerAudit, with what happened and when. */
+        PartnerChange: {
+            /** @description As the partner sent it; otherwise Organization or Person. */
+            ContactType?: string | null;
+            /**
+             * Format: int32
+             * @description The partner's national identifier.
+             */
+            NationalID?: number | null;
+            /**
+             * Format: int32
+             * @description Our contact id.
+             */
+            PlatformID?: number | null;
+            /** @description The state-level identifier. */
+            StateID?: string | null;
+            Affiliation?: string | null;
+            URL?: string | null;
+            Name?: string | null;
+            FirstName?: string | null;
+            LastName?: string | null;
+            Email?: string | null;
+            Title?: string | null;
+            Designation?: string | null;
+            OU?: string | null;
+            NumberOfEmployees?: string | null;
+            AgencyType?: string | null;
+            EOPolicyNumber?: string | null;
+            Status?: string | null;
+            /**
+             * Format: int32
+             * @description NationalID of the parent organization (a person: of their organization).
+             */
+            ParentNationalId?: number | null;
+            /**
+             * Format: int32
+             * @description Our contact id of that parent organization.
+             */
+            PlatformParentId?: number | null;
+            ParentAgency?: string | null;
+            InformalFirstName?: string | null;
+            Suffix?: string | null;
+            MiddleInitial?: string | null;
+            SocialLinkA?: string | null;
+            SocialLinkB?: string | null;
+            SocialLinkC?: string | null;
+            FederalID?: string | null;
+            Description?: string | null;
+            SocialLinkD?: string | null;
+            SocialLinkE?: string | null;
+            JobTitle?: string | null;
+            Department?: string | null;
+            WorkPhoneExtension?: string | null;
+            HomePhoneExtension?: string | null;
+            OtherPhoneExtension?: string | null;
+            PhoneExtension?: string | null;
+            WorkPhone?: string | null;
+            HomePhone?: string | null;
+            OtherPhone?: string | null;
+            MobilePhone?: string | null;
+            Fax?: string | null;
+            Phone?: string | null;
+            PhysicalLine1?: string | null;
+            PhysicalLine2?: string | null;
+            PhysicalCity?: string | null;
+            PhysicalState?: string | null;
+            PhysicalZip?: string | null;
+            PhysicalCountry?: string | null;
+            MailingLine1?: string | null;
+            MailingLine2?: string | null;
+            MailingCity?: string | null;
+            MailingState?: string | null;
+            MailingZip?: string | null;
+            MailingCountry?: string | null;
+            /** @description Changed or Deleted. */
+            ChangeType: string;
+            /** @description When we changed it (ISO 8601 UTC, microseconds). */
+            ChangedAt: string;
+        };
+        /** @description The partner view of one business (organization) or individual (person) contact. */
+        PartnerAudit: {
+            /** @description As the partner sent it; otherwise Organization or Person. */
+            ContactType?: string | null;
+            /**
+             * Format: int32
+             * @description The partner's national identifier.
+             */
+            NationalID?: number | null;
+            /**
+             * Format: int32
+             * @description Our contact id.
+             */
+            PlatformID?: number | null;
+            /** @description The state-level identifier. */
+            StateID?: string | null;
+            Affiliation?: string | null;
+            URL?: string | null;
+            Name?: string | null;
+            FirstName?: string | null;
+            LastName?: string | null;
+            Email?: string | null;
+            Title?: string | null;
+            Designation?: string | null;
+            OU?: string | null;
+            NumberOfEmployees?: string | null;
+            AgencyType?: string | null;
+            EOPolicyNumber?: string | null;
+            Status?: string | null;
+            /**
+             * Format: int32
+             * @description NationalID of the parent organization (a person: of their organization).
+             */
+            ParentNationalId?: number | null;
+            /**
+             * Format: int32
+             * @description Our contact id of that parent organization.
+             */
+            PlatformParentId?: number | null;
+            ParentAgency?: string | null;
+            InformalFirstName?: string | null;
+            Suffix?: string | null;
+            MiddleInitial?: string | null;
+            SocialLinkA?: string | null;
+            SocialLinkB?: string | null;
+            SocialLinkC?: string | null;
+            FederalID?: string | null;
+            Description?: string | null;
+            SocialLinkD?: string | null;
+            SocialLinkE?: string | null;
+            JobTitle?: string | null;
+            Department?: string | null;
+            WorkPhoneExtension?: string | null;
+            HomePhoneExtension?: string | null;
+            OtherPhoneExtension?: string | null;
+            PhoneExtension?: string | null;
+            WorkPhone?: string | null;
+            HomePhone?: string | null;
+            OtherPhone?: string | null;
+            MobilePhone?: string | null;
+            Fax?: string | null;
+            Phone?: string | null;
+            PhysicalLine1?: string | null;
+            PhysicalLine2?: string | null;
+            PhysicalCity?: string | null;
+            PhysicalState?: string | null;
+            PhysicalZip?: string | null;
+            PhysicalCountry?: string | null;
+            MailingLine1?: string | null;
+            MailingLine2?: string | null;
+            MailingCity?: string | null;
+            MailingState?: string | null;
+            MailingZip?: string | null;
+            MailingCountry?: string | null;
+        };
+        /** @description One received partner transaction and what became of it (staff). */
+        PartnerTransactionLogItem: {
+            /** Format: int32 */
+            TransactionLogId: number;
+            /** @description organization/upsert, person/move, ... */
+            Operation: string;
+            IsNational: boolean;
+            TransactionId?: string | null;
+            /** @description The partner's ChangedAt (ISO 8601). */
+            ChangedAt?: string | null;
+            /** Format: int32 */
+            NationalID?: number | null;
+            StateID?: string | null;
+            /**
+             * Format: int32
+             * @description Our contact id, once known.
+             */
+            PlatformID?: number | null;
+            /** @description received (being applied, or interrupted), applied, stale, duplicate or failed. */
+            Outcome: string;
+            /** @description Why it failed. */
+            Reason?: string | null;
+            /** @description When we received it (ISO 8601). */
+            ReceivedAt: string;
+            SettledAt?: string | null;
+        };
+        /** @description One period of a partner record's affiliation (the move history). */
+        PartnerAffiliationItem: {
+            StateID?: string | null;
+            Affiliation?: string | null;
+            /** Format: int32 */
+            ParentNationalId?: number | null;
+            /** @description The partner's ChangedAt that started it (ISO 8601). */
+            ValidFrom: string;
+            /** @description upsert or move. */
+            Cause: string;
+            TransactionId: string;
+        };
         /** @description A SAML service provider as read for editing. EntityId and AssertionConsumerServiceUrl are additions to the documented model: the values its metadata carries. */
         SamlServiceProviderAddEdit: {
             /** Format: int32 */
@@ -2865,6 +3223,103 @@ export interface components {
         /** @description The token from a sign-in link. */
         MagicLinkRedeemInput: {
             Token: string;
+        };
+        /** @description What became of a partner transaction (the documents answer "200 only"; this is the body we send). */
+        PartnerTransactionResult: {
+            /**
+             * Format: int32
+             * @description Its entry in the transaction log (staff: partnerTransactions).
+             */
+            TransactionLogId: number;
+            /** @description applied; stale (older than what we hold: nothing changed); duplicate (TransactionId applied before: nothing changed). */
+            Outcome: string;
+            /**
+             * Format: int32
+             * @description Our contact id (PlatformID).
+             */
+            PlatformID?: number | null;
+            /** Format: int32 */
+            NationalID?: number | null;
+        };
+        /** @description One change sent by the partner. */
+        PartnerTransactionInput: {
+            Transaction: components["schemas"]["PartnerTransactionDataInput"];
+            /** @description True when the partner's national level sent it (NationalID required), false (the default) when a state level did. */
+            IsNational?: boolean | null;
+        };
+        /** @description The documented Transaction (str) of a PartnerTransaction, as a JSON object: the partner's message id, the partner's time of the change, and the record. The partner's ChangedAt decides the order (ties: the greater TransactionId), never the order of arrival. */
+        PartnerTransactionDataInput: {
+            /** @description The partner's unique id of this message: a TransactionId applied before is recorded as a duplicate and changes nothing. */
+            TransactionId: string;
+            /** @description When the change happened at the partner (ISO 8601; no zone means UTC; millisecond precision; at most a day ahead of our clock). */
+            ChangedAt: string;
+            /** @description The record. Upsert: its fields. Move: only StateID, Affiliation, ParentNationalId and ParentAgency are read (the new affiliation). Delete: only NationalID (or StateID). */
+            Record: components["schemas"]["PartnerAuditInput"];
+        };
+        /** @description The partner's record. A field absent or null leaves ours unchanged; an empty string clears a text field, ParentNationalId 0 clears the parent. PlatformID and PlatformParentId are ours and not read. */
+        PartnerAuditInput: {
+            /** @description Given back as sent (default Organization or Person). */
+            ContactType?: string | null;
+            /**
+             * Format: int32
+             * @description Identifies the record; required in a national transaction.
+             */
+            NationalID?: number | null;
+            /** @description Identifies the record in a state transaction that has no NationalID. */
+            StateID?: string | null;
+            Affiliation?: string | null;
+            URL?: string | null;
+            Name?: string | null;
+            FirstName?: string | null;
+            LastName?: string | null;
+            Email?: string | null;
+            Title?: string | null;
+            Designation?: string | null;
+            OU?: string | null;
+            NumberOfEmployees?: string | null;
+            AgencyType?: string | null;
+            EOPolicyNumber?: string | null;
+            Status?: string | null;
+            /**
+             * Format: int32
+             * @description NationalID of the parent organization (a person: of their organization); one we have not seen yet is created as a placeholder organization.
+             */
+            ParentNationalId?: number | null;
+            ParentAgency?: string | null;
+            InformalFirstName?: string | null;
+            Suffix?: string | null;
+            MiddleInitial?: string | null;
+            SocialLinkA?: string | null;
+            SocialLinkB?: string | null;
+            SocialLinkC?: string | null;
+            FederalID?: string | null;
+            Description?: string | null;
+            SocialLinkD?: string | null;
+            SocialLinkE?: string | null;
+            JobTitle?: string | null;
+            Department?: string | null;
+            WorkPhoneExtension?: string | null;
+            HomePhoneExtension?: string | null;
+            OtherPhoneExtension?: string | null;
+            PhoneExtension?: string | null;
+            WorkPhone?: string | null;
+            HomePhone?: string | null;
+            OtherPhone?: string | null;
+            MobilePhone?: string | null;
+            Fax?: string | null;
+            Phone?: string | null;
+            PhysicalLine1?: string | null;
+            PhysicalLine2?: string | null;
+            PhysicalCity?: string | null;
+            PhysicalState?: string | null;
+            PhysicalZip?: string | null;
+            PhysicalCountry?: string | null;
+            MailingLine1?: string | null;
+            MailingLine2?: string | null;
+            MailingCity?: string | null;
+            MailingState?: string | null;
+            MailingZip?: string | null;
+            MailingCountry?: string | null;
         };
         /** @description A SAML service provider as listed, and as answered by a save. */
         SamlServiceProviderCollectionItem: {
@@ -5976,6 +6431,586 @@ export interface operations {
             };
         };
     };
+    delete__api_partnersync_organization_delete: {
+        parameters: {
+            query: {
+                model: string;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_partnersync_organization_move: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_partnersync_organization_upsert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_partnersync_person_delete: {
+        parameters: {
+            query: {
+                model: string;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_partnersync_person_move: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_partnersync_person_upsert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get__api_login_aboutme: {
         parameters: {
             query?: never;
@@ -8650,6 +9685,161 @@ export interface operations {
             };
             /** @description No valid credential. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_partnersync_getchangessince_utcdatetime_: {
+        parameters: {
+            query?: {
+                after?: string | null;
+                take?: number | null;
+            };
+            header?: never;
+            path: {
+                utcdatetime: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerChangesPage"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_partnersync_getcontactauditbynationalid_nationalid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                nationalid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerAudit"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
