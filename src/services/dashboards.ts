@@ -32,7 +32,8 @@ function sql<T>(ctx: RequestContext, text: string, params: unknown[]): Promise<T
 }
 
 const count = (value: unknown): number => Number(value ?? 0);
-const moneyText = (value: unknown): string => toMoneyString(String(value ?? '0'));
+/** A numeric column (pg answers numeric as text) as money text. */
+const moneyText = (value: string | number | null | undefined): string => toMoneyString(value ?? '0');
 const point = (label: string, values: number[], id: number | null = null): ChartDataPoint => ({ Label: label, Id: id, Values: values });
 const stat = (name: string, value: string | number | null, hint: string | null = null): ScoreboardDatapoint => ({
   Name: name, Value: value === null ? null : String(value), Hint: hint,
@@ -73,8 +74,9 @@ function countedMemberships(tenantId: number, typeId: number | null): { cte: str
       select m.membership_type_id, m.start_date, m.end_date,
         row_number() over w > 1 as renewal,
         lead(m.id) over w is not null as followed
-      from membership m join contact c on c.id = m.contact_id and c.deleted_at is null
+      from membership m
       where m.tenant_id = ? and m.status <> 'pending' and (?::int is null or m.membership_type_id = ?)
+        and not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null)
       window w as (partition by m.contact_id, m.membership_type_id order by m.start_date, m.id))`,
     params: [tenantId, typeId, typeId],
   };
@@ -82,25 +84,49 @@ function countedMemberships(tenantId: number, typeId: number | null): { cte: str
 
 interface MonthRow { month: string; new: number; renewed: number; dropped: number; total: number }
 
-/** New, renewed, dropped and total memberships of each of the last 12 months: one statement. */
+/**
+ * New, renewed, dropped and total memberships of each of the last 12 months: one statement that
+ * reads the memberships once. Starts count by their month (up to today), drops by their end's
+ * month (before today). For the totals each membership covers a span of month ends — from its
+ * start's month (or the window's first) to the last month whose last day (today, for this month)
+ * it still covers — and the statement counts spans by the month they begin and the month they
+ * end; the total of month k is then the spans begun by k less those ended before k. Rows are
+ * grouped by day first and only those groups are turned into months (per-row date arithmetic
+ * cost more than the rest of the statement).
+ */
 async function membershipMonths(ctx: RequestContext, typeId: number | null, today = todayUtc()): Promise<MonthRow[]> {
-  const { first, last } = lastTwelveMonths(today);
+  const { first } = lastTwelveMonths(today);
   const counted = countedMemberships(ctx.tenantId, typeId);
-  const rows = await sql<Record<string, unknown>>(ctx, `
+  const rows = await sql<{ kind: string; month: string; a: string; b: string }>(ctx, `
     with ${counted.cte},
-    months as (
-      select g::date as first, (g + interval '1 month')::date as next, least((g + interval '1 month')::date - 1, ?::date) as snapshot
-      from generate_series(?::timestamp, ?::timestamp, interval '1 month') g)
-    select to_char(mo.first, 'YYYY-MM') as month,
-      count(x.start_date) filter (where x.start_date >= mo.first and not x.renewal) as new,
-      count(x.start_date) filter (where x.start_date >= mo.first and x.renewal) as renewed,
-      count(x.start_date) filter (where not x.followed and x.end_date < mo.next and x.end_date < ?::date) as dropped,
-      count(x.start_date) filter (where x.start_date <= mo.snapshot and (x.end_date is null or x.end_date >= mo.snapshot)) as total
-    from months mo
-    left join counted x on x.start_date < mo.next and (x.end_date is null or x.end_date >= mo.first)
-    group by mo.first order by mo.first`,
-  [...counted.params, today, first, last, today]);
-  return rows.map((row) => ({ month: String(row.month), new: count(row.new), renewed: count(row.renewed), dropped: count(row.dropped), total: count(row.total) }));
+    days as materialized (
+      select start_date, case when end_date < ?::date then end_date end as ended, renewal, followed from counted),
+    spans as (
+      select from_day, n, case when ended is null then ?::date
+          when ended + 1 = date_trunc('month', ended + 1)::date then ended
+          else date_trunc('month', ended)::date - 1 end as to_day
+      from (select greatest(start_date, ?::date) as from_day, ended, count(*) as n from days
+            where start_date <= ?::date and (ended is null or ended >= ?::date) group by 1, 2) g)
+    select 'started' as kind, to_char(day, 'YYYY-MM') as month, sum(a) as a, sum(b) as b
+      from (select start_date as day, count(*) filter (where not renewal) as a, count(*) filter (where renewal) as b
+            from days where start_date >= ?::date and start_date <= ?::date group by start_date) s group by 2
+    union all
+    select 'dropped', to_char(ended, 'YYYY-MM'), sum(n), 0
+      from (select ended, count(*) as n from days where not followed and ended >= ?::date group by ended) s group by 2
+    union all
+    select 'from', to_char(from_day, 'YYYY-MM'), sum(n), 0 from spans where from_day <= to_day and to_day >= ?::date group by 2
+    union all
+    select 'to', to_char(to_day, 'YYYY-MM'), sum(n), 0 from spans where from_day <= to_day and to_day >= ?::date group by 2`,
+  [...counted.params, today, today, first, today, first, first, today, first, first, first]);
+  const figure = (kind: string, month: string, column: 'a' | 'b' = 'a') => count(rows.find((row) => row.kind === kind && row.month === month)?.[column]);
+  let running = 0;
+  return Array.from({ length: 12 }, (_, index) => {
+    const month = monthStart(today, index - 11).slice(0, 7);
+    running += figure('from', month);
+    const total = running;
+    running -= figure('to', month);
+    return { month, new: figure('started', month), renewed: figure('started', month, 'b'), dropped: figure('dropped', month), total };
+  });
 }
 
 type MonthFigure = 'new' | 'renewed' | 'dropped' | 'total';
@@ -131,8 +157,8 @@ async function typeCounts(ctx: RequestContext, today: string): Promise<{ id: num
   const rows = await sql<{ id: number; name: string; count: string }>(ctx, `
     select t.id, t.name, count(m.id) as count
     from membership_type t
-    left join (membership m join contact c on c.id = m.contact_id and c.deleted_at is null)
-      on m.membership_type_id = t.id and m.tenant_id = ? and ${RUNNING}
+    left join membership m
+      on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_type_id = t.id and m.tenant_id = ? and ${RUNNING}
     where t.tenant_id = ?
     group by t.id, t.name order by count(m.id) desc, t.name, t.id`,
   [ctx.tenantId, today, today, ctx.tenantId]);
@@ -153,14 +179,14 @@ export async function membershipTypeDistribution(ctx: RequestContext, id: string
     const rows = await sql<{ id: number | null; name: string; count: string }>(ctx, `
       select l.id, l.name, count(m.id) as count, l.sort_order
       from membership_level l
-      left join (membership m join contact c on c.id = m.contact_id and c.deleted_at is null)
-        on m.membership_level_id = l.id and m.tenant_id = ? and ${RUNNING}
+      left join membership m
+        on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_level_id = l.id and m.tenant_id = ? and ${RUNNING}
       where l.tenant_id = ? and l.membership_type_id = ?
       group by l.id, l.name, l.sort_order
       union all
       select null, '(no level)', count(*), null
-      from membership m join contact c on c.id = m.contact_id and c.deleted_at is null
-      where m.tenant_id = ? and m.membership_type_id = ? and m.membership_level_id is null and ${RUNNING}
+      from membership m
+      where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and m.membership_type_id = ? and m.membership_level_id is null and ${RUNNING}
       order by 4 nulls last, 2, 1`,
     [ctx.tenantId, today, today, ctx.tenantId, typeId, ctx.tenantId, typeId, today, today]);
     points = rows.map((row) => point(row.name, [count(row.count)], row.id));
@@ -179,10 +205,9 @@ export async function membershipCategories(ctx: RequestContext): Promise<ChartDa
   const rows = await sql<{ level_id: number | null; type_name: string; level_name: string | null; count: string }>(ctx, `
     select l.id as level_id, t.name as type_name, l.name as level_name, count(*) as count
     from membership m
-    join contact c on c.id = m.contact_id and c.deleted_at is null
     join membership_type t on t.id = m.membership_type_id
     left join membership_level l on l.id = m.membership_level_id
-    where m.tenant_id = ? and ${RUNNING}
+    where m.tenant_id = ? and ${RUNNING} and not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null)
     group by t.id, t.name, l.id, l.name, l.sort_order
     order by t.name, t.id, l.sort_order nulls last, l.name`,
   [ctx.tenantId, today, today]);
@@ -214,8 +239,8 @@ export async function overallMembershipStats(ctx: RequestContext, id: string | n
       count(*) filter (where start_date >= ?::date and start_date <= ?::date and not renewal) as new,
       count(*) filter (where start_date >= ?::date and start_date <= ?::date and renewal) as renewed,
       count(*) filter (where end_date >= ?::date and end_date < ?::date and not followed) as dropped,
-      (select count(*) from membership m join contact c on c.id = m.contact_id and c.deleted_at is null
-        where m.tenant_id = ? and m.status = 'pending' and (?::int is null or m.membership_type_id = ?)) as pending
+      (select count(*) from membership m
+        where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and m.status = 'pending' and (?::int is null or m.membership_type_id = ?)) as pending
     from counted`,
   [...counted.params, today, today, yearStart, today, yearStart, today, yearStart, today, ctx.tenantId, typeId, typeId]);
   const renewed = count(row.renewed);
@@ -296,8 +321,8 @@ export async function openInvoicesQuickLook(ctx: RequestContext): Promise<QuickL
 export async function pendingApplicationsQuickLook(ctx: RequestContext): Promise<QuickLookData> {
   const [row] = await sql<Record<string, string | null>>(ctx, `
     select count(*) as pending, to_char(min(m.created_at at time zone 'UTC'), 'YYYY-MM-DD') as oldest
-    from membership m join contact c on c.id = m.contact_id and c.deleted_at is null
-    where m.tenant_id = ? and m.status = 'pending'`,
+    from membership m
+    where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and m.status = 'pending'`,
   [ctx.tenantId]);
   return {
     Value: String(count(row.pending)), Heading: 'Pending applications',
@@ -515,7 +540,7 @@ export async function overallStats(ctx: RequestContext): Promise<TaskDynamic> {
     select
       (select count(*) from contact where tenant_id = ? and deleted_at is null and kind = 'person') as people,
       (select count(*) from contact where tenant_id = ? and deleted_at is null and kind = 'organization') as organizations,
-      (select count(*) from membership m join contact c on c.id = m.contact_id and c.deleted_at is null where m.tenant_id = ? and ${RUNNING}) as members,
+      (select count(*) from membership m where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and ${RUNNING}) as members,
       (select count(*) from membership_type where tenant_id = ? and is_active) as types,
       (select count(*) from invoice where tenant_id = ? and status = 'open') as open_invoices,
       (select coalesce(sum(total - amount_paid), 0) from invoice where tenant_id = ? and status = 'open') as balance,
@@ -547,7 +572,7 @@ export async function tenantDashboardStats(ctx: RequestContext): Promise<TaskDyn
     membershipMonths(ctx, null, today),
     sql<Record<string, string>>(ctx, `
       select
-        (select count(*) from membership m join contact c on c.id = m.contact_id and c.deleted_at is null where m.tenant_id = ? and m.status = 'pending') as pending,
+        (select count(*) from membership m where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and m.status = 'pending') as pending,
         (select count(*) from invoice where tenant_id = ? and invoice_date >= ?::date and invoice_date <= ?::date) as invoiced,
         (select coalesce(sum(amount), 0) from payment where tenant_id = ? and paid_at >= ?::timestamptz) as received,
         (select count(*) from dashboard_project where tenant_id = ? and status = 'completed' and completed_date >= ?::date and completed_date <= ?::date) as completed,
@@ -567,4 +592,3 @@ export async function tenantDashboardStats(ctx: RequestContext): Promise<TaskDyn
     stat('Wins', count(row.wins), 'Sales opportunities won this month'),
   ]);
 }
-
