@@ -8,8 +8,10 @@ import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
 import { commerceArea } from './commerce.js';
 import { dashboardsArea } from './dashboards.js';
+import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
@@ -29,6 +31,8 @@ export const areas: readonly Area[] = [
   callbacksArea,
   benefitPackagesArea,
   commerceArea,
+  requestGuardsArea,
+  eventsArea,
   dashboardsArea,
 ];
 

@@ -16,9 +16,17 @@ const problemResponses = {
   404: 'Not found (also for records of another tenant).',
   409: 'Conflict: stale AuditId or a duplicate.',
   415: 'The body is not application/json.',
-  429: 'Rate limited.',
+  422: 'The Idempotency-Key was used for a different request.',
+  429: 'Rate limited (anonymous callers of public operations, per client address): see Retry-After.',
   503: 'The database is unreachable.',
 } as const;
+
+/** Writes of signed-in callers take an Idempotency-Key (src/core/idempotency.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description: 'Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), ' +
+    'the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After.',
+};
 
 /**
  * The OpenAPI 3.1 document of every routed operation, made from the route table and the
@@ -41,6 +49,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
   for (const route of routes) {
     const { row } = route;
     const { access } = route;
+    const idempotent = row.method !== 'GET' && !access.public;
     const pathParams = route.segments.flatMap((segment) => ('param' in segment ? [segment] : []));
     const parameters = [
       ...pathParams.map((segment) => ({
@@ -52,6 +61,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         description: arg.description ?? undefined,
         schema: typeSchema(arg.type),
       })),
+      ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
     ];
     const openApiPath = row.path.replace(/\{([^}=]+)=null\}/g, '{$1}');
     const success = row.emptyResponse
@@ -61,6 +71,8 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       .filter(([status]) => (status !== '401' && status !== '403') || !access.public)
       .filter(([status]) => status !== '403' || access.roles.length > 0)
       .filter(([status]) => status !== '415' || route.bodyArg)
+      .filter(([status]) => status !== '422' || idempotent)
+      .filter(([status]) => status !== '429' || access.public)
       .map(([status, description]) => [status, { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }]));
     (paths[openApiPath] ??= {})[row.method.toLowerCase()] = {
       operationId: `${row.method.toLowerCase()}_${route.fieldName}`,
