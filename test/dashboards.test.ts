@@ -6,6 +6,7 @@ import { Invoice, Payment } from '../src/entities/commerce.js';
 import { DashboardProject, DashboardSalesOpportunity } from '../src/entities/dashboards.js';
 import { FileContent, StoredFile } from '../src/entities/file.js';
 import { StoredImage } from '../src/entities/image.js';
+import { Event, EventRegistration, EventRegistrationOrder, EventRegistrationType } from '../src/entities/event.js';
 import { Login } from '../src/entities/login.js';
 import { Membership, MembershipLevel, MembershipType } from '../src/entities/membership.js';
 import { seedAreas } from '../src/services/demo.js';
@@ -32,7 +33,7 @@ const inThisYear = (day: string) => day >= YEAR_START && day <= TODAY;
 const daysBetween = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 86_400_000;
 
 interface Fixture {
-  gold: number; basic: number; platinum: number; silver: number; org: number; sam: number; mia: number;
+  gold: number; basic: number; platinum: number; silver: number; org: number; sam: number; mia: number; event: number;
 }
 
 /**
@@ -107,8 +108,29 @@ async function seedFixture(tenantId: number, key: string): Promise<Fixture> {
   opportunity('o5', 'lead', sam, '5000.00', d(0, 1), null);
   opportunity('o6', 'proposal', null, '750.25', d(-1, 3), null);
   opportunity('o7', 'won', null, '100.00', d(-13, 1), d(-12, 1)); // before the 12-month window
+
+  // Events: e1 open and coming (capacity 10; Member 50.00, Guest 75.00), e2 a coming draft, e3 held already, e4 cancelled.
+  const inDays = (days: number) => new Date(Date.now() + days * 86_400_000);
+  const event = (name: string, status: Event['status'], startsAt: Date, capacity: number | null = null) =>
+    em.create(Event, { tenant, name, status, startsAt, endsAt: new Date(startsAt.getTime() + 3_600_000), capacity });
+  const e1 = event('e1', 'open', inDays(30), 10);
+  event('e2', 'draft', inDays(60));
+  const e3 = event('e3', 'open', inDays(-10));
+  event('e4', 'cancelled', inDays(20));
+  const memberType = em.create(EventRegistrationType, { tenant, event: e1, name: 'Member', price: '50.00', sortOrder: 1 });
+  const guestType = em.create(EventRegistrationType, { tenant, event: e1, name: 'Guest', price: '75.00', sortOrder: 2 });
+  const standard = em.create(EventRegistrationType, { tenant, event: e3, name: 'Standard', price: '20.00' });
+  const order1 = em.create(EventRegistrationOrder, { tenant, event: e1, billingContact: p1, idempotencyKey: 'order-1', total: '250.00' });
+  const order3 = em.create(EventRegistrationOrder, { tenant, event: e3, billingContact: p2, idempotencyKey: 'order-3', total: '20.00' });
+  const registration = (order: EventRegistrationOrder, type: EventRegistrationType, contact: Contact, amount: string, status: EventRegistration['status'], createdAt = new Date()) =>
+    em.create(EventRegistration, { tenant, event: order.event, order, registrationType: type, contact, amount, status, createdAt });
+  registration(order1, memberType, p1, '50.00', 'registered');
+  registration(order1, memberType, p2, '50.00', 'registered');
+  registration(order1, guestType, p3, '75.00', 'registered');
+  registration(order1, guestType, p4, '75.00', 'cancelled');
+  registration(order3, standard, p2, '20.00', 'registered', new Date(`${d(-2, 10)}T12:00:00Z`));
   await em.flush();
-  return { gold: gold.id, basic: basic.id, platinum: platinum.id, silver: silver.id, org: org.id, sam: sam.id, mia: mia.id };
+  return { gold: gold.id, basic: basic.id, platinum: platinum.id, silver: silver.id, org: org.id, sam: sam.id, mia: mia.id, event: e1.id };
 }
 
 /**
@@ -242,6 +264,22 @@ describe('quick looks', () => {
   });
 });
 
+describe('event widgets', () => {
+  it('counts pending events and charts attendee registrations, of every event and of one', async () => {
+    expect(await body('eventspendingql')).toMatchObject({ Value: '2', Heading: 'Pending events', SubHeading: '1 not yet open, 3 registered attendees' });
+    const all = await body('eventattendeeregistrations/0');
+    expect(all.series).toEqual(['Registrations', 'Amount']);
+    expect(byLabel(all)).toEqual(Object.fromEntries(MONTHS.map((month, index) => [month, ({ 9: [1, 20], 11: [3, 175] } as Record<number, number[]>)[index] ?? [0, 0]])));
+    expect(stats(all.extraStats)).toEqual({ Total: '4' });
+    const one = await body(`eventattendeeregistrations/${fixture.event}`);
+    expect(one.data.map((item: { Label: string; Values: number[] }) => [item.Label, item.Values])).toEqual([['Member', [2, 100]], ['Guest', [1, 75]]]);
+    expect(stats(one.extraStats)).toEqual({ Registered: '3', Cancelled: '1', Capacity: '10', 'Seats left': '7' });
+    expect((await get('eventattendeeregistrations/987654')).status).toBe(404);
+    const viaGraphql = await graphql(server, `{ dashboardEventAttendeeRegistrations(id: "${fixture.event}") { extraStats { Name Value } } }`, {}, acme.staffToken);
+    expect(stats(viaGraphql.body.data.dashboardEventAttendeeRegistrations.extraStats)).toMatchObject({ Registered: '3' });
+  });
+});
+
 describe('project widgets', () => {
   it('charts projects started and completed this month and this year, and keeps the project scoreboard', async () => {
     const started = await body('newprojectsthismonth');
@@ -329,14 +367,14 @@ describe('TaskDynamic answers', () => {
     // People: P1-P5 and the two logins' contacts (P6 is deleted).
     expect(stats(overall.Result)).toEqual({
       People: '7', Organizations: '2', Members: '4', 'Membership types': '2', 'Open invoices': '2', 'Open balance': '120.50',
-      'Received this year': '50.00', 'Active projects': '2', 'Open opportunities': '2', Pipeline: '5750.25',
+      'Received this year': '50.00', 'Upcoming events': '2', 'Active projects': '2', 'Open opportunities': '2', Pipeline: '5750.25',
     });
     const month = await body('tenantdashboardstats');
     expect(month.Status).toBe('RanToCompletion');
     const invoicedThisMonth = [d(-1, 1), TODAY, d(0, 1)].filter((day) => day >= d(0, 1)).length;
     expect(stats(month.Result)).toEqual({
       'New members': '1', Renewals: '0', Dropped: '0', Members: '4', 'Pending applications': '1', 'Invoices raised': String(invoicedThisMonth),
-      Received: '50.00', 'Projects completed': '1', Wins: '1',
+      Received: '50.00', 'Projects completed': '1', Wins: '1', 'Event registrations': '3',
     });
     const viaGraphql = await graphql(server, '{ dashboardOverallStats { Status System_IAsyncResult_CompletedSynchronously Result { Name Value } } }', {}, acme.staffToken);
     expect(viaGraphql.body.data.dashboardOverallStats).toMatchObject({ Status: 'RanToCompletion', System_IAsyncResult_CompletedSynchronously: true });
@@ -435,7 +473,7 @@ function widgetPaths(own: Fixture): string[] {
     'newmemberships/0', `newmemberships/${own.gold}`, 'renewedmemberships', 'droppedmemberships/0', `droppedmemberships/${own.basic}`, 'totalmemberships/0',
     `totalmemberships/${own.gold}`, 'membershipstypedistribution/0', `membershipstypedistribution/${own.gold}`, 'membershipcategories', 'membershipmonthly',
     'overallmembershipstats/0', `overallmembershipstats/${own.basic}`, 'overallorgstats/0', `overallorgstats/${own.org}`,
-    'openinvoicesqlwidget', 'pendingapplicationsql', 'pendingwebcontentql',
+    'openinvoicesqlwidget', 'pendingapplicationsql', 'pendingwebcontentql', 'eventspendingql', 'eventattendeeregistrations/0', `eventattendeeregistrations/${own.event}`,
     'newprojectsthismonth', 'newprojectsthisyear', 'projectscompletedthismonth', 'projectscompletedthisyear', 'projectsactivecurrentmonth',
     'saleswinsbymonth', 'wins%20by%20sales%20person', 'salesvelocity/0', `salesvelocity/${own.sam}`, 'salesfunnelstatscurrentyear',
     'overallstats', 'tenantdashboardstats',
@@ -463,7 +501,7 @@ describe('tenant isolation of every figure', () => {
     expect(await snapshot(acme, fixture)).toEqual(before);
     // The other tenant sees its own copy of the fixture plus its demo records, not ours.
     expect((await body('overallstats', other.staffToken)).Result).not.toEqual(before.overallstats);
-    for (const path of [`newmemberships/${fixture.gold}`, `membershipstypedistribution/${fixture.basic}`, `overallorgstats/${fixture.org}`, `salesvelocity/${fixture.sam}`]) {
+    for (const path of [`eventattendeeregistrations/${fixture.event}`, `newmemberships/${fixture.gold}`, `membershipstypedistribution/${fixture.basic}`, `overallorgstats/${fixture.org}`, `salesvelocity/${fixture.sam}`]) {
       expect({ path, status: (await get(path, other.staffToken)).status }).toEqual({ path, status: 404 });
     }
     expect(theirs.gold).not.toBe(fixture.gold);
@@ -480,7 +518,7 @@ describe('statements per widget', () => {
     const first: Record<string, number> = {};
     for (const path of widgetPaths(fixture)) first[path] = await cost(path);
     // Credential lookup + the widget's one statement; + one where {id} names a record to check; two for the monthly summary and the month's TaskDynamic.
-    const withId = (path: string) => /\/[1-9]\d*$/.test(path) && !path.startsWith('overallorgstats');
+    const withId = (path: string) => /\/[1-9]\d*$/.test(path) && !path.startsWith('overallorgstats') && !path.startsWith('eventattendeeregistrations');
     for (const [path, statements] of Object.entries(first)) {
       const expected = 2 + (withId(path) ? 1 : 0) + (path === 'membershipmonthly' || path === 'tenantdashboardstats' ? 1 : 0);
       expect({ path, statements }).toEqual({ path, statements: expected });
@@ -498,7 +536,7 @@ describe('timing on a tenant with 10,000 contacts and 20,000 memberships', () =>
     await server.orm.em.getConnection().execute('analyze');
     const sam = await server.orm.em.fork().findOneOrFail(Login, { email: 'staff@dash-big.example' }, { filters: false });
     const lines: string[] = [];
-    for (const path of widgetPaths({ gold: first, basic: second, platinum: 0, silver: 0, org: 0, sam: sam.id, mia: 0 })) {
+    for (const path of widgetPaths({ gold: first, basic: second, platinum: 0, silver: 0, org: 0, sam: sam.id, mia: 0, event: 0 })) {
       const times: number[] = [];
       for (let run = 0; run < 7; run++) {
         const started = process.hrtime.bigint();

@@ -68,6 +68,20 @@ export class DashboardResolver {
   }
 
   @Authorized('staff')
+  @Query(() => QuickLookData, { description: 'Pending events: events still to come (starting after now) that are open or still drafts; the SubHeading says how many are drafts and how many attendees they have.' })
+  dashboardPendingEvents(@Ctx() ctx: RequestContext) {
+    return dashboards.pendingEventsQuickLook(ctx);
+  }
+
+  @Authorized('staff')
+  @Query(() => ChartData, {
+    description: 'Attendee registrations (cancelled ones not counted). Every event: by the month they were made (UTC), the last 12 months. One event: per registration type (point Id: the type), with Registered, Cancelled, Capacity and Seats left.',
+  })
+  dashboardEventAttendeeRegistrations(@Ctx() ctx: RequestContext, @Arg('id', () => String, { nullable: true, description: 'An event\'s id; 0, "all" or absent: every event. Another id is 404.' }) id?: string | null) {
+    return dashboards.eventAttendeeRegistrations(ctx, id);
+  }
+
+  @Authorized('staff')
   @Query(() => QuickLookData, { description: 'Open invoices: how many, what they still owe, how many are past due.' })
   dashboardOpenInvoices(@Ctx() ctx: RequestContext) {
     return dashboards.openInvoicesQuickLook(ctx);

@@ -3,6 +3,7 @@ import type { RouteRow } from './route-table.js';
 /** The documented dashboard summaries (all GET, no body). `wins by sales person` really has spaces: clients send %20. */
 export const dashboardRoutes: RouteRow[] = [
   { method: 'GET', path: '/api/summary/droppedmemberships/{id}', field: 'Query.dashboardDroppedMemberships' },
+  { method: 'GET', path: '/api/summary/eventattendeeregistrations/{id}', field: 'Query.dashboardEventAttendeeRegistrations' },
   { method: 'GET', path: '/api/summary/membershipcategories', field: 'Query.dashboardMembershipCategories' },
   { method: 'GET', path: '/api/summary/membershipstypedistribution/{id}', field: 'Query.dashboardMembershipTypeDistribution' },
   { method: 'GET', path: '/api/summary/newmemberships/{id}', field: 'Query.dashboardNewMemberships' },
@@ -15,6 +16,7 @@ export const dashboardRoutes: RouteRow[] = [
   { method: 'GET', path: '/api/summary/saleswinsbymonth', field: 'Query.dashboardSalesWinsByMonth' },
   { method: 'GET', path: '/api/summary/totalmemberships/{id}', field: 'Query.dashboardTotalMemberships' },
   { method: 'GET', path: '/api/summary/wins by sales person', field: 'Query.dashboardWinsBySalesPerson' },
+  { method: 'GET', path: '/api/summary/eventspendingql', field: 'Query.dashboardPendingEvents' },
   { method: 'GET', path: '/api/summary/openinvoicesqlwidget', field: 'Query.dashboardOpenInvoices' },
   { method: 'GET', path: '/api/summary/pendingapplicationsql', field: 'Query.dashboardPendingApplications' },
   { method: 'GET', path: '/api/summary/pendingwebcontentql', field: 'Query.dashboardPendingWebContent' },

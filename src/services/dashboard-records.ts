@@ -8,6 +8,7 @@ import { parseMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
 import { deleteRecord, readOr404, saveRecord } from '../core/records.js';
 import { Contact } from '../entities/contact.js';
 import { DashboardProject, DashboardSalesOpportunity, type ProjectStatus, type SalesStage } from '../entities/dashboards.js';
+import { Event, EventRegistration, EventRegistrationOrder, EventRegistrationType } from '../entities/event.js';
 import { Login } from '../entities/login.js';
 import { Membership, MembershipType } from '../entities/membership.js';
 import type { Tenant } from '../entities/tenant.js';
@@ -124,8 +125,8 @@ function toOpportunity(row: OpportunityRow): SalesOpportunity {
 }
 
 /**
- * Demo: a membership type with members (new, renewed and dropped ones), a project of each state
- * and sales opportunities at each stage, so every dashboard widget has something to count.
+ * Demo: a membership type with members (new, renewed and dropped ones), an event with an attendee,
+ * projects in several states and sales opportunities at several stages, so every dashboard widget has something to count.
  */
 export async function seedDashboards(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
   const today = todayUtc();
@@ -143,6 +144,12 @@ export async function seedDashboards(em: EntityManager, tenant: Tenant, marker: 
   em.create(DashboardProject, { tenant, name: `Website ${marker}`, description: `Demo ${marker}`, status: 'active', startDate: thisMonth, dueDate: monthStart(today, 2) });
   em.create(DashboardProject, { tenant, name: `Gala ${marker}`, status: 'completed', startDate: lastMonth, completedDate: today });
   em.create(DashboardProject, { tenant, name: `Survey ${marker}`, status: 'planned', startDate: today });
+  // An upcoming event with one attendee, for the event widgets.
+  const startsAt = new Date(`${monthStart(today, 1)}T18:00:00Z`);
+  const event = em.create(Event, { tenant, name: `Gala ${marker}`, description: `Demo ${marker}`, startsAt, endsAt: new Date(startsAt.getTime() + 3 * 3600_000), status: 'open', capacity: 100 });
+  const registrationType = em.create(EventRegistrationType, { tenant, event, name: `Member ${marker}`, price: '50.00' });
+  const order = em.create(EventRegistrationOrder, { tenant, event, billingContact: nora, idempotencyKey: 'dashboards-demo', total: '50.00' });
+  em.create(EventRegistration, { tenant, event, order, contact: nora, registrationType, amount: '50.00' });
   // The tenant's first login, if it has one yet, works the demo opportunities.
   const salesPerson = await em.findOne(Login, { tenant }, { filters: false, orderBy: { id: 'asc' } });
   const stages: [SalesStage, string][] = [['lead', '500.00'], ['proposal', '2500.00'], ['won', '1200.50'], ['lost', '800.00']];

@@ -346,6 +346,76 @@ export async function pendingWebContentQuickLook(ctx: RequestContext): Promise<Q
 }
 
 // ---------------------------------------------------------------------------------------------
+// Events
+
+/**
+ * Pending events: those still to come (starting after now) that are not cancelled or closed —
+ * open for registration or still drafts — and their active registrations.
+ */
+export async function pendingEventsQuickLook(ctx: RequestContext): Promise<QuickLookData> {
+  const [row] = await sql<Record<string, string>>(ctx, `
+    select count(*) as pending, count(*) filter (where e.status = 'draft') as drafts,
+      coalesce(sum((select count(*) from event_registration r where r.tenant_id = ? and r.event_id = e.id and r.status = 'registered')), 0) as registrations
+    from event e where e.tenant_id = ? and e.status in ('draft', 'open') and e.starts_at > now()`,
+  [ctx.tenantId, ctx.tenantId]);
+  return {
+    Value: String(count(row.pending)), Heading: 'Pending events',
+    SubHeading: `${count(row.drafts)} not yet open, ${count(row.registrations)} registered attendees`, Action: 'events: upcoming',
+  };
+}
+
+/**
+ * Attendee registrations. Of every event (`{id}` 0, all or absent): active registrations by the
+ * month they were made (UTC), the last 12 months. Of one event (its id; 404 for any other): its
+ * active registrations per registration type (point Id: the type), with the capacity and seats left.
+ */
+export async function eventAttendeeRegistrations(ctx: RequestContext, id: string | null | undefined): Promise<ChartData> {
+  const eventId = parseScope(id);
+  if (eventId === null) {
+    const today = todayUtc();
+    const { first, last } = lastTwelveMonths(today);
+    const rows = await sql<{ month: string; registrations: string; amount: string }>(ctx, `
+      select to_char(g, 'YYYY-MM') as month, count(r.id) as registrations, coalesce(sum(r.amount), 0) as amount
+      from generate_series(?::timestamp, ?::timestamp, interval '1 month') g
+      left join event_registration r on r.tenant_id = ? and r.status = 'registered'
+        and r.created_at >= (g at time zone 'UTC') and r.created_at < ((g + interval '1 month') at time zone 'UTC')
+      group by g order by g`,
+    [first, last, ctx.tenantId]);
+    const total = rows.reduce((sum, row) => sum + count(row.registrations), 0);
+    return {
+      series: ['Registrations', 'Amount'],
+      data: rows.map((row) => point(row.month, [count(row.registrations), toMoneyNumber(String(row.amount))])),
+      extraStats: [stat('Total', total, 'Attendee registrations made in the last 12 months (cancelled ones not counted)')],
+    };
+  }
+  const rows = await sql<{ type_id: number | null; name: string | null; registrations: string; amount: string; capacity: number | null; cancelled: string }>(ctx, `
+    select t.id as type_id, t.name, count(r.id) filter (where r.status = 'registered') as registrations,
+      coalesce(sum(r.amount) filter (where r.status = 'registered'), 0) as amount, e.capacity,
+      (select count(*) from event_registration c where c.tenant_id = e.tenant_id and c.event_id = e.id and c.status = 'cancelled') as cancelled
+    from event e
+    left join event_registration_type t on t.event_id = e.id and t.tenant_id = e.tenant_id
+    left join event_registration r on r.registration_type_id = t.id and r.tenant_id = e.tenant_id and r.event_id = e.id
+    where e.tenant_id = ? and e.id = ?
+    group by e.id, e.tenant_id, e.capacity, t.id, t.name, t.sort_order
+    order by t.sort_order, t.name, t.id`,
+  [ctx.tenantId, eventId]);
+  if (rows.length === 0) throw new NotFound('The event');
+  const types = rows.filter((row) => row.type_id !== null);
+  const registered = types.reduce((sum, row) => sum + count(row.registrations), 0);
+  const capacity = rows[0].capacity;
+  return {
+    series: ['Registrations', 'Amount'],
+    data: types.map((row) => point(row.name ?? '', [count(row.registrations), toMoneyNumber(String(row.amount))], row.type_id)),
+    extraStats: [
+      stat('Registered', registered, 'Active attendee registrations'),
+      stat('Cancelled', count(rows[0].cancelled), 'Cancelled registrations'),
+      stat('Capacity', capacity, 'Attendee seats (none: unlimited)'),
+      stat('Seats left', capacity === null ? null : Math.max(0, capacity - registered), 'Capacity less active registrations (none: unlimited)'),
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Projects
 
 type Period = 'month' | 'year';
@@ -545,10 +615,11 @@ export async function overallStats(ctx: RequestContext): Promise<TaskDynamic> {
       (select count(*) from invoice where tenant_id = ? and status = 'open') as open_invoices,
       (select coalesce(sum(total - amount_paid), 0) from invoice where tenant_id = ? and status = 'open') as balance,
       (select coalesce(sum(amount), 0) from payment where tenant_id = ? and paid_at >= ?::timestamptz) as received,
+      (select count(*) from event where tenant_id = ? and status in ('draft', 'open') and starts_at > now()) as events,
       (select count(*) from dashboard_project where tenant_id = ? and status = 'active') as projects,
       (select count(*) from dashboard_sales_opportunity where tenant_id = ? and stage in (${OPEN_SALES_STAGES.map(() => '?').join(', ')})) as opportunities,
       (select coalesce(sum(amount), 0) from dashboard_sales_opportunity where tenant_id = ? and stage in (${OPEN_SALES_STAGES.map(() => '?').join(', ')})) as pipeline`,
-  [tenant, tenant, tenant, today, today, tenant, tenant, tenant, tenant, `${yearStart}T00:00:00Z`, tenant, tenant, ...OPEN_SALES_STAGES, tenant, ...OPEN_SALES_STAGES]);
+  [tenant, tenant, tenant, today, today, tenant, tenant, tenant, tenant, `${yearStart}T00:00:00Z`, tenant, tenant, tenant, ...OPEN_SALES_STAGES, tenant, ...OPEN_SALES_STAGES]);
   return completedTask([
     stat('People', count(row.people), 'Person contacts'),
     stat('Organizations', count(row.organizations), 'Organization contacts'),
@@ -557,6 +628,7 @@ export async function overallStats(ctx: RequestContext): Promise<TaskDynamic> {
     stat('Open invoices', count(row.open_invoices), 'Invoices not yet paid in full'),
     stat('Open balance', moneyText(row.balance), 'What open invoices still owe'),
     stat('Received this year', moneyText(row.received), 'Payments less refunds since January 1 (UTC)'),
+    stat('Upcoming events', count(row.events), 'Events still to come, open or in draft'),
     stat('Active projects', count(row.projects), 'Projects in progress'),
     stat('Open opportunities', count(row.opportunities), 'Sales opportunities still being worked'),
     stat('Pipeline', moneyText(row.pipeline), 'Amount of the open sales opportunities'),
@@ -576,8 +648,9 @@ export async function tenantDashboardStats(ctx: RequestContext): Promise<TaskDyn
         (select count(*) from invoice where tenant_id = ? and invoice_date >= ?::date and invoice_date <= ?::date) as invoiced,
         (select coalesce(sum(amount), 0) from payment where tenant_id = ? and paid_at >= ?::timestamptz) as received,
         (select count(*) from dashboard_project where tenant_id = ? and status = 'completed' and completed_date >= ?::date and completed_date <= ?::date) as completed,
-        (select count(*) from dashboard_sales_opportunity where tenant_id = ? and stage = 'won' and closed_date >= ?::date and closed_date <= ?::date) as wins`,
-    [tenant, tenant, first, today, tenant, `${first}T00:00:00Z`, tenant, first, today, tenant, first, today]),
+        (select count(*) from dashboard_sales_opportunity where tenant_id = ? and stage = 'won' and closed_date >= ?::date and closed_date <= ?::date) as wins,
+        (select count(*) from event_registration where tenant_id = ? and status = 'registered' and created_at >= ?::timestamptz) as registrations`,
+    [tenant, tenant, first, today, tenant, `${first}T00:00:00Z`, tenant, first, today, tenant, first, today, tenant, `${first}T00:00:00Z`]),
   ]);
   const month = months[months.length - 1];
   return completedTask([
@@ -590,5 +663,6 @@ export async function tenantDashboardStats(ctx: RequestContext): Promise<TaskDyn
     stat('Received', moneyText(row.received), 'Payments less refunds this month'),
     stat('Projects completed', count(row.completed), 'Projects completed this month'),
     stat('Wins', count(row.wins), 'Sales opportunities won this month'),
+    stat('Event registrations', count(row.registrations), 'Attendee registrations made this month (cancelled ones not counted)'),
   ]);
 }
