@@ -136,7 +136,7 @@ async function seedFixture(tenantId: number, key: string): Promise<Fixture> {
 /**
  * `contacts` people with two memberships each (a year, then a renewal; every fifth renewal
  * cancelled after a month) spread over the last three years and three types, and as many projects
- * and sales opportunities as there are contacts, ten at a time: volume for statement counts and timing.
+ * and sales opportunities as there are contacts: volume for statement counts and timing.
  */
 async function seedBulk(tenantId: number, contacts: number): Promise<number[]> {
   const connection = server.orm.em.getConnection();
@@ -210,6 +210,9 @@ describe('membership widgets', () => {
     expect(byLabel(response.body.data.dashboardNewMemberships)).toEqual(monthly({ [-6]: 1, [-3]: 1, 0: 1 }));
     expect((await get('newmemberships/987654')).status).toBe(404);
     expect((await get('totalmemberships/abc')).status).toBe(404);
+    expect((await get(`newmemberships/${'9'.repeat(5000)}`)).status).toBe(404);
+    expect((await get('overallorgstats/-1')).status).toBe(404);
+    expect((await get('droppedmemberships/a%00b')).status).toBe(400);
     expect((await graphql(server, '{ dashboardDroppedMemberships(id: "987654") { series } }', {}, acme.staffToken)).status).toBe(404);
   });
 

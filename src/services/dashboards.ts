@@ -23,12 +23,15 @@ import type { ChartData, ChartDataPoint, DashboardMembership, QuickLookData, Sco
  *   running on the month's last day (today, for this month).
  * - Monthly charts cover the last 12 months, this month last; labels are yyyy-mm.
  * - `{id}` of the membership widgets selects a membership type (its id); `0`, `all` or nothing
- *   means every type. An id that is not one of the tenant's types is a 404.
+ *   means every type. An id that is not one of the tenant's types is a 404 (likewise the event,
+ *   organization and sales person ids of their widgets).
+ * - Event registrations count as recorded (cancelled ones never); invoices by their status;
+ *   projects and sales opportunities are this area's own records (GraphQL-managed).
  */
 
-/** A plain statement on the request's connection (in its transaction, if any). */
+/** A plain statement on the request's EntityManager (its SQL names the tenant itself). */
 function sql<T>(ctx: RequestContext, text: string, params: unknown[]): Promise<T[]> {
-  return ctx.em.getConnection().execute<T[]>(text, params, 'all', ctx.em.getTransactionContext());
+  return ctx.em.execute<T[]>(text, params);
 }
 
 const count = (value: unknown): number => Number(value ?? 0);
