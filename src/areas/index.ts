@@ -9,6 +9,7 @@ import { callbacksArea } from './callbacks.js';
 import { categoryListsArea } from './category-lists.js';
 import { chaptersArea } from './chapters.js';
 import { commerceArea } from './commerce.js';
+import { dashboardsArea } from './dashboards.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
@@ -38,6 +39,7 @@ export const areas: readonly Area[] = [
   categoryListsArea,
   chaptersArea,
   partnerSyncArea,
+  dashboardsArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -14,6 +14,7 @@ import { Commerce } from './0011-commerce.js';
 import { Chapters } from './0012-chapters.js';
 import { Events } from './0015-events.js';
 import { PartnerSync } from './0018-partner-sync.js';
+import { Dashboards } from './0019-dashboards.js';
 import { RequestGuards } from './0020-request-guards.js';
 
 /** Every migration, oldest first. */
@@ -32,5 +33,6 @@ export const migrations: MigrationObject[] = [
   { name: '0012-chapters', class: Chapters },
   { name: '0015-events', class: Events },
   { name: '0018-partner-sync', class: PartnerSync },
+  { name: '0019-dashboards', class: Dashboards },
   { name: '0020-request-guards', class: RequestGuards },
 ];
