@@ -12,6 +12,7 @@ import { loginArea } from './login.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
+import { storeArea } from './store.js';
 import { termsOfUseArea } from './terms-of-use.js';
 import { vendorsArea } from './vendors.js';
 
@@ -28,6 +29,7 @@ export const areas: readonly Area[] = [
   callbacksArea,
   benefitPackagesArea,
   commerceArea,
+  storeArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);
