@@ -136,6 +136,11 @@ function toOrderEntry(ctx: RequestContext, row: ItemRow, subItems: SubItemRow[])
   };
 }
 
+/** An integer array as a PostgreSQL array literal ('{1,2,3}'), bound as one parameter (the driver would spread a JS array). */
+function intArray(values: readonly number[]): string {
+  return `{${values.map((value) => Math.trunc(value)).join(',')}}`;
+}
+
 function parseSettings(text: string | null): unknown {
   if (!text) return null;
   try {
@@ -148,13 +153,14 @@ function parseSettings(text: string | null): unknown {
 /** POST …/storeitems/saveorder and …/membership/addons/saveorder: display order in one UPDATE (ids of other tenants, or not add-ons there, change nothing). */
 export async function saveStoreItemOrder(ctx: RequestContext, entries: StoreItemOrderEntryInput[], addonsOnly: boolean): Promise<boolean> {
   if (entries.length > MAX_PAGE_SIZE) throw BadInput.field('body', `must hold at most ${MAX_PAGE_SIZE} entries`);
+  if (entries.length === 0) return true;
   const ids = entries.map((entry) => entry.StoreItemId);
   const orders = entries.map((entry, index) => (entry.DisplayOrder?.trim() ? Number(entry.DisplayOrder) : index + 1));
   await ctx.em.execute(
     `UPDATE store_item s SET display_order = v.display_order, updated_at = now()
        FROM unnest(?::int[], ?::int[]) AS v(id, display_order)
       WHERE s.id = v.id AND s.tenant_id = ? AND s.retired_at IS NULL ${addonsOnly ? 'AND s.membership_addon' : ''}`,
-    [ids, orders, ctx.tenantId],
+    [intArray(ids), intArray(orders), ctx.tenantId],
   );
   return true;
 }
@@ -225,10 +231,10 @@ type ItemInput = StoreItemV0Input | StoreItemV1Input | StoreItemV2Input | StoreI
 /** POST /api/store/storeitems/{n}/save: creates (StoreItemId 0) or updates an item of that variant, by its own rules. */
 export async function saveStoreItem(ctx: RequestContext, variant: StoreItemVariant, input: ItemInput): Promise<ItemView> {
   const fields = await commonFields(ctx, input);
-  Object.assign(fields, await variantFields(ctx, variant, input));
   const method = fields.trackingMethod;
-  const subItems = variant === 0 ? (input as StoreItemV0Input).SubItems : undefined;
   if (method === 2 && variant !== 0) throw BadInput.field('InventoryTrackingMethodTypeId', 'tracking per sub-item is for products (variant 0) only');
+  Object.assign(fields, await variantFields(ctx, variant, input));
+  const subItems = variant === 0 ? (input as StoreItemV0Input).SubItems : undefined;
   if (subItems?.some((sub) => sub.Price != null)) subItems.forEach((sub, index) => sub.Price != null && parseMoney(sub.Price, `SubItems[${index}].Price`));
   const opening = input.InventoryRemaining?.trim() ? Number(input.InventoryRemaining) : 0;
 
@@ -396,7 +402,7 @@ async function galleryOf(ctx: RequestContext, storeItemId: number): Promise<Stor
   if (!rows.length) return [];
   const images = await ctx.em.getConnection().execute<{ id: number; file_id: number; caption: string | null; short_description: string | null }[]>(
     'SELECT id, file_id, caption, short_description FROM image WHERE tenant_id = ? AND id = ANY(?::int[])',
-    [ctx.tenantId, rows.map((row) => idOf(row.image))],
+    [ctx.tenantId, intArray(rows.map((row) => idOf(row.image)))],
   );
   const byId = new Map(images.map((image) => [image.id, image]));
   return rows.flatMap((row, index) => {
@@ -478,7 +484,7 @@ export async function orderStorePreImages(ctx: RequestContext, storeItemId: numb
       `UPDATE store_item_image g SET gallery_order = v.position, updated_at = now()
          FROM unnest(?::int[]) WITH ORDINALITY AS v(image_id, position)
         WHERE g.image_id = v.image_id AND g.store_item_id = ? AND g.tenant_id = ?`,
-      [ordered, storeItemId, ctx.tenantId],
+      [intArray(ordered), storeItemId, ctx.tenantId],
     );
   });
   return true;
@@ -491,10 +497,10 @@ export async function orderStorePreImages(ctx: RequestContext, storeItemId: numb
 export async function storeItemPurchaseHistory(ctx: RequestContext, storeItemId: number): Promise<StoreItemPurchaseHistory> {
   await readOr404(ctx, StoreItem, ['id'], storeItemId, NOUN);
   const rows = await ctx.em.getConnection().execute<{
-    order_id: number; purchase_date: Date; contact_id: number; contact_name: string | null; sub_name: string | null;
+    order_id: number; purchase_date: string; contact_id: number; contact_name: string | null; sub_name: string | null;
     quantity: number; backordered: number; unit_price: string; amount: string; status: string;
   }[]>(
-    `SELECT l.order_id, o.purchase_date, o.contact_id, o.contact_name, s.name AS sub_name, l.quantity, l.backordered, l.unit_price, l.amount, o.status
+    `SELECT l.order_id, to_char(o.purchase_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS purchase_date, o.contact_id, o.contact_name, s.name AS sub_name, l.quantity, l.backordered, l.unit_price, l.amount, o.status
        FROM store_order_line l JOIN store_order o ON o.id = l.order_id LEFT JOIN store_sub_item s ON s.id = l.sub_item_id
       WHERE l.tenant_id = ? AND l.store_item_id = ? ORDER BY o.purchase_date DESC, l.id DESC LIMIT 1000`,
     [ctx.tenantId, storeItemId],
@@ -502,7 +508,7 @@ export async function storeItemPurchaseHistory(ctx: RequestContext, storeItemId:
   return {
     StoreItemId: storeItemId,
     Items: rows.map((row) => ({
-      StorePurchaseId: row.order_id, PurchaseDate: new Date(row.purchase_date).toISOString(), ContactId: row.contact_id, ContactName: row.contact_name,
+      StorePurchaseId: row.order_id, PurchaseDate: row.purchase_date, ContactId: row.contact_id, ContactName: row.contact_name,
       SubItemName: row.sub_name, Quantity: row.quantity, Backordered: row.backordered, UnitPrice: toMoneyNumber(row.unit_price), Amount: toMoneyNumber(row.amount),
       PurchaseStatusId: row.status,
     })),
