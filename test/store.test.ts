@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { Membership, MembershipType } from '../src/entities/index.js';
-import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 
 // 401/403 on every operation, tenant isolation and the fuzz: test/sweeps.test.ts. Here: the store's own rules.
 let server: TestServer;
@@ -9,7 +9,7 @@ let acme: TestTenant;
 let memberContactId: number;
 
 beforeAll(async () => {
-  server = await startTestServer({ DATABASE_POOL_MAX: '20', LOG_LEVEL: 'error' });
+  server = await startRaceServer();
   acme = await createTestTenant(server, 'store');
   const [row] = await server.orm.em.fork().getConnection().execute<{ contact_id: number }[]>(
     'SELECT contact_id FROM login WHERE tenant_id = ? AND email = ?', [acme.id, 'member@store.example'],

@@ -6,7 +6,7 @@ import { today } from '../core/dates.js';
 import { BadInput, Conflict, Forbidden } from '../core/errors.js';
 import { allOf, idOf, leanRows } from '../core/lean-read.js';
 import { parseListOptions, listQuery, type ListSpec } from '../core/list-query.js';
-import { money, sumMoney, toCents, toMoneyNumber, toMoneyString, ZERO, type Money } from '../core/money.js';
+import { MAX_MONEY, money, sumMoney, toCents, toMoneyNumber, toMoneyString, ZERO, type Money } from '../core/money.js';
 import { assertCurrentVersion, deleteRecord, findOr404, inTransaction, readOr404 } from '../core/records.js';
 import { SaleableItem } from '../entities/commerce.js';
 import { Contact } from '../entities/contact.js';
@@ -185,6 +185,7 @@ export async function checkoutStoreOrder(ctx: RequestContext, input: StoreChecko
       exemptTaxOnShipping: settings.exemptTaxOnShipping, taxShippingOnNonTaxable: settings.includeNonTaxableItemsInTaxableShipping,
     };
     const totals = orderTotals(priced, rates, ships);
+    if (totals.grandTotal.greaterThan(MAX_MONEY)) throw BadInput.field('Items', `the order total would exceed ${MAX_MONEY.toFixed(2)}`);
     const order = ctx.em.create(StoreOrder, {
       tenant: ctx.tenantId, contact: contactId, contactName: input.ContactName?.trim() || contactName(contact), emailAddress: input.EmailAddress?.trim() || contact.email,
       phoneNumber: input.PhoneNumber?.trim() || contact.phone, purchaseDate: new Date(), ...shippingFields(input), shippingOption: ships ? 'Ship' : 'Pickup',
