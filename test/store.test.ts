@@ -425,6 +425,54 @@ describe('store over GraphQL', () => {
   });
 });
 
+describe('the remaining operations over GraphQL', () => {
+  it('saves every variant, orders, gallery, settings, lookups, inventory and revokes a download', async () => {
+    const q = async (document: string, variables: Record<string, unknown> = {}, token = staff()) => {
+      const response = await graphql(server, document, variables, token);
+      expect(response.body.errors).toBeUndefined();
+      return response.body.data;
+    };
+    const product = (await q(`mutation { saveStoreItemV0(input: { Name: "GQL shirt", Price: 12.5, InventoryTrackingMethodTypeId: "1", InventoryRemaining: "5", SubItems: [{ Name: "One" }] }) { StoreItemId SubItems { StoreSubItemId } } }`)).saveStoreItemV0;
+    const file = (await upload('/api/store/downloadfiles/upload', Buffer.from('plain text'), 'notes.txt', 'text/plain')).body.FileId as number;
+    const digital = (await q(`mutation($file: String!) { saveStoreItemV1(input: { Name: "GQL ebook", Price: 3, PostSubmitDownloadFile: $file }) { StoreItemId PostSubmitDownloadFile } }`, { file: String(file) })).saveStoreItemV1;
+    expect(digital.PostSubmitDownloadFile).toBe(String(file));
+    const info = (await q(`mutation { saveStoreItemV3(input: { Name: "GQL info", Price: 0, InfoMessage: "See you there" }) { StoreItemId InfoMessage } }`)).saveStoreItemV3;
+    const reads = await q(`query($p: Int!, $d: Int!, $i: Int!) {
+      storeItemV0(storeItemId: $p) { Name } storeItemV1(storeItemId: $d) { Name } storeItemV3(storeItemId: $i) { InfoMessage }
+      storeItemSubItems(storeItemId: $p) { Name } storeItemLookup { Id } storeMembershipAddonLookup { Id }
+      storeMembershipAddons(filter: { Filter: "GQL" }) { TotalRecordAvailable }
+    }`, { p: product.StoreItemId, d: digital.StoreItemId, i: info.StoreItemId }, acme.memberToken);
+    expect(reads).toMatchObject({ storeItemV0: { Name: 'GQL shirt' }, storeItemV1: { Name: 'GQL ebook' }, storeItemV3: { InfoMessage: 'See you there' }, storeItemSubItems: [{ Name: 'One' }], storeMembershipAddons: { TotalRecordAvailable: '0' } });
+    expect(await q('mutation($e: [StoreItemOrderEntryInput!]!) { saveStoreItemOrder(entries: $e) saveStoreMembershipAddonOrder(entries: $e) }', { e: [{ StoreItemId: info.StoreItemId }] }))
+      .toEqual({ saveStoreItemOrder: true, saveStoreMembershipAddonOrder: true });
+
+    const imageFile = (await upload('/api/images/upload', await png('#abc'), 'a.png', 'image/png')).body.FileId as number;
+    const image = (await q('mutation($s: Int!, $f: Int!) { saveStorePreImage(storeItemId: $s, imageId: 0, fileId: $f, input: { Title: "GQL" }) { ImageId Title } }', { s: product.StoreItemId, f: imageFile })).saveStorePreImage;
+    expect(image.Title).toBe('GQL');
+    expect(await q('mutation($s: Int!, $i: Int!) { orderStorePreImages(storeItemId: $s, images: [{ ImageId: $i }]) }', { s: product.StoreItemId, i: image.ImageId })).toEqual({ orderStorePreImages: true });
+    expect(await q('mutation($s: Int!, $i: Int!) { deleteStorePreImage(storeItemId: $s, imageId: $i) }', { s: product.StoreItemId, i: image.ImageId })).toEqual({ deleteStorePreImage: image.ImageId });
+
+    const receipt = (await q('mutation($s: Int!) { saveStoreItemInventory(input: { StoreItemId: $s, PurchaseDate: "2026-04-01", PurchasePrice: 2, Quantity: 5 }) { StoreItemInventoryId } }', { s: product.StoreItemId })).saveStoreItemInventory;
+    await bought([{ StoreItemId: digital.StoreItemId, Quantity: 1 }]);
+    const inventory = await q('query($r: Int!, $s: Int!) { storeItemInventory(storeItemInventoryId: $r) { QuantityAvailable } storeItemPurchaseHistory(storeItemId: $s) { Items { Quantity } } }',
+      { r: receipt.StoreItemInventoryId, s: digital.StoreItemId });
+    expect(inventory).toEqual({ storeItemInventory: { QuantityAvailable: 10 }, storeItemPurchaseHistory: { Items: [{ Quantity: 1 }] } });
+
+    const settings = (await q('query { storeSettings { AuditId } }')).storeSettings;
+    expect((await q('mutation($a: Int) { saveStoreSettings(input: { EnableAdditionalNotes: true, AuditId: $a }) { EnableAdditionalNotes } }', { a: settings.AuditId })).saveStoreSettings)
+      .toEqual({ EnableAdditionalNotes: true });
+    const downloads = (await q('query($s: Int!) { storeDownloads(filter: { Criteria: { StoreItemId: $s } }) { Results { StoreItemDigitalDownloadPurchaseId } } }', { s: digital.StoreItemId })).storeDownloads;
+    const purchaseId = downloads.Results[0].StoreItemDigitalDownloadPurchaseId as number;
+    expect(await q('mutation($id: Int!) { deleteStoreDownload(storeItemDigitalDownloadPurchaseId: $id) }', { id: purchaseId })).toEqual({ deleteStoreDownload: purchaseId });
+  });
+
+  it('of two concurrent saves of one order version, exactly one succeeds', async () => {
+    const item = await createItem(3, { Name: 'Raced order item', Price: 2, InfoMessage: 'Hi' });
+    const order = await bought([{ StoreItemId: item, Quantity: 1 }]);
+    await expectExactlyOneSucceeds(Array.from({ length: 10 }, (_, index) => () => post(`/api/store/storeorders/${order.StorePurchaseId}`, { Notes: `writer ${index}`, AuditId: order.AuditId })), [409]);
+  });
+});
+
 describe('statements per list', () => {
   it('does not grow with the page (items, orders, downloads)', async () => {
     for (let index = 0; index < 6; index++) {
