@@ -18,6 +18,7 @@ import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
+import { storeArea } from './store.js';
 import { termsOfUseArea } from './terms-of-use.js';
 import { vendorsArea } from './vendors.js';
 
@@ -40,6 +41,7 @@ export const areas: readonly Area[] = [
   chaptersArea,
   partnerSyncArea,
   dashboardsArea,
+  storeArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -25,3 +25,9 @@ export function monthStart(day: string, offset = 0): string {
   date.setUTCMonth(date.getUTCMonth() + offset);
   return date.toISOString().slice(0, 10);
 }
+
+/** `calendarDay` for an optional field: absent or blank is null. */
+export function optionalCalendarDay(value: string | null | undefined, field: string): string | null {
+  const text = value?.trim();
+  return text ? calendarDay(text, field) : null;
+}

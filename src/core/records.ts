@@ -164,9 +164,12 @@ export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, k
 /**
  * Runs `work` in a transaction on `ctx.em` itself, so that the record helpers (which use `ctx.em`)
  * take part in it; `em.transactional` would hand `work` a fork instead. Commits when `work`
- * answers, rolls back when it throws.
+ * answers, rolls back when it throws. Inside a transaction already, `work` simply runs in it.
  */
 export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
+  // Already inside one (a selling area's transaction calling createInvoice): take part in it, so
+  // the outer transaction commits or rolls back the whole.
+  if (ctx.em.isInTransaction()) return work();
   await ctx.em.begin();
   try {
     const result = await work();

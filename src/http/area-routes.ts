@@ -16,6 +16,8 @@ export interface AreaRoutes {
     summary?: string;
     /** How callers prove who they are: a bearer credential (the default), or a provider signature. */
     authentication?: 'bearer' | 'signature' | 'none';
+    /** Our own addition, not one of the documented operations (not counted as one; swept all the same). */
+    extension?: true;
   }[];
   /** `deps` is for routes that must not pay for a request context (callback ingestion). */
   register(server: FastifyInstance, contextFor: (request: FastifyRequest) => Promise<RequestContext>, deps: AppDeps): Promise<void> | void;

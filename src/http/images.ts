@@ -57,13 +57,13 @@ export const imageAreaRoutes: AreaRoutes = {
 const INT32_MAX = 2147483647;
 
 /** A path segment documented `int`; anything else is a 400 naming it. */
-function intParam(value: string, name: string): number {
+export function intParam(value: string, name: string): number {
   const number = /^-?\d{1,10}$/.test(value) ? Number(value) : NaN;
   if (!(Math.abs(number) <= INT32_MAX)) throw BadInput.field(name, 'must be an integer');
   return number;
 }
 
-function sendJson(reply: FastifyReply, body: unknown) {
+export function sendJson(reply: FastifyReply, body: unknown) {
   return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(body));
 }
 
@@ -90,7 +90,7 @@ function etagMatches(header: string | undefined, etag: string): boolean {
 }
 
 /** `inline; filename="..."; filename*=UTF-8''...` with an ASCII fallback (RFC 6266). */
-function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
+export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
   const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

@@ -9,6 +9,7 @@ import { deleteReturning, idOf, leanRows } from '../core/lean-read.js';
 import { deleteRecordReturning, inTransaction, readOr404, withDuplicateLock } from '../core/records.js';
 import { Contact } from '../entities/contact.js';
 import { StoredImage } from '../entities/image.js';
+import { StoreItem } from '../entities/store.js';
 import { Tenant } from '../entities/tenant.js';
 import { Image, ImageAddEditInput, ImageFile, ImageUsage } from '../schema/images.js';
 import { findFile, readFile, releaseFiles, storeFile, storeTenantFile, type FileRecord } from './files.js';
@@ -103,7 +104,15 @@ const FOLDERS: readonly ImageFolder[] = [
       await ctx.em.nativeUpdate(Tenant, where, { logoUrl: image?.url ?? null, logoShortDescription: image?.shortDescription ?? null });
     },
   },
-  { sourceType: 'StoreItem', usage: 'StoreItem', staffOnly: true, single: false },
+  {
+    sourceType: 'StoreItem', usage: 'StoreItem', staffOnly: true, single: false,
+    async target(ctx, storeItemId) {
+      if (storeItemId === 0) return 0;
+      const [item] = await leanRows(ctx.em, StoreItem, { fields: ['id'], where: { id: storeItemId, retiredAt: null }, limit: 1 });
+      if (!item) throw new NotFound('The store item');
+      return storeItemId;
+    },
+  },
   { sourceType: 'DirectoryGallery', usage: 'DirectoryGallery', staffOnly: false, single: false },
   { sourceType: 'SocialFeed', usage: 'SocialFeed', staffOnly: false, single: false },
 ];

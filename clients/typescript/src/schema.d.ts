@@ -183,6 +183,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/store/downloadfiles/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** multipart/form-data upload of a file to sell as a download (staff); answers its FileId. */
+        post: operations["post__api_store_downloadfiles_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storedownloads/{storeitemdigitaldownloadpurchaseid}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bytes of a bought download (its buyer or staff; 403 once expired or without a required active membership). */
+        get: operations["get__api_store_storedownloads_storeitemdigitaldownloadpurchaseid_file"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/setup/termsofuse/gdpr/backoffice": {
         parameters: {
             query?: never;
@@ -305,6 +339,126 @@ export interface paths {
         get: operations["get__api_chapters_chaptersformembership_contacts_lookup"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/lookup/membership/addons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Membership add-ons as choices, at most 1000.
+         * @description GraphQL: `query { storeMembershipAddonLookup }`. Any signed-in login.
+         */
+        get: operations["get__api_store_lookup_membership_addons"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/membership/addons/saveorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Display order of membership add-ons (other items named are left alone).
+         * @description GraphQL: `mutation { saveStoreMembershipAddonOrder }`. Needs role: staff.
+         */
+        post: operations["post__api_store_membership_addons_saveorder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/0/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates (StoreItemId 0) or updates a product.
+         * @description GraphQL: `mutation { saveStoreItemV0 }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storeitems_0_save"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/1/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates (StoreItemId 0) or updates a digital download; PostSubmitDownloadFile is required.
+         * @description GraphQL: `mutation { saveStoreItemV1 }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storeitems_1_save"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/2/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates (StoreItemId 0) or updates a voucher; VoucherTypeId is required.
+         * @description GraphQL: `mutation { saveStoreItemV2 }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storeitems_2_save"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/3/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates (StoreItemId 0) or updates an information item; InfoMessage is required.
+         * @description GraphQL: `mutation { saveStoreItemV3 }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storeitems_3_save"];
         delete?: never;
         options?: never;
         head?: never;
@@ -969,6 +1123,206 @@ export interface paths {
          * @description GraphQL: `mutation { upsertPartnerPerson }`. Needs role: partner or staff.
          */
         post: operations["post__api_partnersync_person_upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/{storeitemid}/preimage/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reorders an item's gallery: the images named first, the others after.
+         * @description GraphQL: `mutation { orderStorePreImages }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storeitemid_preimage_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/inventory/{storeitemid}/storeitempurchasehistory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who bought an item (the latest 1000 purchases).
+         * @description GraphQL: `query { storeItemPurchaseHistory }`. Needs role: staff.
+         */
+        get: operations["get__api_store_inventory_storeitemid_storeitempurchasehistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/lookup/storeitems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Store items as choices (ExtraData: the variant), at most 1000.
+         * @description GraphQL: `query { storeItemLookup }`. Any signed-in login.
+         */
+        get: operations["get__api_store_lookup_storeitems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/membership/addons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Membership add-ons (items offered to membership types), one page with the total.
+         * @description GraphQL: `query { storeMembershipAddons }`. Any signed-in login.
+         */
+        post: operations["post__api_store_membership_addons"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/{storeitemid}/subitems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sub-items of an item (ExtraData: a price of their own).
+         * @description GraphQL: `query { storeItemSubItems }`. Any signed-in login.
+         */
+        get: operations["get__api_store_storeitems_storeitemid_subitems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/0/{storeitemid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A product (variant 0); 404 for an item of another variant.
+         * @description GraphQL: `query { storeItemV0 }`. Any signed-in login.
+         */
+        get: operations["get__api_store_storeitems_0_storeitemid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/1/{storeitemid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A digital download (variant 1); 404 for an item of another variant.
+         * @description GraphQL: `query { storeItemV1 }`. Any signed-in login.
+         */
+        get: operations["get__api_store_storeitems_1_storeitemid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/2/{storeitemid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A voucher (variant 2); 404 for an item of another variant.
+         * @description GraphQL: `query { storeItemV2 }`. Any signed-in login.
+         */
+        get: operations["get__api_store_storeitems_2_storeitemid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/3/{storeitemid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An information item (variant 3); 404 for an item of another variant.
+         * @description GraphQL: `query { storeItemV3 }`. Any signed-in login.
+         */
+        get: operations["get__api_store_storeitems_3_storeitemid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/saveorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Display order of store items: DisplayOrder when given, else the position in the array.
+         * @description GraphQL: `mutation { saveStoreItemOrder }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storeitems_saveorder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2129,6 +2483,214 @@ export interface paths {
         get: operations["get__api_summary_tenantdashboardstats"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/{storeitemid}/preimage/{imageid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Removes an image from an item's gallery (and deletes it). Answers its id.
+         * @description GraphQL: `mutation { deleteStorePreImage }`. Needs role: staff.
+         */
+        delete: operations["delete__api_store_storeitemid_preimage_imageid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/{storeitemid}/preimage/{imageid}/{fileid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Attaches an uploaded file (imageId 0) to an item's gallery, or replaces a gallery image (imageId, or OldImageId) by fileId (0 keeps the file).
+         * @description GraphQL: `mutation { saveStorePreImage }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storeitemid_preimage_imageid_fileid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/inventory/{storeiteminventoryid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An inventory receipt.
+         * @description GraphQL: `query { storeItemInventory }`. Needs role: staff.
+         */
+        get: operations["get__api_store_inventory_storeiteminventoryid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storedownloads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bought downloads, one page with the total; members see their own.
+         * @description GraphQL: `query { storeDownloads }`. Any signed-in login.
+         */
+        post: operations["post__api_store_storedownloads"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storedownloads/{storeitemdigitaldownloadpurchaseid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revokes a bought download (its link stops working). Answers its id.
+         * @description GraphQL: `mutation { deleteStoreDownload }`. Needs role: staff.
+         */
+        delete: operations["delete__api_store_storedownloads_storeitemdigitaldownloadpurchaseid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Store items, one page with the total (members: active ones).
+         * @description GraphQL: `query { storeItems }`. Any signed-in login.
+         */
+        post: operations["post__api_store_storeitems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeitems/{storeitemid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deletes an item nothing was bought of; an item with orders is retired instead (kept for its orders, hidden everywhere else). Answers its id.
+         * @description GraphQL: `mutation { deleteStoreItem }`. Needs role: staff.
+         */
+        delete: operations["delete__api_store_storeitems_storeitemid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeorders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Orders, one page with the total; members see their own.
+         * @description GraphQL: `query { storeOrders }`. Any signed-in login.
+         */
+        post: operations["post__api_store_storeorders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storeorders/{storepurchaseid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One order; members reach their own.
+         * @description GraphQL: `query { storeOrder }`. Any signed-in login.
+         */
+        get: operations["get__api_store_storeorders_storepurchaseid_"];
+        put?: never;
+        /**
+         * Changes an order's status, shipping details and notes; totals are recomputed by the server.
+         * @description GraphQL: `mutation { updateStoreOrder }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storeorders_storepurchaseid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/store/storesettings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The store settings (defaults, AuditId 0, before the first save).
+         * @description GraphQL: `query { storeSettings }`. Any signed-in login.
+         */
+        get: operations["get__api_store_storesettings"];
+        put?: never;
+        /**
+         * Saves the store settings; fields left out keep their value.
+         * @description GraphQL: `mutation { saveStoreSettings }`. Needs role: staff.
+         */
+        post: operations["post__api_store_storesettings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3448,6 +4010,527 @@ export interface components {
             CommentDate: string;
             CommentText: string;
         };
+        /** @description ListResult of store items (OrderBy DisplayOrder (default), ProductName, Price, StoreItemId). */
+        StoreItemListResult: {
+            /** @description The criteria the list was read with, as applied (null: none). */
+            Criteria?: components["schemas"]["StoreListCriteria"] | null;
+            /** @description The variants (Id 0–3, Name): the choices of StoreItemType. */
+            CriteriaItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description How many records match over all pages, as a string of digits (documented str). */
+            TotalRecordAvailable: string;
+            /** @description Unused (empty). */
+            ModelItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description This page of the list (Skip/Take). */
+            Results: components["schemas"]["StoreItemOrderEntry"][];
+        };
+        /** @description Criteria of the store lists; every one given must match. */
+        StoreListCriteria: {
+            /** @description Items: only active (true) or inactive (false). */
+            IsActive?: boolean | null;
+            /**
+             * Format: int32
+             * @description Orders and downloads: only this contact's.
+             */
+            ContactId?: number | null;
+            /** @description Orders: only this PurchaseStatusId. */
+            PurchaseStatusId?: string | null;
+            /**
+             * Format: int32
+             * @description Downloads: only of this item.
+             */
+            StoreItemId?: number | null;
+        };
+        /** @description A store item as listed (and ordered for display). */
+        StoreItemOrderEntry: {
+            /** Format: int32 */
+            StoreItemId: number;
+            /** @description Always null: sub-items are listed with their item. */
+            ParentStoreItemId?: string | null;
+            HasSubItems: boolean;
+            ProductName: string;
+            /** @description The variant, "0" to "3". */
+            ItemType: string;
+            InventoryTrackingMethodTypeId: string;
+            /** @description Product, Download, Voucher or Information. */
+            ItemTypeStr: string;
+            SettingJson?: string | null;
+            Settings?: string | null;
+            /** @description The CategoryItemId (names arrive with the category lists area). */
+            Category?: string | null;
+            Price: number;
+            /** @description The lowest price over the item and its sub-items. */
+            MinPrice: string;
+            MaxPrice: string;
+            /** @description "12.50", or "10.00 – 15.00" when sub-items differ. */
+            PriceDescription: string;
+            InventoryRemaining?: string | null;
+            IsActive: boolean;
+            DisplayOrder: string;
+            Actions: string[];
+        };
+        /** @description The documented StoreListFilter: FilterBase plus Criteria, and StoreItemType for the item and add-on lists ("0"–"3" or Product, Download, Voucher, Information). */
+        StoreListFilterInput: {
+            /** @description Alias of Take. */
+            Top?: string | null;
+            /** @description Page size. */
+            Take?: string | null;
+            /** @description Rows to skip. */
+            Skip?: string | null;
+            /** @description Case-insensitive text match. */
+            Filter?: string | null;
+            /** @description "Field" or "Field desc", documented field names only. */
+            OrderBy?: string | null;
+            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            CalendarStartDate?: string | null;
+            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            CalendarEndDate?: string | null;
+            StoreItemType?: string | null;
+            Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+        };
+        /** @description Criteria of the store lists; every one given must match. */
+        StoreListCriteriaInput: {
+            /** @description Items: only active (true) or inactive (false). */
+            IsActive?: boolean | null;
+            /**
+             * Format: int32
+             * @description Orders and downloads: only this contact's.
+             */
+            ContactId?: number | null;
+            /** @description Orders: only this PurchaseStatusId. */
+            PurchaseStatusId?: string | null;
+            /**
+             * Format: int32
+             * @description Downloads: only of this item.
+             */
+            StoreItemId?: number | null;
+        };
+        /** @description Variant 0: a physical product, with sub-items, a contact and shipping. */
+        StoreItemV0: {
+            /** Format: int32 */
+            StoreItemId: number;
+            Name: string;
+            /** @description The variant's kind: Product, Download, Voucher or Information (0 Product (physical: sub-items, a contact, shipping), 1 Download (a file, its expiry, an active-membership requirement), 2 Voucher (a voucher type), 3 Information (InfoMessage shown after purchase)). */
+            ItemType: string;
+            /** @description Settings as JSON text. */
+            SettingsJson?: string | null;
+            /** @description Free-form display settings (a JSON object). */
+            Settings?: string | null;
+            Price: number;
+            ShowAvailableQuantity: boolean;
+            HasManualTracking: boolean;
+            HasSubItems: boolean;
+            /** @description "0" not tracked, "1" the item's quantity, "2" each sub-item's quantity. */
+            InventoryTrackingMethodTypeId: string;
+            /** @description Units left (the sum over sub-items for method 2); null when not tracked. */
+            InventoryRemaining?: string | null;
+            SaleableItemId?: string | null;
+            AccountingClassId?: string | null;
+            /** @description A category item id, kept as a plain integer until the category lists area lands. */
+            CategoryItemId?: string | null;
+            /** @description MembershipType ids the item is offered to; not empty makes it a membership add-on. */
+            MembershipTypes: number[];
+            HasMembershipTypesChosen: boolean;
+            Description?: string | null;
+            ShortDescription?: string | null;
+            /** @description yyyy-mm-dd: not sold before. */
+            AvailableDate?: string | null;
+            /** @description yyyy-mm-dd: not sold after. */
+            EndDate?: string | null;
+            IsActive: boolean;
+            /** @description The fewest units one order line may buy. */
+            MinimumQuantity: string;
+            TrackInventory: boolean;
+            /** @description Sold beyond the stock (the excess is back-ordered). */
+            AllowBackorder: boolean;
+            /** @description The gallery, in order. */
+            Images: components["schemas"]["StorePreImageResult"][];
+            /**
+             * Format: int32
+             * @description Record version (not in the documents): send it back when saving.
+             */
+            AuditId: number;
+            /** @description The contact's name. */
+            Contact?: string | null;
+            ShippingNotAvailable: boolean;
+            ContactId?: string | null;
+            SubItems: components["schemas"]["StoreSubItem"][];
+        };
+        /** @description An image of an item's gallery, in gallery order. */
+        StorePreImageResult: {
+            /** Format: int32 */
+            ImageId: number;
+            /** @description Where the rendition is served (the images area). */
+            Url: string;
+            Title?: string | null;
+            Caption?: string | null;
+            ShortDescription?: string | null;
+            /**
+             * Format: int32
+             * @description The original upload (not in the documents).
+             */
+            FileId: number;
+            /**
+             * Format: int32
+             * @description Position in the gallery, from 1 (not in the documents).
+             */
+            GalleryOrder: number;
+        };
+        /** @description A sub-item (size, colour…) of a product (variant 0). */
+        StoreSubItem: {
+            /** Format: int32 */
+            StoreSubItemId: number;
+            Name: string;
+            /** @description Null: the item's price. */
+            Price?: number | null;
+            /** @description Units left when tracked per sub-item (tracking method 2). */
+            InventoryRemaining?: string | null;
+        };
+        /** @description Variant 1: a digital download. */
+        StoreItemV1: {
+            /** Format: int32 */
+            StoreItemId: number;
+            Name: string;
+            /** @description The variant's kind: Product, Download, Voucher or Information (0 Product (physical: sub-items, a contact, shipping), 1 Download (a file, its expiry, an active-membership requirement), 2 Voucher (a voucher type), 3 Information (InfoMessage shown after purchase)). */
+            ItemType: string;
+            /** @description Settings as JSON text. */
+            SettingsJson?: string | null;
+            /** @description Free-form display settings (a JSON object). */
+            Settings?: string | null;
+            Price: number;
+            ShowAvailableQuantity: boolean;
+            HasManualTracking: boolean;
+            HasSubItems: boolean;
+            /** @description "0" not tracked, "1" the item's quantity, "2" each sub-item's quantity. */
+            InventoryTrackingMethodTypeId: string;
+            /** @description Units left (the sum over sub-items for method 2); null when not tracked. */
+            InventoryRemaining?: string | null;
+            SaleableItemId?: string | null;
+            AccountingClassId?: string | null;
+            /** @description A category item id, kept as a plain integer until the category lists area lands. */
+            CategoryItemId?: string | null;
+            /** @description MembershipType ids the item is offered to; not empty makes it a membership add-on. */
+            MembershipTypes: number[];
+            HasMembershipTypesChosen: boolean;
+            Description?: string | null;
+            ShortDescription?: string | null;
+            /** @description yyyy-mm-dd: not sold before. */
+            AvailableDate?: string | null;
+            /** @description yyyy-mm-dd: not sold after. */
+            EndDate?: string | null;
+            IsActive: boolean;
+            /** @description The fewest units one order line may buy. */
+            MinimumQuantity: string;
+            TrackInventory: boolean;
+            /** @description Sold beyond the stock (the excess is back-ordered). */
+            AllowBackorder: boolean;
+            /** @description The gallery, in order. */
+            Images: components["schemas"]["StorePreImageResult"][];
+            /**
+             * Format: int32
+             * @description Record version (not in the documents): send it back when saving.
+             */
+            AuditId: number;
+            /** @description The FileId of the file bought (uploaded with POST /api/store/downloadfiles/upload). */
+            PostSubmitDownloadFile?: string | null;
+            /** @description yyyy-mm-dd: the last day buyers may download the file. */
+            FileExpirationDate?: string | null;
+            /** @description Buyers must hold an active membership when they download. */
+            RequireActiveMembership: boolean;
+        };
+        /** @description Variant 2: a voucher of a voucher type. */
+        StoreItemV2: {
+            /** Format: int32 */
+            StoreItemId: number;
+            Name: string;
+            /** @description The variant's kind: Product, Download, Voucher or Information (0 Product (physical: sub-items, a contact, shipping), 1 Download (a file, its expiry, an active-membership requirement), 2 Voucher (a voucher type), 3 Information (InfoMessage shown after purchase)). */
+            ItemType: string;
+            /** @description Settings as JSON text. */
+            SettingsJson?: string | null;
+            /** @description Free-form display settings (a JSON object). */
+            Settings?: string | null;
+            Price: number;
+            ShowAvailableQuantity: boolean;
+            HasManualTracking: boolean;
+            HasSubItems: boolean;
+            /** @description "0" not tracked, "1" the item's quantity, "2" each sub-item's quantity. */
+            InventoryTrackingMethodTypeId: string;
+            /** @description Units left (the sum over sub-items for method 2); null when not tracked. */
+            InventoryRemaining?: string | null;
+            SaleableItemId?: string | null;
+            AccountingClassId?: string | null;
+            /** @description A category item id, kept as a plain integer until the category lists area lands. */
+            CategoryItemId?: string | null;
+            /** @description MembershipType ids the item is offered to; not empty makes it a membership add-on. */
+            MembershipTypes: number[];
+            HasMembershipTypesChosen: boolean;
+            Description?: string | null;
+            ShortDescription?: string | null;
+            /** @description yyyy-mm-dd: not sold before. */
+            AvailableDate?: string | null;
+            /** @description yyyy-mm-dd: not sold after. */
+            EndDate?: string | null;
+            IsActive: boolean;
+            /** @description The fewest units one order line may buy. */
+            MinimumQuantity: string;
+            TrackInventory: boolean;
+            /** @description Sold beyond the stock (the excess is back-ordered). */
+            AllowBackorder: boolean;
+            /** @description The gallery, in order. */
+            Images: components["schemas"]["StorePreImageResult"][];
+            /**
+             * Format: int32
+             * @description Record version (not in the documents): send it back when saving.
+             */
+            AuditId: number;
+            /**
+             * Format: int32
+             * @description A voucher type id, kept as a plain integer until voucher types exist.
+             */
+            VoucherTypeId?: number | null;
+        };
+        /** @description Variant 3: an item whose purchase shows an information message. */
+        StoreItemV3: {
+            /** Format: int32 */
+            StoreItemId: number;
+            Name: string;
+            /** @description The variant's kind: Product, Download, Voucher or Information (0 Product (physical: sub-items, a contact, shipping), 1 Download (a file, its expiry, an active-membership requirement), 2 Voucher (a voucher type), 3 Information (InfoMessage shown after purchase)). */
+            ItemType: string;
+            /** @description Settings as JSON text. */
+            SettingsJson?: string | null;
+            /** @description Free-form display settings (a JSON object). */
+            Settings?: string | null;
+            Price: number;
+            ShowAvailableQuantity: boolean;
+            HasManualTracking: boolean;
+            HasSubItems: boolean;
+            /** @description "0" not tracked, "1" the item's quantity, "2" each sub-item's quantity. */
+            InventoryTrackingMethodTypeId: string;
+            /** @description Units left (the sum over sub-items for method 2); null when not tracked. */
+            InventoryRemaining?: string | null;
+            SaleableItemId?: string | null;
+            AccountingClassId?: string | null;
+            /** @description A category item id, kept as a plain integer until the category lists area lands. */
+            CategoryItemId?: string | null;
+            /** @description MembershipType ids the item is offered to; not empty makes it a membership add-on. */
+            MembershipTypes: number[];
+            HasMembershipTypesChosen: boolean;
+            Description?: string | null;
+            ShortDescription?: string | null;
+            /** @description yyyy-mm-dd: not sold before. */
+            AvailableDate?: string | null;
+            /** @description yyyy-mm-dd: not sold after. */
+            EndDate?: string | null;
+            IsActive: boolean;
+            /** @description The fewest units one order line may buy. */
+            MinimumQuantity: string;
+            TrackInventory: boolean;
+            /** @description Sold beyond the stock (the excess is back-ordered). */
+            AllowBackorder: boolean;
+            /** @description The gallery, in order. */
+            Images: components["schemas"]["StorePreImageResult"][];
+            /**
+             * Format: int32
+             * @description Record version (not in the documents): send it back when saving.
+             */
+            AuditId: number;
+            InfoMessage?: string | null;
+        };
+        /** @description Who bought an item: the latest 1000 purchases, newest first. */
+        StoreItemPurchaseHistory: {
+            /** Format: int32 */
+            StoreItemId: number;
+            Items: components["schemas"]["StoreItemPurchase"][];
+        };
+        /** @description One purchase of an item (a line of an order). */
+        StoreItemPurchase: {
+            /** Format: int32 */
+            StorePurchaseId: number;
+            /** @description ISO 8601 (UTC). */
+            PurchaseDate: string;
+            /** Format: int32 */
+            ContactId: number;
+            ContactName?: string | null;
+            SubItemName?: string | null;
+            /** Format: int32 */
+            Quantity: number;
+            /**
+             * Format: int32
+             * @description Units not in stock at purchase.
+             */
+            Backordered: number;
+            UnitPrice: number;
+            Amount: number;
+            PurchaseStatusId: string;
+        };
+        /** @description An inventory receipt: units bought in at a price. */
+        StoreItemInventory: {
+            /** Format: int32 */
+            StoreItemInventoryId: number;
+            /** Format: int32 */
+            StoreItemId: number;
+            HasSubItems: boolean;
+            StoreSubItemId?: string | null;
+            /** @description yyyy-mm-dd */
+            PurchaseDate: string;
+            PurchasePrice: number;
+            /**
+             * Format: int32
+             * @description Units received.
+             */
+            Quantity: number;
+            /**
+             * Format: int32
+             * @description Units of the item (or its sub-item) available now, after sales.
+             */
+            QuantityAvailable: number;
+        };
+        /** @description The store's settings: the documented fields, then ours (tax and shipping rules). */
+        StoreSettings: {
+            StaffUrl?: string | null;
+            EntireUrl?: string | null;
+            StoreDescription?: string | null;
+            PaymentGatewayId?: string | null;
+            EnableAdditionalNotes: boolean;
+            RequirePhone: boolean;
+            /** @description Shipping is not taxed. */
+            ExemptTaxOnShipping: boolean;
+            /** @description Tax the whole shipping amount; otherwise only its taxable share (the taxable items' part of the subtotal). */
+            IncludeNonTaxableItemsInTaxableShippingAmmount: boolean;
+            /**
+             * Format: int32
+             * @description Item image width in pixels.
+             */
+            Width: number;
+            /**
+             * Format: int32
+             * @description Item image height in pixels.
+             */
+            Height: number;
+            /** @description Tax percentage applied to taxable lines (e.g. 8.25). */
+            TaxRate: number;
+            /** @description Shipping charged once per shipped order. */
+            ShippingFlatRate: number;
+            /** @description Shipping charged per shipped unit. */
+            ShippingPerItem: number;
+            /** Format: int32 */
+            AuditId: number;
+        };
+        /** @description ListResult of orders, newest first unless ordered otherwise (OrderBy PurchaseDate, StorePurchaseId, GrandTotal, PurchaseStatusId). Members see their own. */
+        StoreOrderListResult: {
+            /** @description The criteria the list was read with, as applied (null: none). */
+            Criteria?: components["schemas"]["StoreListCriteria"] | null;
+            /** @description The statuses (Id 0–4, Name): the choices of Criteria.PurchaseStatusId. */
+            CriteriaItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description How many records match over all pages, as a string of digits (documented str). */
+            TotalRecordAvailable: string;
+            /** @description The buyers of this page (Id = ContactId, Name). */
+            ModelItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description This page of the list (Skip/Take). */
+            Results: components["schemas"]["StoreOrder"][];
+        };
+        /** @description A purchase. Totals are the server's: recomputed from the lines and the rates kept from checkout. */
+        StoreOrder: {
+            /** Format: int32 */
+            StorePurchaseId: number;
+            /** @description Null: the address is the one on the order. */
+            ShippingAddressId?: string | null;
+            ContactName?: string | null;
+            EmailAddress?: string | null;
+            PhoneNumber?: string | null;
+            /** @description ISO 8601 (UTC). */
+            PurchaseDate: string;
+            ShipToCompanyName?: string | null;
+            ShipToContactName?: string | null;
+            Address1?: string | null;
+            Address2?: string | null;
+            City?: string | null;
+            CountryId?: string | null;
+            Country?: string | null;
+            StateProvince?: string | null;
+            PostalCode?: string | null;
+            /** @description Ship or Pickup (no shipping charge); fixed at checkout. */
+            ShippingOption: string;
+            /** @description Pending, Paid, Shipped, Completed or Cancelled. */
+            PurchaseStatusId: string;
+            Notes?: string | null;
+            OrderStoreItemList: components["schemas"]["StoreOrderLine"][];
+            ShippingAmount: number;
+            TaxAmount: number;
+            GrandTotal: number;
+            /** @description The lines' sum (not in the documents). */
+            Subtotal: number;
+            /**
+             * Format: int32
+             * @description The invoice billing the order (not in the documents).
+             */
+            InvoiceId?: number | null;
+            /**
+             * Format: int32
+             * @description The buyer (not in the documents).
+             */
+            ContactId: number;
+            /**
+             * Format: int32
+             * @description Record version (not in the documents).
+             */
+            AuditId: number;
+        };
+        /** @description One line of an order, priced by the server. */
+        StoreOrderLine: {
+            /** Format: int32 */
+            StoreOrderLineId: number;
+            /** Format: int32 */
+            StoreItemId: number;
+            /** Format: int32 */
+            StoreSubItemId?: number | null;
+            ProductName: string;
+            /** Format: int32 */
+            Quantity: number;
+            /**
+             * Format: int32
+             * @description Units back-ordered (not in stock at checkout).
+             */
+            Backordered: number;
+            UnitPrice: number;
+            Amount: number;
+            Taxable: boolean;
+        };
+        /** @description ListResult of bought downloads, newest first unless ordered otherwise (OrderBy PurchaseDate, ProductName, StoreItemDigitalDownloadPurchaseId). Members see their own. */
+        StoreDownloadListResult: {
+            /** @description The criteria the list was read with, as applied (null: none). */
+            Criteria?: components["schemas"]["StoreListCriteria"] | null;
+            /** @description The choices the criteria can take. */
+            CriteriaItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description How many records match over all pages, as a string of digits (documented str). */
+            TotalRecordAvailable: string;
+            /** @description The buyers of this page (Id = ContactId, Name). */
+            ModelItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description This page of the list (Skip/Take). */
+            Results: components["schemas"]["StoreDownloadPurchase"][];
+        };
+        /** @description A bought digital download (the right to download its file). */
+        StoreDownloadPurchase: {
+            /** Format: int32 */
+            StoreItemDigitalDownloadPurchaseId: number;
+            /** Format: int32 */
+            StoreItemId: number;
+            /** Format: int32 */
+            StorePurchaseId: number;
+            ProductName: string;
+            /** Format: int32 */
+            ContactId: number;
+            ContactName?: string | null;
+            /** @description ISO 8601 (UTC). */
+            PurchaseDate: string;
+            /** @description yyyy-mm-dd: the last day of the link. */
+            FileExpirationDate?: string | null;
+            IsExpired: boolean;
+            RequireActiveMembership: boolean;
+            /** Format: int32 */
+            DownloadCount: number;
+            /** @description Where the file is served (a bearer credential of the buyer or staff). */
+            DownloadUrl: string;
+        };
         /** @description Terms of use as listed. */
         TermsOfUseCollectionItem: {
             /** Format: int32 */
@@ -4084,6 +5167,380 @@ export interface components {
             SocialFeedId?: number | null;
             CommentText: string;
         };
+        /** @description A product to create or update. */
+        StoreItemV0Input: {
+            /**
+             * Format: int32
+             * @description 0 or absent creates; an existing id updates.
+             */
+            StoreItemId?: number | null;
+            Name: string;
+            /** @description Ignored: the path's variant decides. */
+            ItemType?: string | null;
+            /** @description A JSON object as text (Settings wins when both are sent). */
+            SettingsJson?: string | null;
+            /** @description A JSON object. */
+            Settings?: string | null;
+            /** @description At most two decimals, not negative. */
+            Price: number;
+            ShowAvailableQuantity?: boolean | null;
+            HasManualTracking?: boolean | null;
+            /** @description Ignored: a product has sub-items when SubItems holds some. */
+            HasSubItems?: boolean | null;
+            /** @description "0" not tracked (default), "1" the item's quantity, "2" each sub-item's (products with sub-items). */
+            InventoryTrackingMethodTypeId?: string | null;
+            /** @description Opening stock of a new item (method 1); later stock arrives as inventory receipts (saveStoreItemInventory), so a save never overwrites sales. */
+            InventoryRemaining?: string | null;
+            SaleableItemId?: string | null;
+            AccountingClassId?: string | null;
+            CategoryItemId?: string | null;
+            MembershipTypes?: number[] | null;
+            /** @description Ignored: follows MembershipTypes. */
+            HasMembershipTypesChosen?: boolean | null;
+            Description?: string | null;
+            ShortDescription?: string | null;
+            AvailableDate?: string | null;
+            EndDate?: string | null;
+            IsActive?: boolean | null;
+            MinimumQuantity?: string | null;
+            /** @description Ignored: follows InventoryTrackingMethodTypeId. */
+            TrackInventory?: boolean | null;
+            AllowBackorder?: boolean | null;
+            /** @description Ignored: the gallery is changed through the preimage operations. */
+            Images?: string | null;
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is 409.
+             */
+            AuditId?: number | null;
+            /** @description Ignored: ContactId decides. */
+            Contact?: string | null;
+            ShippingNotAvailable?: boolean | null;
+            ContactId?: string | null;
+            /** @description Absent keeps the sub-items; a list replaces them. */
+            SubItems?: components["schemas"]["StoreSubItemInput"][] | null;
+        };
+        /** @description A sub-item: a known StoreSubItemId updates it, 0 or absent adds one; sub-items left out are removed. */
+        StoreSubItemInput: {
+            /** Format: int32 */
+            StoreSubItemId?: number | null;
+            Name: string;
+            /** @description At most two decimals, not negative; null: the item's price. */
+            Price?: number | null;
+            /** @description Opening stock of a new sub-item (tracking method 2); later stock arrives as inventory receipts. */
+            InventoryRemaining?: string | null;
+        };
+        /** @description A digital download to create or update. */
+        StoreItemV1Input: {
+            /**
+             * Format: int32
+             * @description 0 or absent creates; an existing id updates.
+             */
+            StoreItemId?: number | null;
+            Name: string;
+            /** @description Ignored: the path's variant decides. */
+            ItemType?: string | null;
+            /** @description A JSON object as text (Settings wins when both are sent). */
+            SettingsJson?: string | null;
+            /** @description A JSON object. */
+            Settings?: string | null;
+            /** @description At most two decimals, not negative. */
+            Price: number;
+            ShowAvailableQuantity?: boolean | null;
+            HasManualTracking?: boolean | null;
+            /** @description Ignored: a product has sub-items when SubItems holds some. */
+            HasSubItems?: boolean | null;
+            /** @description "0" not tracked (default), "1" the item's quantity, "2" each sub-item's (products with sub-items). */
+            InventoryTrackingMethodTypeId?: string | null;
+            /** @description Opening stock of a new item (method 1); later stock arrives as inventory receipts (saveStoreItemInventory), so a save never overwrites sales. */
+            InventoryRemaining?: string | null;
+            SaleableItemId?: string | null;
+            AccountingClassId?: string | null;
+            CategoryItemId?: string | null;
+            MembershipTypes?: number[] | null;
+            /** @description Ignored: follows MembershipTypes. */
+            HasMembershipTypesChosen?: boolean | null;
+            Description?: string | null;
+            ShortDescription?: string | null;
+            AvailableDate?: string | null;
+            EndDate?: string | null;
+            IsActive?: boolean | null;
+            MinimumQuantity?: string | null;
+            /** @description Ignored: follows InventoryTrackingMethodTypeId. */
+            TrackInventory?: boolean | null;
+            AllowBackorder?: boolean | null;
+            /** @description Ignored: the gallery is changed through the preimage operations. */
+            Images?: string | null;
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is 409.
+             */
+            AuditId?: number | null;
+            /** @description The FileId of the uploaded file (required). */
+            PostSubmitDownloadFile: string;
+            FileExpirationDate?: string | null;
+            RequireActiveMembership?: boolean | null;
+        };
+        /** @description A voucher to create or update. */
+        StoreItemV2Input: {
+            /**
+             * Format: int32
+             * @description 0 or absent creates; an existing id updates.
+             */
+            StoreItemId?: number | null;
+            Name: string;
+            /** @description Ignored: the path's variant decides. */
+            ItemType?: string | null;
+            /** @description A JSON object as text (Settings wins when both are sent). */
+            SettingsJson?: string | null;
+            /** @description A JSON object. */
+            Settings?: string | null;
+            /** @description At most two decimals, not negative. */
+            Price: number;
+            ShowAvailableQuantity?: boolean | null;
+            HasManualTracking?: boolean | null;
+            /** @description Ignored: a product has sub-items when SubItems holds some. */
+            HasSubItems?: boolean | null;
+            /** @description "0" not tracked (default), "1" the item's quantity, "2" each sub-item's (products with sub-items). */
+            InventoryTrackingMethodTypeId?: string | null;
+            /** @description Opening stock of a new item (method 1); later stock arrives as inventory receipts (saveStoreItemInventory), so a save never overwrites sales. */
+            InventoryRemaining?: string | null;
+            SaleableItemId?: string | null;
+            AccountingClassId?: string | null;
+            CategoryItemId?: string | null;
+            MembershipTypes?: number[] | null;
+            /** @description Ignored: follows MembershipTypes. */
+            HasMembershipTypesChosen?: boolean | null;
+            Description?: string | null;
+            ShortDescription?: string | null;
+            AvailableDate?: string | null;
+            EndDate?: string | null;
+            IsActive?: boolean | null;
+            MinimumQuantity?: string | null;
+            /** @description Ignored: follows InventoryTrackingMethodTypeId. */
+            TrackInventory?: boolean | null;
+            AllowBackorder?: boolean | null;
+            /** @description Ignored: the gallery is changed through the preimage operations. */
+            Images?: string | null;
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is 409.
+             */
+            AuditId?: number | null;
+            /**
+             * Format: int32
+             * @description Required.
+             */
+            VoucherTypeId: number;
+        };
+        /** @description An information item to create or update. */
+        StoreItemV3Input: {
+            /**
+             * Format: int32
+             * @description 0 or absent creates; an existing id updates.
+             */
+            StoreItemId?: number | null;
+            Name: string;
+            /** @description Ignored: the path's variant decides. */
+            ItemType?: string | null;
+            /** @description A JSON object as text (Settings wins when both are sent). */
+            SettingsJson?: string | null;
+            /** @description A JSON object. */
+            Settings?: string | null;
+            /** @description At most two decimals, not negative. */
+            Price: number;
+            ShowAvailableQuantity?: boolean | null;
+            HasManualTracking?: boolean | null;
+            /** @description Ignored: a product has sub-items when SubItems holds some. */
+            HasSubItems?: boolean | null;
+            /** @description "0" not tracked (default), "1" the item's quantity, "2" each sub-item's (products with sub-items). */
+            InventoryTrackingMethodTypeId?: string | null;
+            /** @description Opening stock of a new item (method 1); later stock arrives as inventory receipts (saveStoreItemInventory), so a save never overwrites sales. */
+            InventoryRemaining?: string | null;
+            SaleableItemId?: string | null;
+            AccountingClassId?: string | null;
+            CategoryItemId?: string | null;
+            MembershipTypes?: number[] | null;
+            /** @description Ignored: follows MembershipTypes. */
+            HasMembershipTypesChosen?: boolean | null;
+            Description?: string | null;
+            ShortDescription?: string | null;
+            AvailableDate?: string | null;
+            EndDate?: string | null;
+            IsActive?: boolean | null;
+            MinimumQuantity?: string | null;
+            /** @description Ignored: follows InventoryTrackingMethodTypeId. */
+            TrackInventory?: boolean | null;
+            AllowBackorder?: boolean | null;
+            /** @description Ignored: the gallery is changed through the preimage operations. */
+            Images?: string | null;
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is 409.
+             */
+            AuditId?: number | null;
+            /** @description Required: shown to the buyer after purchase. */
+            InfoMessage: string;
+        };
+        /** @description An item's place: DisplayOrder when given, else its position in the array. */
+        StoreItemOrderEntryInput: {
+            /** Format: int32 */
+            StoreItemId: number;
+            DisplayOrder?: string | null;
+        };
+        /** @description An image for an item's gallery. ImageId 0 (path) attaches the FileId; an existing ImageId, or OldImageId, is replaced by FileId (its crop and texts updated). */
+        StorePreImageInput: {
+            /**
+             * Format: int32
+             * @description Ignored: the path names it.
+             */
+            ImageId?: number | null;
+            /**
+             * Format: int32
+             * @description Ignored: the path names it.
+             */
+            FileId?: number | null;
+            /** @description Ignored: the server sets it. */
+            Url?: string | null;
+            Title?: string | null;
+            Caption?: string | null;
+            /** Format: int32 */
+            CropX?: number | null;
+            /** Format: int32 */
+            CropY?: number | null;
+            /** Format: int32 */
+            CropHeight?: number | null;
+            /** Format: int32 */
+            CropWidth?: number | null;
+            ShortDescription?: string | null;
+            /**
+             * Format: int32
+             * @description Ignored: the path names it.
+             */
+            StoreItemId?: number | null;
+            /**
+             * Format: int32
+             * @description The gallery image this one replaces (when the path's ImageId is 0).
+             */
+            OldImageId?: number | null;
+            /**
+             * Format: int32
+             * @description The file being replaced: when given, must be the replaced image's (else 409: it changed meanwhile).
+             */
+            OldFileId?: number | null;
+            /** @description Position for a new image (default: last). */
+            GalleryOrder?: string | null;
+        };
+        /** @description One image of the gallery ordering: its GalleryOrder when given, else its position in the array; images left out follow. */
+        StoreImageOrderInput: {
+            /** Format: int32 */
+            ImageId: number;
+            /** Format: int32 */
+            GalleryOrder?: number | null;
+        };
+        /** @description An inventory receipt (GraphQL only): adds Quantity units to the tracked count in one UPDATE, so no sale is lost. */
+        StoreItemInventoryInput: {
+            /** Format: int32 */
+            StoreItemId: number;
+            /**
+             * Format: int32
+             * @description Required for items tracked per sub-item.
+             */
+            StoreSubItemId?: number | null;
+            /** @description yyyy-mm-dd */
+            PurchaseDate: string;
+            /** @description Unit cost; at most two decimals, not negative. */
+            PurchasePrice: number;
+            /** Format: int32 */
+            Quantity: number;
+        };
+        /** @description The store's settings; fields left out keep their value. */
+        StoreSettingsInput: {
+            StaffUrl?: string | null;
+            EntireUrl?: string | null;
+            StoreDescription?: string | null;
+            PaymentGatewayId?: string | null;
+            EnableAdditionalNotes?: boolean | null;
+            RequirePhone?: boolean | null;
+            ExemptTaxOnShipping?: boolean | null;
+            IncludeNonTaxableItemsInTaxableShippingAmmount?: boolean | null;
+            /** Format: int32 */
+            Width?: number | null;
+            /** Format: int32 */
+            Height?: number | null;
+            /** @description Percentage, 0 to 100, at most four decimals. */
+            TaxRate?: number | null;
+            ShippingFlatRate?: number | null;
+            ShippingPerItem?: number | null;
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is 409.
+             */
+            AuditId?: number | null;
+        };
+        /** @description A cart to buy (GraphQL only; not a documented REST operation). No prices: the server prices every line, adds shipping and tax from the store settings, reserves the stock and bills the order. */
+        StoreCheckoutInput: {
+            /**
+             * Format: int32
+             * @description Staff: the buyer (required). Members buy for their own contact; this is ignored.
+             */
+            ContactId?: number | null;
+            Items: components["schemas"]["StoreCheckoutLineInput"][];
+            /** @description Ship (default) or Pickup. */
+            ShippingOption?: string | null;
+            ContactName?: string | null;
+            EmailAddress?: string | null;
+            PhoneNumber?: string | null;
+            ShipToCompanyName?: string | null;
+            ShipToContactName?: string | null;
+            Address1?: string | null;
+            Address2?: string | null;
+            City?: string | null;
+            CountryId?: string | null;
+            Country?: string | null;
+            StateProvince?: string | null;
+            PostalCode?: string | null;
+            Notes?: string | null;
+        };
+        StoreCheckoutLineInput: {
+            /** Format: int32 */
+            StoreItemId: number;
+            /**
+             * Format: int32
+             * @description Required for a product with sub-items.
+             */
+            StoreSubItemId?: number | null;
+            /** Format: int32 */
+            Quantity: number;
+        };
+        /** @description Changes to an order: status, shipping details and notes. Totals, lines and ShippingOption are the server's and are ignored. */
+        StoreOrderInput: {
+            /**
+             * Format: int32
+             * @description Ignored: the path names it.
+             */
+            StorePurchaseId?: number | null;
+            ContactName?: string | null;
+            EmailAddress?: string | null;
+            PhoneNumber?: string | null;
+            ShipToCompanyName?: string | null;
+            ShipToContactName?: string | null;
+            Address1?: string | null;
+            Address2?: string | null;
+            City?: string | null;
+            CountryId?: string | null;
+            Country?: string | null;
+            StateProvince?: string | null;
+            PostalCode?: string | null;
+            /** @description Pending, Paid, Shipped, Completed or Cancelled (cancelling puts the stock back). */
+            PurchaseStatusId?: string | null;
+            Notes?: string | null;
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is 409.
+             */
+            AuditId?: number | null;
+        };
         /** @description Terms of use to create (path id 0) or update. OriginalDescription is server-owned and ignored. */
         TermsOfUseAddEditInput: {
             /**
@@ -4485,6 +5942,44 @@ export interface operations {
             query?: never;
             header?: never;
             path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (raw response: see the summary). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    post__api_store_downloadfiles_upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (raw response: see the summary). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get__api_store_storedownloads_storeitemdigitaldownloadpurchaseid_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeitemdigitaldownloadpurchaseid: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
@@ -5130,6 +6625,574 @@ export interface operations {
             };
             /** @description Conflict: stale AuditId or a duplicate. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_lookup_membership_addons: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupChoiceInt"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_membership_addons_saveorder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreItemOrderEntryInput"][];
+                "text/json": components["schemas"]["StoreItemOrderEntryInput"][];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreItemOrderEntryInput"][];
+            };
+        };
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeitems_0_save: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreItemV0Input"];
+                "text/json": components["schemas"]["StoreItemV0Input"];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreItemV0Input"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemV0"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeitems_1_save: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreItemV1Input"];
+                "text/json": components["schemas"]["StoreItemV1Input"];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreItemV1Input"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemV1"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeitems_2_save: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreItemV2Input"];
+                "text/json": components["schemas"]["StoreItemV2Input"];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreItemV2Input"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemV2"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeitems_3_save: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreItemV3Input"];
+                "text/json": components["schemas"]["StoreItemV3Input"];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreItemV3Input"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemV3"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7626,6 +9689,774 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeitemid_preimage_order: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                storeitemid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreImageOrderInput"][];
+                "text/json": components["schemas"]["StoreImageOrderInput"][];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreImageOrderInput"][];
+            };
+        };
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_inventory_storeitemid_storeitempurchasehistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeitemid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemPurchaseHistory"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_lookup_storeitems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupChoiceInt"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_membership_addons: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                "text/json": components["schemas"]["StoreListFilterInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_storeitems_storeitemid_subitems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeitemid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupChoiceInt"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_storeitems_0_storeitemid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeitemid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemV0"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_storeitems_1_storeitemid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeitemid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemV1"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_storeitems_2_storeitemid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeitemid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemV2"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_storeitems_3_storeitemid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeitemid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemV3"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeitems_saveorder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreItemOrderEntryInput"][];
+                "text/json": components["schemas"]["StoreItemOrderEntryInput"][];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreItemOrderEntryInput"][];
+            };
+        };
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input; `errors` names each field. */
             400: {
@@ -12414,6 +15245,1056 @@ export interface operations {
             };
             /** @description Conflict: stale AuditId or a duplicate. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_store_storeitemid_preimage_imageid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                storeitemid: number;
+                imageid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeitemid_preimage_imageid_fileid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                storeitemid: number;
+                imageid: number;
+                fileid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StorePreImageInput"] | null;
+                "text/json": components["schemas"]["StorePreImageInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["StorePreImageInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorePreImageResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_inventory_storeiteminventoryid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storeiteminventoryid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemInventory"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storedownloads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                "text/json": components["schemas"]["StoreListFilterInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreDownloadListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_store_storedownloads_storeitemdigitaldownloadpurchaseid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                storeitemdigitaldownloadpurchaseid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeitems: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                "text/json": components["schemas"]["StoreListFilterInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreItemListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_store_storeitems_storeitemid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                storeitemid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeorders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                "text/json": components["schemas"]["StoreListFilterInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreOrderListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_storeorders_storepurchaseid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                storepurchaseid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreOrder"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storeorders_storepurchaseid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                storepurchaseid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreOrderInput"];
+                "text/json": components["schemas"]["StoreOrderInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreOrderInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreOrder"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_store_storesettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoreSettings"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_store_storesettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StoreSettingsInput"];
+                "text/json": components["schemas"]["StoreSettingsInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["StoreSettingsInput"];
+            };
+        };
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,6 +12,7 @@ import { BenefitPackages } from './0009-benefit-packages.js';
 import { CallbackParkedEvents } from './0010-callback-parked-events.js';
 import { Commerce } from './0011-commerce.js';
 import { Chapters } from './0012-chapters.js';
+import { Store } from './0014-store.js';
 import { Events } from './0015-events.js';
 import { PartnerSync } from './0018-partner-sync.js';
 import { Dashboards } from './0019-dashboards.js';
@@ -31,6 +32,7 @@ export const migrations: MigrationObject[] = [
   { name: '0010-callback-parked-events', class: CallbackParkedEvents },
   { name: '0011-commerce', class: Commerce },
   { name: '0012-chapters', class: Chapters },
+  { name: '0014-store', class: Store },
   { name: '0015-events', class: Events },
   { name: '0018-partner-sync', class: PartnerSync },
   { name: '0019-dashboards', class: Dashboards },
