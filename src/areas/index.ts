@@ -6,8 +6,10 @@ import { TenantOwned } from '../entities/base.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
+import { documentTemplatesArea } from './document-templates.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { reportingArea } from './reporting.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
@@ -26,6 +28,8 @@ export const areas: readonly Area[] = [
   calendarsArea,
   callbacksArea,
   benefitPackagesArea,
+  reportingArea,
+  documentTemplatesArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

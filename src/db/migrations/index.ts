@@ -10,6 +10,7 @@ import { CallbacksSchema } from './0007-callbacks.js';
 import { FilesAndImages } from './0008-files-and-images.js';
 import { BenefitPackages } from './0009-benefit-packages.js';
 import { CallbackParkedEvents } from './0010-callback-parked-events.js';
+import { ReportingDocuments } from './0016-reporting-documents.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -23,4 +24,5 @@ export const migrations: MigrationObject[] = [
   { name: '0008-files-and-images', class: FilesAndImages },
   { name: '0009-benefit-packages', class: BenefitPackages },
   { name: '0010-callback-parked-events', class: CallbackParkedEvents },
+  { name: '0016-reporting-documents', class: ReportingDocuments },
 ];
