@@ -74,16 +74,17 @@ const GROUPS: Record<RecordType, Group[]> = {
 
 /** Columns that are bookkeeping, not document content. */
 const HIDDEN = new Set(['auditId', 'updatedAt', 'deletedAt', 'emailSuppressedAt', 'emailSuppressionReason', 'nameKey', 'key']);
-/** Column types a document can show (JSON, arrays and bytes cannot). */
-const SHOWN_TYPES: Record<string, string> = {
-  string: 'string', text: 'string', varchar: 'string', character: 'string',
-  integer: 'number', int: 'number', number: 'number', smallint: 'number', bigint: 'number', decimal: 'number', numeric: 'number', double: 'number', float: 'number',
-  boolean: 'boolean', date: 'date', datetime: 'datetime', timestamptz: 'datetime', Date: 'datetime',
+/** Column types a document can show, by the column's SQL type (JSON, arrays and bytes cannot be shown). */
+const SHOWN_COLUMNS: Record<string, string> = {
+  varchar: 'string', 'character varying': 'string', text: 'string', char: 'string', character: 'string', uuid: 'string',
+  int: 'number', integer: 'number', smallint: 'number', bigint: 'number', serial: 'number', numeric: 'number', decimal: 'number', real: 'number', 'double precision': 'number',
+  boolean: 'boolean', date: 'date', timestamptz: 'datetime', timestamp: 'datetime', 'timestamp with time zone': 'datetime',
 };
 
 function shownProps(em: EntityManager, entity: EntityClass<object>): { prop: EntityProperty; type: string }[] {
   return em.getMetadata().get(entity).props.flatMap((prop) => {
-    const shown = SHOWN_TYPES[String(prop.type)] ?? SHOWN_TYPES[String(prop.runtimeType)];
+    const column = String(prop.columnTypes?.[0] ?? '').toLowerCase().replace(/\(.*\)$/, '').trim();
+    const shown = SHOWN_COLUMNS[column];
     return prop.kind === ReferenceKind.SCALAR && !prop.lazy && !HIDDEN.has(prop.name) && shown ? [{ prop, type: shown }] : [];
   });
 }
@@ -125,13 +126,15 @@ export async function mergeValues(em: EntityManager, record: RecordType, recordI
 function format(value: unknown, type: string): string {
   if (value === null || value === undefined) return '';
   if (value instanceof Date) return type === 'date' ? value.toISOString().slice(0, 10) : value.toISOString();
-  return String(value);
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return value.toString();
+  return JSON.stringify(value) ?? '';
 }
 
 /** The DOCX a template makes with `values` merged in; a template that is not a valid DOCX template is a 400. */
 export function renderDocx(template: Buffer, values: Record<string, string>): Buffer {
   try {
-    const document = new Docxtemplater(new PizZip(template), { paragraphLoop: true, linebreaks: true, nullGetter: () => '' });
+    const document = new Docxtemplater(new PizZip(template), { paragraphLoop: true, linebreaks: true, nullGetter: () => '', errorLogging: false });
     document.render(values);
     return document.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' });
   } catch (error) {

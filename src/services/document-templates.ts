@@ -173,6 +173,7 @@ function recordKey(text: string): number {
 
 /** A safe file name ending in .docx. */
 function docxName(name: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
   const base = name.replace(/[\u0000-\u001f\u007f/\\]+/g, '_').replace(/\.docx$/i, '').trim().slice(0, 200) || 'template';
   return `${base}.docx`;
 }
