@@ -1,5 +1,5 @@
-import type { Opt } from '@mikro-orm/core';
-import { Entity, Index, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { Collection, type Opt } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, OneToMany, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { Versioned, TenantOwned } from './base.js';
 import { Contact } from './contact.js';
 import { StoredFile } from './file.js';
@@ -45,6 +45,10 @@ export class Report extends Versioned {
 
   @Property({ type: 'datetime', nullable: true })
   lastUsed: Date | null = null;
+
+  /** Who marked it a favorite (for the IsFavorite criteria: no column). */
+  @OneToMany(() => ReportFavorite, (favorite) => favorite.report)
+  favorites = new Collection<ReportFavorite>(this);
 }
 
 /** A report a login marked as a favorite (one row per report and login). */

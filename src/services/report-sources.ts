@@ -1,0 +1,133 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { displayName, type ContactKind } from '../entities/contact.js';
+import type { MembershipStatus } from '../entities/membership.js';
+
+/*
+ * What running a report produces: the rows of its source, read in id order in batches (keyset
+ * paging, so a run of any size holds one batch at a time while reading). Two sources exist:
+ * contacts and memberships. The documents also name event-registration reports; this service has
+ * no event registrations yet, so that source and its reports are left out of the catalog until
+ * the events area brings the entity (add a source here and a system report below).
+ */
+
+export const REPORT_TYPES = ['contacts', 'memberships'] as const;
+export type ReportTypeId = (typeof REPORT_TYPES)[number];
+
+/** The rows a run reads: its tenant, optionally one contact, and a system report's own filter. */
+export interface ReportScope {
+  tenantId: number;
+  contactId: number | null;
+  kind?: ContactKind;
+  status?: MembershipStatus;
+}
+
+export interface ReportSource {
+  columns: readonly string[];
+  count(em: EntityManager, scope: ReportScope): Promise<number>;
+  /** Up to `limit` rows with ids above `afterId`, in id order. */
+  batch(em: EntityManager, scope: ReportScope, afterId: number, limit: number): Promise<{ id: number; values: Record<string, unknown> }[]>;
+}
+
+/** A WHERE condition and its parameters. */
+type Condition = [string, ...unknown[]];
+
+/** One SQL source: its FROM clause, its WHERE conditions from the scope (the tenant always first), its select list. */
+function sqlSource<Row extends { id: number }>(spec: {
+  columns: readonly string[];
+  from: string;
+  select: string;
+  idColumn: string;
+  conditions(scope: ReportScope): Condition[];
+  values(row: Row): Record<string, unknown>;
+}): ReportSource {
+  const where = (scope: ReportScope) => {
+    const parts = spec.conditions(scope);
+    return { sql: parts.map(([condition]) => condition).join(' AND '), params: parts.flatMap(([, ...params]) => params) };
+  };
+  return {
+    columns: spec.columns,
+    async count(em, scope) {
+      const { sql, params } = where(scope);
+      const [row] = await em.getConnection().execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${spec.from} WHERE ${sql}`, params);
+      return row.n;
+    },
+    async batch(em, scope, afterId, limit) {
+      const { sql, params } = where(scope);
+      const rows = await em.getConnection().execute<Row[]>(
+        `SELECT ${spec.select} FROM ${spec.from} WHERE ${sql} AND ${spec.idColumn} > ? ORDER BY ${spec.idColumn} LIMIT ?`, [...params, afterId, limit]);
+      return rows.map((row) => ({ id: row.id, values: spec.values(row) }));
+    },
+  };
+}
+
+interface ContactRow {
+  id: number; kind: ContactKind; first_name: string | null; last_name: string | null; name: string | null; email: string | null; phone: string | null; created_at: Date;
+}
+
+interface MembershipRow {
+  id: number; contact_id: number; kind: ContactKind; first_name: string | null; last_name: string | null; contact_name: string | null;
+  type_name: string; level_name: string | null; status: string; start_date: string; end_date: string | null;
+}
+
+export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
+  contacts: sqlSource<ContactRow>({
+    columns: ['ContactId', 'Kind', 'Name', 'FirstName', 'LastName', 'Email', 'Phone', 'DateAdded'],
+    from: 'contact c',
+    select: 'c.id, c.kind, c.first_name, c.last_name, c.name, c.email, c.phone, c.created_at',
+    idColumn: 'c.id',
+    conditions: (scope) => [
+      ['c.tenant_id = ?', scope.tenantId], ['c.deleted_at IS NULL'],
+      ...(scope.contactId === null ? [] : [['c.id = ?', scope.contactId] satisfies Condition]),
+      ...(scope.kind ? [['c.kind = ?', scope.kind] satisfies Condition] : []),
+    ],
+    values: (row) => ({
+      ContactId: row.id, Kind: row.kind, Name: displayName({ kind: row.kind, name: row.name, firstName: row.first_name, lastName: row.last_name }),
+      FirstName: row.first_name, LastName: row.last_name, Email: row.email, Phone: row.phone, DateAdded: row.created_at.toISOString(),
+    }),
+  }),
+  memberships: sqlSource<MembershipRow>({
+    columns: ['MembershipId', 'ContactId', 'ContactName', 'MembershipType', 'MembershipLevel', 'Status', 'StartDate', 'EndDate'],
+    from: `membership m JOIN contact c ON c.id = m.contact_id AND c.deleted_at IS NULL JOIN membership_type t ON t.id = m.membership_type_id
+      LEFT JOIN membership_level l ON l.id = m.membership_level_id`,
+    select: `m.id, m.contact_id, c.kind, c.first_name, c.last_name, c.name AS contact_name, t.name AS type_name, l.name AS level_name, m.status,
+      m.start_date::text AS start_date, m.end_date::text AS end_date`,
+    idColumn: 'm.id',
+    conditions: (scope) => [
+      ['m.tenant_id = ?', scope.tenantId],
+      ...(scope.contactId === null ? [] : [['m.contact_id = ?', scope.contactId] satisfies Condition]),
+      ...(scope.status ? [['m.status = ?', scope.status] satisfies Condition] : []),
+    ],
+    values: (row) => ({
+      MembershipId: row.id, ContactId: row.contact_id,
+      ContactName: displayName({ kind: row.kind, name: row.contact_name, firstName: row.first_name, lastName: row.last_name }),
+      MembershipType: row.type_name, MembershipLevel: row.level_name, Status: row.status, StartDate: row.start_date, EndDate: row.end_date,
+    }),
+  }),
+};
+
+/** A system report of every tenant's catalog. */
+export interface SystemReport {
+  key: string;
+  name: string;
+  description: string;
+  type: ReportTypeId;
+  category: string;
+  appliesToContact?: boolean;
+  filter?: Pick<ReportScope, 'kind' | 'status'>;
+}
+
+export const REPORT_CATEGORIES = ['Contacts', 'Membership'] as const;
+
+export const SYSTEM_REPORTS: readonly SystemReport[] = [
+  { key: 'contact-directory', name: 'Contact directory', description: 'Every contact with e-mail and phone.', type: 'contacts', category: 'Contacts' },
+  { key: 'organizations', name: 'Organizations', description: 'Every organization.', type: 'contacts', category: 'Contacts', filter: { kind: 'organization' } },
+  { key: 'contact-profile', name: 'Contact profile', description: 'One contact\'s details.', type: 'contacts', category: 'Contacts', appliesToContact: true },
+  { key: 'membership-roster', name: 'Membership roster', description: 'Every membership with its type, level, status and dates.', type: 'memberships', category: 'Membership' },
+  { key: 'active-memberships', name: 'Active memberships', description: 'Memberships in force.', type: 'memberships', category: 'Membership', filter: { status: 'active' } },
+  { key: 'lapsed-memberships', name: 'Lapsed memberships', description: 'Memberships that lapsed.', type: 'memberships', category: 'Membership', filter: { status: 'lapsed' } },
+  { key: 'contact-memberships', name: 'Membership history', description: 'One contact\'s memberships.', type: 'memberships', category: 'Membership', appliesToContact: true },
+];
+
+export function categoryOf(type: ReportTypeId): string {
+  return type === 'memberships' ? 'Membership' : 'Contacts';
+}
