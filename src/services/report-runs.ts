@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { loadConfig } from '../core/config.js';
 import type { JobDefinition, JobRun } from '../core/jobs.js';
+import { TENANT_FILTER } from '../entities/base.js';
 import { ReportRun } from '../entities/report.js';
 import { storeTenantFile } from './files.js';
 import { REPORT_SOURCES, SYSTEM_REPORTS, type ReportScope, type ReportTypeId } from './report-sources.js';
@@ -101,6 +102,7 @@ export async function runReportJob(orm: MikroORM, data: ReportJobData | null, jo
 
 async function produce(orm: MikroORM, data: ReportJobData, claimed: ClaimedRun, batchSize: number): Promise<void> {
   const em = orm.em.fork();
+  em.setFilterParams(TENANT_FILTER, { tenantId: data.tenantId });
   const [report] = await em.getConnection().execute<{ name: string; report_type_id: string; system_key: string | null }[]>(
     'SELECT name, report_type_id, system_key FROM report WHERE id = ? AND tenant_id = ?', [claimed.report_id, data.tenantId]);
   if (!report) return; // deleted meanwhile (the run went with it)
@@ -167,4 +169,3 @@ async function markFailed(orm: MikroORM, data: ReportJobData | null, message: st
     `UPDATE report_run SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ? AND state IN ('queued', 'running')`,
     [message, data.runId, data.tenantId]);
 }
-

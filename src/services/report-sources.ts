@@ -61,7 +61,7 @@ function sqlSource<Row extends { id: number }>(spec: {
 }
 
 interface ContactRow {
-  id: number; kind: ContactKind; first_name: string | null; last_name: string | null; name: string | null; email: string | null; phone: string | null; created_at: Date;
+  id: number; kind: ContactKind; first_name: string | null; last_name: string | null; name: string | null; email: string | null; phone: string | null; created_at: string;
 }
 
 interface MembershipRow {
@@ -73,7 +73,8 @@ export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
   contacts: sqlSource<ContactRow>({
     columns: ['ContactId', 'Kind', 'Name', 'FirstName', 'LastName', 'Email', 'Phone', 'DateAdded'],
     from: 'contact c',
-    select: 'c.id, c.kind, c.first_name, c.last_name, c.name, c.email, c.phone, c.created_at',
+    select: `c.id, c.kind, c.first_name, c.last_name, c.name, c.email, c.phone,
+      to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
     idColumn: 'c.id',
     conditions: (scope) => [
       ['c.tenant_id = ?', scope.tenantId], ['c.deleted_at IS NULL'],
@@ -82,7 +83,7 @@ export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
     ],
     values: (row) => ({
       ContactId: row.id, Kind: row.kind, Name: displayName({ kind: row.kind, name: row.name, firstName: row.first_name, lastName: row.last_name }),
-      FirstName: row.first_name, LastName: row.last_name, Email: row.email, Phone: row.phone, DateAdded: row.created_at.toISOString(),
+      FirstName: row.first_name, LastName: row.last_name, Email: row.email, Phone: row.phone, DateAdded: row.created_at,
     }),
   }),
   memberships: sqlSource<MembershipRow>({
