@@ -133,6 +133,7 @@ describe('the report catalog', () => {
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
     const [row] = await server.orm.em.fork().execute<{ n: number }[]>('SELECT count(*)::int AS n FROM report_favorite WHERE report_id = ?', [report.ReportId]);
     expect(row.n).toBe(1);
+    await call(acme.staffToken, `mutation { setReportFavorite(reportId: ${report.ReportId}, isFavorite: false) }`);
   });
 
   it('lists the reports about a contact (GET and POST with category)', async () => {
