@@ -46,10 +46,13 @@ describe('the report catalog', () => {
   it('seeds the system reports per tenant and lists them by category (GET options/category, POST ReportAdvancedFilter)', async () => {
     const all = await rest(server, 'GET', '/api/reporting', { token: acme.staffToken });
     expect(all.status).toBe(200);
-    expect(all.body.TotalRecordAvailable).toBe('7');
-    expect(names(all.body.Results)).toEqual(['Active memberships', 'Contact directory', 'Contact profile', 'Lapsed memberships', 'Membership history', 'Membership roster', 'Organizations']);
+    expect(all.body.TotalRecordAvailable).toBe('9');
+    expect(names(all.body.Results)).toEqual([
+      'Active memberships', 'Contact directory', 'Contact profile', 'Event history', 'Event registrations', 'Lapsed memberships', 'Membership history', 'Membership roster',
+      'Organizations',
+    ]);
     expect(all.body.Criteria).toBeNull();
-    expect(all.body.CriteriaItems.map((item: { Name: string }) => item.Name)).toEqual(['Contacts', 'Membership']);
+    expect(all.body.CriteriaItems.map((item: { Name: string }) => item.Name)).toEqual(['Contacts', 'Events', 'Membership']);
     expect(all.body.Results[0]).toEqual({
       ImageUrl: null, ImageShortDescription: null, ReportId: expect.any(Number), AuditId: 1, IsSystem: true, Name: 'Active memberships', Description: 'Memberships in force.',
       ReportTypeId: 'memberships', ReportCategoryId: 'Membership', DateAdded: expect.stringMatching(/Z$/), LastUsed: null, IsFavorite: false,
@@ -67,7 +70,7 @@ describe('the report catalog', () => {
     expect(posted.body.Criteria).toEqual({ ReportCategoryId: 'Contacts', IsCustom: null, IsPrivate: null, IsFavorite: null, Criteria: 'contacts' });
 
     // Another tenant has its own catalog.
-    expect((await rest(server, 'GET', '/api/reporting', { token: other.staffToken })).body.TotalRecordAvailable).toBe('7');
+    expect((await rest(server, 'GET', '/api/reporting', { token: other.staffToken })).body.TotalRecordAvailable).toBe('9');
     expect(await systemReportId('Organizations', other)).not.toBe(await systemReportId('Organizations'));
   });
 
@@ -76,7 +79,7 @@ describe('the report catalog', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => rest(server, 'GET', '/api/reporting', { token: fresh.staffToken })));
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
     const [row] = await server.orm.em.fork().execute<{ n: number }[]>('SELECT count(*)::int AS n FROM report WHERE tenant_id = ?', [fresh.id]);
-    expect(row.n).toBe(7);
+    expect(row.n).toBe(9);
   });
 
   it('adds custom reports; a private one is seen only by its creator', async () => {
@@ -120,7 +123,7 @@ describe('the report catalog', () => {
     expect(widget.body.Items.map((item: { ReportId: number; IsFavorite: boolean }) => [item.ReportId, item.IsFavorite])).toEqual([[roster, true]]);
     expect((await rest(server, 'GET', '/api/reporting/widget/reportfavorites', { token: colleagueToken })).body.Items).toEqual([]);
     const notFavorites = await rest(server, 'POST', '/api/reporting', { token: acme.staffToken, body: { IsFavorite: false, IsCustom: false } });
-    expect(notFavorites.body.TotalRecordAvailable).toBe('6');
+    expect(notFavorites.body.TotalRecordAvailable).toBe('8');
     expect(names((await rest(server, 'POST', '/api/reporting', { token: acme.staffToken, body: { IsFavorite: true } })).body.Results)).toEqual(['Membership roster']);
     await favorite(acme.staffToken, false);
     expect((await rest(server, 'GET', '/api/reporting/widget/reportfavorites', { token: acme.staffToken })).body.TotalRecordAvailable).toBe('0');
@@ -143,7 +146,7 @@ describe('the report catalog', () => {
     const listed = await rest(server, 'GET', `/api/reporting/contactreports/${contact.id}`, { token: acme.staffToken });
     expect(listed.status).toBe(200);
     expect(listed.body.ContactId).toBe(String(contact.id));
-    expect(names(listed.body.ReportsList)).toEqual(['Contact profile', 'Membership history']);
+    expect(names(listed.body.ReportsList)).toEqual(['Contact profile', 'Event history', 'Membership history']);
     expect(listed.body.ReportsList[0]).toEqual({
       ImageUrl: null, ImageShortDescription: null, ReportId: expect.any(Number), AuditId: 1, IsSystem: true, ContactId: contact.id, Name: 'Contact profile',
       Description: 'One contact\'s details.', ReportTypeId: 'contacts', Path: expect.stringContaining(`ContactId:${contact.id}`),
@@ -272,6 +275,30 @@ describe('running reports', () => {
     expect((await call(acme.staffToken, RUN, { i: { ReportId: await systemReportId('Contact profile'), ContactId: 987654 } })).status).toBe(404);
   });
 
+  it('produces the event registrations report with exact amounts, cancelled ones left out', async () => {
+    const db = server.orm.em.fork().getConnection();
+    const [event] = await db.execute<{ id: number }[]>(
+      "INSERT INTO event (tenant_id, name, starts_at, ends_at) VALUES (?, 'Gala, 2026', '2026-06-01T18:00:00Z', '2026-06-01T23:00:00Z') RETURNING id", [acme.id]);
+    const [type] = await db.execute<{ id: number }[]>(
+      "INSERT INTO event_registration_type (tenant_id, event_id, name, price, session_ids) VALUES (?, ?, 'Early bird', 0.10, '[]') RETURNING id", [acme.id, event.id]);
+    const [order] = await db.execute<{ id: number }[]>(
+      "INSERT INTO event_registration_order (tenant_id, event_id, billing_contact_id, idempotency_key, total) VALUES (?, ?, ?, 'k1', 0.30) RETURNING id", [acme.id, event.id, contactIds[0]]);
+    const registration = (contactId: number, status: string, amount: string) => db.execute<{ id: number }[]>(
+      'INSERT INTO event_registration (tenant_id, event_id, order_id, contact_id, registration_type_id, status, amount) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id',
+      [acme.id, event.id, order.id, contactId, type.id, status, amount]);
+    const [first] = await registration(contactIds[0], 'registered', '0.10');
+    const [second] = await registration(contactIds[1], 'registered', '1234567.20');
+    await registration(contactIds[2], 'cancelled', '0.10');
+
+    const lines = (await run('Event registrations')).csv.split('\n');
+    expect(lines[0]).toBe('RegistrationId,EventId,EventName,EventStartsAt,ContactId,ContactName,Email,RegistrationType,Status,Amount,DateRegistered');
+    expect(lines.slice(1, -1).map((line) => line.replace(/,\d{4}-[^,]+Z$/, ''))).toEqual([
+      `${first.id},${event.id},"Gala, 2026",2026-06-01T18:00:00.000Z,${contactIds[0]},Ada Lovelace,ada@example.org,Early bird,registered,0.10`,
+      `${second.id},${event.id},"Gala, 2026",2026-06-01T18:00:00.000Z,${contactIds[1]},"Bo, ""the"" Builder Brown",bo@example.org,Early bird,registered,1234567.20`,
+    ]);
+    expect((await run('Event history', contactIds[2])).csv.split('\n').slice(1, -1)).toEqual([expect.stringContaining(',cancelled,0.10,')]);
+  });
+
   it('runs a custom report; deleting the report deletes its runs and releases their files', async () => {
     const custom = await addReport({ Name: 'Everyone', ReportTypeId: 'contacts' });
     const started = await call(acme.staffToken, RUN, { i: { ReportId: custom.ReportId } });
@@ -349,7 +376,7 @@ describe('reporting over GraphQL', () => {
     const em = server.orm.em.fork();
     const contact = em.create(Contact, { tenant: acme.id, kind: 'person', firstName: 'Gina' });
     await em.flush();
-    expect((await call(acme.staffToken, `{ contactReports(contactId: "${contact.id}") { ContactId ReportsList { Name } } }`)).body.data.contactReports.ReportsList).toHaveLength(2);
+    expect((await call(acme.staffToken, `{ contactReports(contactId: "${contact.id}") { ContactId ReportsList { Name } } }`)).body.data.contactReports.ReportsList).toHaveLength(3);
     const list = await call(acme.staffToken, `{ contactReportList(contactId: "${contact.id}", category: "Contacts", parameters: { a: 1 }) { Name } }`);
     expect(list.body).toEqual({ data: { contactReportList: [{ Name: 'Contact profile' }] } });
     expect((await call(acme.staffToken, `mutation { deleteReport(reportId: ${reportId}, auditId: 1) }`)).body.data).toEqual({ deleteReport: reportId });

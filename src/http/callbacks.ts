@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../core/context.js';
 import { ApiError, BadInput, ServiceUnavailable } from '../core/errors.js';
+import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { CALLBACK_PROVIDERS, type CallbackProvider } from '../entities/callback.js';
 import { shapeProblem, urlValidationToken } from '../services/callback-formats.js';
 import {
@@ -15,8 +16,6 @@ export const CALLBACK_BODY_LIMIT = 1024 * 1024;
 
 /** The headers kept with a stored callback (besides the remote address). */
 const KEPT_HEADERS = ['content-type', 'user-agent', 'x-request-id', TIMESTAMP_HEADER, SIGNATURE_HEADER];
-
-const TENANT_KEY = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 /**
  * The inbound provider callbacks (`/api/callback/*`). They are outside the route table because
@@ -44,7 +43,7 @@ export const callbackRoutes: AreaRoutes = {
         if (request.method !== 'POST') return;
         const given = (request.query as Record<string, unknown>).tenant;
         const { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } = request.headers;
-        if (typeof given !== 'string' || !TENANT_KEY.test(given.toLowerCase()) || !signedDigest(timestamp, signature)) {
+        if (typeof given !== 'string' || !TENANT_KEY_PATTERN.test(given.toLowerCase()) || !signedDigest(timestamp, signature)) {
           closeUnreadBody(request, reply);
           throw notAuthenticated();
         }
@@ -64,7 +63,7 @@ async function receive(deps: AppDeps, secrets: CallbackSecrets, provider: Callba
   const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
   const given = (request.query as Record<string, unknown>).tenant;
   const tenantKey = typeof given === 'string' ? given.toLowerCase() : '';
-  if (!TENANT_KEY.test(tenantKey)) throw notAuthenticated();
+  if (!TENANT_KEY_PATTERN.test(tenantKey)) throw notAuthenticated();
   const { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } = request.headers;
   let found: TenantSecret | null;
   try {
@@ -89,6 +88,7 @@ async function receive(deps: AppDeps, secrets: CallbackSecrets, provider: Callba
   await storeCallback(deps.pool, { tenantId: found.tenantId, provider, headers, body: text }, (error) => {
     request.log.error({ err: error, provider }, 'callback not stored');
   });
+  deps.metrics.callbacksStored.inc({ provider });
   return reply.code(200).send();
 }
 

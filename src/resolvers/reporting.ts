@@ -20,7 +20,7 @@ export class ReportingResolver {
   }
 
   @Authorized('staff')
-  @Mutation(() => ReportCollection, { description: 'Adds a custom report (contacts unless ReportTypeId says memberships; private to the caller with IsPrivateForUser).' })
+  @Mutation(() => ReportCollection, { description: 'Adds a custom report (contacts unless ReportTypeId says memberships or event-registrations; private to the caller with IsPrivateForUser).' })
   addReport(@Ctx() ctx: RequestContext, @Arg('input', () => ReportAddInput) input: ReportAddInput) {
     return reporting.addReport(ctx, input);
   }

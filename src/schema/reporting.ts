@@ -11,8 +11,8 @@ export class ReportCollection {
   @Field(() => Boolean) IsSystem!: boolean;
   @Field(() => String) Name!: string;
   @Field(() => String, { nullable: true }) Description!: string | null;
-  @Field(() => String, { description: 'What running the report produces: contacts or memberships (CSV rows).' }) ReportTypeId!: string;
-  @Field(() => String, { description: 'The catalog category: Contacts or Membership.' }) ReportCategoryId!: string;
+  @Field(() => String, { description: 'What running the report produces: contacts, memberships or event-registrations (CSV rows).' }) ReportTypeId!: string;
+  @Field(() => String, { description: 'The catalog category: Contacts, Events or Membership.' }) ReportCategoryId!: string;
   @Field(() => String, { description: 'ISO 8601 date-time.' }) DateAdded!: string;
   @Field(() => String, { nullable: true, description: 'ISO 8601 date-time of the last run; null: never run.' }) LastUsed!: string | null;
   @Field(() => Boolean, { description: 'Whether the caller marked it a favorite.' }) IsFavorite!: boolean;
@@ -38,7 +38,7 @@ export class ReportAdvancedFilterInput extends FilterBaseInput {
   @Field(() => Boolean, { nullable: true, description: 'true: only custom reports; false: only system reports.' }) IsCustom?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: 'true: only the caller\'s private reports; false: only shared ones.' }) IsPrivate?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: 'true: only the caller\'s favorites; false: only the others.' }) IsFavorite?: boolean | null;
-  @Field(() => String, { nullable: true, description: 'Only reports of this ReportTypeId (contacts, memberships).' }) @IsOptional() @Length(0, 64) Criteria?: string | null;
+  @Field(() => String, { nullable: true, description: 'Only reports of this ReportTypeId (contacts, memberships, event-registrations).' }) @IsOptional() @Length(0, 64) Criteria?: string | null;
   @Field(() => Boolean, { nullable: true, description: 'Ignored: reports never cross tenants.' }) ShowCustomReportsAcrossCustomers?: boolean | null;
 }
 
@@ -63,7 +63,7 @@ export const ReportListResult = ListResultType('ReportListResult', {
 export class ReportAddInput {
   @Field(() => String) @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' }) Name!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 4000) Description?: string | null;
-  @Field(() => String, { nullable: true, description: 'contacts (default) or memberships.' }) @IsOptional() @Length(0, 64) ReportTypeId?: string | null;
+  @Field(() => String, { nullable: true, description: 'contacts (default), memberships or event-registrations.' }) @IsOptional() @Length(0, 64) ReportTypeId?: string | null;
   @Field(() => Boolean, { nullable: true, description: 'Visible only to the caller (default false).' }) IsPrivateForUser?: boolean | null;
 }
 

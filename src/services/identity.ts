@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from '../core/context.js';
 import { BadInput, NotFound, Unauthenticated } from '../core/errors.js';
-import { isOneOf } from '../core/values.js';
+import { isOneOf, TENANT_KEY_PATTERN } from '../core/values.js';
 import { hashToken, newToken } from '../core/secrets.js';
 import { Contact, Credential, Login, Tenant } from '../entities/index.js';
 import { ROLES, type Role } from '../entities/login.js';
@@ -103,12 +103,11 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-const TENANT_KEY = /^[a-z0-9][a-z0-9-]{1,62}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createTenant(em: EntityManager, input: { key: string; name: string; domain?: string | null }): Promise<Tenant> {
   const key = input.key.toLowerCase();
-  if (!TENANT_KEY.test(key)) throw BadInput.field('key', 'must be 2-63 lower-case letters, digits or dashes');
+  if (!TENANT_KEY_PATTERN.test(key)) throw BadInput.field('key', 'must be 2-63 lower-case letters, digits or dashes');
   if (!input.name.trim()) throw BadInput.field('name', 'is required');
   if (await em.findOne(Tenant, { key })) throw BadInput.field('key', `tenant "${key}" already exists`);
   const tenant = em.create(Tenant, { key, name: input.name.trim(), domain: input.domain ?? null });

@@ -4,13 +4,12 @@ import type { MembershipStatus } from '../entities/membership.js';
 
 /*
  * What running a report produces: the rows of its source, read in id order in batches (keyset
- * paging, so a run of any size holds one batch at a time while reading). Two sources exist:
- * contacts and memberships. The documents also name event-registration reports; this service has
- * no event registrations yet, so that source and its reports are left out of the catalog until
- * the events area brings the entity (add a source here and a system report below).
+ * paging, so a run of any size holds one batch at a time while reading). Three sources exist:
+ * contacts, memberships and event registrations. Money (a registration's amount) is read as
+ * text from its numeric column, so the CSV carries it exactly.
  */
 
-export const REPORT_TYPES = ['contacts', 'memberships'] as const;
+export const REPORT_TYPES = ['contacts', 'memberships', 'event-registrations'] as const;
 export type ReportTypeId = (typeof REPORT_TYPES)[number];
 
 /** The rows a run reads: its tenant, optionally one contact, and a system report's own filter. */
@@ -19,6 +18,7 @@ export interface ReportScope {
   contactId: number | null;
   kind?: ContactKind;
   status?: MembershipStatus;
+  registrationStatus?: string;
 }
 
 export interface ReportSource {
@@ -69,12 +69,19 @@ interface MembershipRow {
   type_name: string; level_name: string | null; status: string; start_date: string; end_date: string | null;
 }
 
+interface RegistrationRow {
+  id: number; event_id: number; event_name: string; starts_at: string; contact_id: number; kind: ContactKind; first_name: string | null; last_name: string | null;
+  contact_name: string | null; email: string | null; type_name: string; status: string; amount: string; registered_at: string;
+}
+
+const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
 export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
   contacts: sqlSource<ContactRow>({
     columns: ['ContactId', 'Kind', 'Name', 'FirstName', 'LastName', 'Email', 'Phone', 'DateAdded'],
     from: 'contact c',
     select: `c.id, c.kind, c.first_name, c.last_name, c.name, c.email, c.phone,
-      to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at`,
+      to_char(c.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at`,
     idColumn: 'c.id',
     conditions: (scope) => [
       ['c.tenant_id = ?', scope.tenantId], ['c.deleted_at IS NULL'],
@@ -104,6 +111,25 @@ export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
       MembershipType: row.type_name, MembershipLevel: row.level_name, Status: row.status, StartDate: row.start_date, EndDate: row.end_date,
     }),
   }),
+  'event-registrations': sqlSource<RegistrationRow>({
+    columns: ['RegistrationId', 'EventId', 'EventName', 'EventStartsAt', 'ContactId', 'ContactName', 'Email', 'RegistrationType', 'Status', 'Amount', 'DateRegistered'],
+    from: `event_registration r JOIN event e ON e.id = r.event_id JOIN contact c ON c.id = r.contact_id AND c.deleted_at IS NULL
+      JOIN event_registration_type rt ON rt.id = r.registration_type_id`,
+    select: `r.id, r.event_id, e.name AS event_name, to_char(e.starts_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS starts_at, r.contact_id, c.kind, c.first_name,
+      c.last_name, c.name AS contact_name, c.email, rt.name AS type_name, r.status, r.amount::text AS amount,
+      to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS registered_at`,
+    idColumn: 'r.id',
+    conditions: (scope) => [
+      ['r.tenant_id = ?', scope.tenantId],
+      ...(scope.contactId === null ? [] : [['r.contact_id = ?', scope.contactId] satisfies Condition]),
+      ...(scope.registrationStatus ? [['r.status = ?', scope.registrationStatus] satisfies Condition] : []),
+    ],
+    values: (row) => ({
+      RegistrationId: row.id, EventId: row.event_id, EventName: row.event_name, EventStartsAt: row.starts_at, ContactId: row.contact_id,
+      ContactName: displayName({ kind: row.kind, name: row.contact_name, firstName: row.first_name, lastName: row.last_name }), Email: row.email,
+      RegistrationType: row.type_name, Status: row.status, Amount: row.amount, DateRegistered: row.registered_at,
+    }),
+  }),
 };
 
 /** A system report of every tenant's catalog. */
@@ -114,10 +140,10 @@ export interface SystemReport {
   type: ReportTypeId;
   category: string;
   appliesToContact?: boolean;
-  filter?: Pick<ReportScope, 'kind' | 'status'>;
+  filter?: Pick<ReportScope, 'kind' | 'status' | 'registrationStatus'>;
 }
 
-export const REPORT_CATEGORIES = ['Contacts', 'Membership'] as const;
+export const REPORT_CATEGORIES = ['Contacts', 'Events', 'Membership'] as const;
 
 export const SYSTEM_REPORTS: readonly SystemReport[] = [
   { key: 'contact-directory', name: 'Contact directory', description: 'Every contact with e-mail and phone.', type: 'contacts', category: 'Contacts' },
@@ -127,8 +153,16 @@ export const SYSTEM_REPORTS: readonly SystemReport[] = [
   { key: 'active-memberships', name: 'Active memberships', description: 'Memberships in force.', type: 'memberships', category: 'Membership', filter: { status: 'active' } },
   { key: 'lapsed-memberships', name: 'Lapsed memberships', description: 'Memberships that lapsed.', type: 'memberships', category: 'Membership', filter: { status: 'lapsed' } },
   { key: 'contact-memberships', name: 'Membership history', description: 'One contact\'s memberships.', type: 'memberships', category: 'Membership', appliesToContact: true },
+  {
+    key: 'event-registrations', name: 'Event registrations', description: 'Every registration (not cancelled) with its event, attendee, type and amount.',
+    type: 'event-registrations', category: 'Events', filter: { registrationStatus: 'registered' },
+  },
+  {
+    key: 'contact-event-registrations', name: 'Event history', description: 'One contact\'s event registrations.', type: 'event-registrations', category: 'Events',
+    appliesToContact: true,
+  },
 ];
 
 export function categoryOf(type: ReportTypeId): string {
-  return type === 'memberships' ? 'Membership' : 'Contacts';
+  return { contacts: 'Contacts', memberships: 'Membership', 'event-registrations': 'Events' }[type];
 }

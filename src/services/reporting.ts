@@ -78,7 +78,7 @@ export async function listReports(
   return listResult({ criteria: hasCriteria ? criteria : null, criteriaItems: categories, total: total ?? 0, results: await toCollection(ctx, rows) });
 }
 
-/** POST /api/reporting/add: a custom report (contacts unless ReportTypeId says memberships). */
+/** POST /api/reporting/add: a custom report (contacts unless ReportTypeId says otherwise). */
 export async function addReport(ctx: RequestContext, input: ReportAddInput): Promise<ReportCollection> {
   const type = (input.ReportTypeId?.trim() || 'contacts').toLowerCase();
   if (!isOneOf(REPORT_TYPES, type)) throw BadInput.field('ReportTypeId', `must be one of ${REPORT_TYPES.join(', ')}`);
