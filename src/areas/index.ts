@@ -14,6 +14,8 @@ import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
 import { partnerSyncArea } from './partner-sync.js';
+import { documentTemplatesArea } from './document-templates.js';
+import { reportingArea } from './reporting.js';
 import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
@@ -42,6 +44,8 @@ export const areas: readonly Area[] = [
   partnerSyncArea,
   dashboardsArea,
   storeArea,
+  reportingArea,
+  documentTemplatesArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

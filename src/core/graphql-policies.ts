@@ -24,7 +24,9 @@ export async function validateInput(argValue: unknown): Promise<void> {
   const values: unknown[] = Array.isArray(argValue) ? argValue : [argValue];
   const problems: FieldProblem[] = [];
   for (const value of values) {
-    if (value === null || typeof value !== 'object') continue;
+    // A free-form JSON value written inline in a query has no prototype (graphql-scalars builds it
+    // with Object.create(null)), and class-validator fails on it: it has no rules to check anyway.
+    if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) === null) continue;
     problems.push(...flatten(await validate(value, { skipMissingProperties: true, forbidUnknownValues: false })));
   }
   if (problems.length) throw new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));

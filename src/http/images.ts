@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../core/context.js';
-import { BadInput } from '../core/errors.js';
 import { readFile, type FileRecord } from '../services/files.js';
 import { imageFile, imageServedFile, prepareFolderUpload, uploadFolderImage, uploadImageFile } from '../services/images.js';
 import { ACCEPTED_IMAGE_TYPES } from '../services/image-processing.js';
 import type { AreaRoutes } from './area-routes.js';
+import { contentDisposition, intParam, sendJson } from './responses.js';
 import { acceptUploads, readUpload } from './uploads.js';
 
 /**
@@ -54,19 +54,6 @@ export const imageAreaRoutes: AreaRoutes = {
   },
 };
 
-const INT32_MAX = 2147483647;
-
-/** A path segment documented `int`; anything else is a 400 naming it. */
-export function intParam(value: string, name: string): number {
-  const number = /^-?\d{1,10}$/.test(value) ? Number(value) : NaN;
-  if (!(Math.abs(number) <= INT32_MAX)) throw BadInput.field(name, 'must be an integer');
-  return number;
-}
-
-export function sendJson(reply: FastifyReply, body: unknown) {
-  return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(body));
-}
-
 /** The bytes of a file with Content-Type, Content-Length, ETag (its SHA-256) and caching headers; 304 when the client has them. */
 async function sendFile(ctx: RequestContext, request: FastifyRequest, reply: FastifyReply, file: FileRecord, cacheControl: string) {
   const etag = `"${file.sha256}"`;
@@ -87,10 +74,4 @@ function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
-/** `inline; filename="..."; filename*=UTF-8''...` with an ASCII fallback (RFC 6266). */
-export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
-  const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }

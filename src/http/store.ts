@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import type { AreaRoutes } from './area-routes.js';
-import { contentDisposition, intParam, sendJson } from './images.js';
+import { contentDisposition, intParam, sendJson } from './responses.js';
 import { acceptUploads, readUpload } from './uploads.js';
 import { readFile } from '../services/files.js';
 import { storeDownloadFile, uploadStoreDownloadFile } from '../services/store-orders.js';

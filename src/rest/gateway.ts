@@ -84,7 +84,7 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
     });
     const bodyArg = row.body ? field.args.find((arg) => arg.name === row.body) ?? null : null;
     if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
-    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment ? [segment.arg] : [])), bodyArg?.name]);
+    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment ? [segment.arg] : [])), bodyArg?.name, ...Object.keys(row.args ?? {})]);
     const documentedNames = [...Object.keys(row.query ?? {}), ...(documentedQuery.get(`${row.method} ${row.path}`) ?? [])];
     const queryArgs = new Map(field.args
       .filter((arg) => !taken.has(arg.name))
@@ -151,7 +151,7 @@ function matchSegments(segments: Segment[], parts: string[]): PathParams | null 
 
 /** The GraphQL variables of a matched request, each checked against its argument's type. */
 export function buildVariables(route: CompiledRoute, params: PathParams, rawQuery: string, request: { body: unknown; contentType: string | undefined }) {
-  const variables: Record<string, unknown> = {};
+  const variables: Record<string, unknown> = { ...route.row.args };
   for (const [argName, { value, documented }] of params) variables[argName] = coerceScalar(value, argOf(route, argName), documented);
 
   const query = new URLSearchParams(rawQuery);

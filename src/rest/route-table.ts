@@ -13,6 +13,8 @@ export interface RouteRow {
   field: `Query.${string}` | `Mutation.${string}`;
   /** The argument that receives the whole JSON body (a model or an array), unwrapped. */
   body?: string;
+  /** Arguments the route itself fixes (e.g. the type of a fixed-type lookup): argument → value; not read from the request. */
+  args?: Record<string, string | number | boolean>;
   /** Query parameter names that differ from argument names: documented name → argument. */
   query?: Record<string, string>;
   /** Answer 200 with an empty body (HttpResponseMessage, or a "200 only" whose body means nothing). */
