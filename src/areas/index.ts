@@ -7,6 +7,7 @@ import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
 import { commerceArea } from './commerce.js';
+import { directoriesArea } from './directories.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
@@ -28,6 +29,7 @@ export const areas: readonly Area[] = [
   callbacksArea,
   benefitPackagesArea,
   commerceArea,
+  directoriesArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -34,6 +34,8 @@ const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 14),
   MAGIC_LINK_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
+  /** Requests one client address may make to the public directory operations per minute (per instance); more are a 429. */
+  DIRECTORY_PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(300),
   /** Magic links one address may be sent per hour. */
   MAGIC_LINK_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
   /**

@@ -13,6 +13,11 @@ export interface RouteRow {
   field: `Query.${string}` | `Mutation.${string}`;
   /** The argument that receives the whole JSON body (a model or an array), unwrapped. */
   body?: string;
+  /**
+   * The input-object argument whose fields come one by one from the query string (a GET
+   * documented with a body model: `?Take=10&Filter=x`); usually also the `body`, which wins when sent.
+   */
+  queryModel?: string;
   /** Query parameter names that differ from argument names: documented name → argument. */
   query?: Record<string, string>;
   /** Answer 200 with an empty body (HttpResponseMessage, or a "200 only" whose body means nothing). */
