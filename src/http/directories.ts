@@ -31,7 +31,8 @@ export const directoryPublicRoutes: AreaRoutes = {
     server.addHook('onRequest', async (request: FastifyRequest) => {
       if (!isPublicDirectoryPath(request.url)) return;
       const verdict = await limit(request);
-      if (!verdict.isAllowed) throw new TooManyRequests(Math.max(1, verdict.ttlInSeconds));
+      // `isAllowed` means "exempt" (an allow list); `isExceeded` is the verdict.
+      if (!verdict.isAllowed && verdict.isExceeded) throw new TooManyRequests(Math.max(1, verdict.ttlInSeconds));
     });
     server.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200 || typeof payload !== 'string' || !isPublicDirectoryPath(request.url)) return payload;

@@ -40,15 +40,21 @@ export async function addListingsByMembershipType(ctx: RequestContext, input: Di
   return inTransaction(ctx, async () => {
     let added = 0;
     for (const [index, item] of input.DirectoryItems.entries()) {
-      const directory = await ctx.em.findOne(Directory, { id: item.DirectoryId });
-      if (!directory) throw new NotFound(`The directory ${item.DirectoryId}`);
       const typeIds = [...new Set(item.MembershipTypeIds)];
       const known = typeIds.length ? await leanRows(ctx.em, MembershipType, { fields: ['id'], where: { id: { $in: typeIds } } }) : [];
       const missing = typeIds.filter((id) => !known.some((type) => type.id === id));
       if (missing.length) throw BadInput.field(`DirectoryItems[${index}].MembershipTypeIds`, `has no membership type ${missing.join(', ')}`);
-      directory.membershipTypeIds = [...new Set([...directory.membershipTypeIds, ...typeIds])].sort((a, b) => a - b);
-      await ctx.em.flush();
-      added += await addMembershipHolders(ctx.em, ctx.tenantId, directory.id);
+      // A set union in one UPDATE: concurrent additions all land, and a directory save (which never
+      // writes these ids) is not refused for it, so the version is left alone.
+      const updated = await ctx.em.getConnection().execute<{ id: number }[]>(
+        `update directory d set updated_at = now(), membership_type_ids = (
+           select coalesce(jsonb_agg(distinct ids.value::int order by ids.value::int), '[]'::jsonb)
+             from (select jsonb_array_elements_text(d.membership_type_ids) as value union select jsonb_array_elements_text(?::jsonb)) as ids)
+          where d.id = ? and d.tenant_id = ? and d.deleted_at is null returning d.id`,
+        [JSON.stringify(typeIds), item.DirectoryId, ctx.tenantId], 'all', ctx.em.getTransactionContext(),
+      );
+      if (updated.length === 0) throw new NotFound(`The directory ${item.DirectoryId}`);
+      added += await addMembershipHolders(ctx.em, ctx.tenantId, item.DirectoryId);
     }
     await refreshFromContacts(ctx.em, ctx.tenantId);
     return { Added: added };
