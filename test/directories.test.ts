@@ -99,6 +99,12 @@ describe('directory listing types', () => {
     const refused = await rest(server, 'DELETE', `${BASE}/directorylistingtypes/${typeId}/1`, { token: acme.staffToken });
     expect(refused.status).toBe(409);
     expect(refused.body.errors).toEqual([{ field: 'Count', message: '1' }]);
+    // Once its only listing is removed (a tombstone) and the directory moves to no type, it can go.
+    const [listing] = (await rest(server, 'GET', `${BASE}/directories/${directoryId}/public/find`, { headers: anonymous() })).body.ListItems;
+    const removed = await graphql(server, 'mutation($id: Int!) { deleteDirectoryListing(directoryContactId: $id, auditId: 1) }', { id: listing.DirectoryContactId }, acme.staffToken);
+    expect(removed.body.errors).toBeUndefined();
+    expect((await rest(server, 'POST', `${BASE}/directories/${directoryId}`, { token: acme.staffToken, body: { Name: 'Typed directory' } })).status).toBe(200);
+    expect((await rest(server, 'DELETE', `${BASE}/directorylistingtypes/${typeId}/1`, { token: acme.staffToken })).status).toBe(200);
   });
 
   it.each([

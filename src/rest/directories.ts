@@ -11,7 +11,7 @@ export const directoryRoutes: RouteRow[] = [
   { method: 'GET', path: '/api/directory/directories/{directoryid}/public/find', field: 'Query.publicDirectorySearch' },
   { method: 'GET', path: '/api/directory/directories/{directoryid}/public/index', field: 'Query.publicDirectoryIndex' },
   { method: 'GET', path: '/api/directory/directories/chapters/{chapterid}', field: 'Query.chapterDirectories' },
-  { method: 'GET', path: '/api/directory/directories/setup', field: 'Query.directoriesSetup', body: 'filter', queryModel: 'filter' },
+  { method: 'GET', path: '/api/directory/directories/setup', field: 'Query.directoriesSetup', queryModel: 'filter' },
   { method: 'GET', path: '/api/directory/directorylistingtypes', field: 'Query.directoryListingTypes' },
   { method: 'POST', path: '/api/directory/directorylistingtypes', field: 'Mutation.saveDirectoryListingType', body: 'input' },
   { method: 'GET', path: '/api/directory/directorylistingtypes/{directorylistingtypeid}', field: 'Query.directoryListingType' },

@@ -1,5 +1,5 @@
 import {
-  getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
+  getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputField, type GraphQLNamedType, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
@@ -51,6 +51,10 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         name: documented, in: 'query', required: isNonNullType(arg.type),
         description: arg.description ?? undefined,
         schema: typeSchema(arg.type),
+      })),
+      // A GET documented with a body model takes the model's fields one by one from the query string.
+      ...queryModelFields(route).map((field) => ({
+        name: documentedKey(field.name), in: 'query', required: false, description: field.description ?? undefined, schema: typeSchema(field.type),
       })),
     ];
     const openApiPath = row.path.replace(/\{([^}=]+)=null\}/g, '{$1}');
@@ -149,4 +153,9 @@ function namedSchema(type: GraphQLNamedType): JsonSchema {
     }
   }
   return { $ref: `#/components/schemas/${type.name}` };
+}
+
+function queryModelFields(route: CompiledRoute): GraphQLInputField[] {
+  const model = route.queryModelArg ? getNullableType(route.queryModelArg.type) : null;
+  return model && isInputObjectType(model) ? Object.values(model.getFields()) : [];
 }

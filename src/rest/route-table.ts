@@ -15,7 +15,8 @@ export interface RouteRow {
   body?: string;
   /**
    * The input-object argument whose fields come one by one from the query string (a GET
-   * documented with a body model: `?Take=10&Filter=x`); usually also the `body`, which wins when sent.
+   * documented with a body model: `?Take=10&Filter=x`). Fastify does not read GET bodies, so such a
+   * GET takes its model from the query string only.
    */
   queryModel?: string;
   /** Query parameter names that differ from argument names: documented name → argument. */

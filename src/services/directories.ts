@@ -125,15 +125,14 @@ export async function saveDirectory(ctx: RequestContext, directoryId: number, in
 export async function deleteDirectory(ctx: RequestContext, directoryId: number): Promise<number> {
   return inTransaction(ctx, async () => {
     const connection = ctx.em.getConnection();
-    const tx = ctx.em.getTransactionContext();
     const stamped = await connection.execute<{ id: number }[]>(
       'update directory set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where id = ? and tenant_id = ? and deleted_at is null returning id',
-      [directoryId, ctx.tenantId], 'all', tx,
+      [directoryId, ctx.tenantId], 'all', ctx.em.getTransactionContext(),
     );
     if (stamped.length === 0) throw new NotFound(DIRECTORY_NOUN);
     await connection.execute(
       'update directory_listing set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where directory_id = ? and tenant_id = ? and deleted_at is null',
-      [directoryId, ctx.tenantId], 'run', tx,
+      [directoryId, ctx.tenantId], 'run', ctx.em.getTransactionContext(),
     );
     return directoryId;
   });
@@ -175,11 +174,18 @@ export async function saveListingType(ctx: RequestContext, input: DirectoryListi
  * foreign keys refuse one that became used meanwhile). A stale AuditId is 409 too.
  */
 export async function deleteListingType(ctx: RequestContext, listingTypeId: number, auditId: number): Promise<number> {
-  const used = await usage(ctx, listingTypeId);
-  if (used.directories + used.listings > 0) {
-    throw new Conflict(`The directory listing type is used by ${used.directories} directories and ${used.listings} listings.`, [{ field: 'Count', message: String(used.listings) }]);
-  }
-  return deleteRecord(ctx, DirectoryListingType, listingTypeId, auditId, TYPE_NOUN);
+  return inTransaction(ctx, async () => {
+    const used = await usage(ctx, listingTypeId);
+    if (used.directories + used.listings > 0) {
+      throw new Conflict(`The directory listing type is used by ${used.directories} directories and ${used.listings} listings.`, [{ field: 'Count', message: String(used.listings) }]);
+    }
+    // Removed listings keep no type (their rows stay for synchronization only).
+    await ctx.em.getConnection().execute(
+      'update directory_listing set listing_type_id = null where listing_type_id = ? and tenant_id = ? and deleted_at is not null',
+      [listingTypeId, ctx.tenantId], 'run', ctx.em.getTransactionContext(),
+    );
+    return deleteRecord(ctx, DirectoryListingType, listingTypeId, auditId, TYPE_NOUN);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

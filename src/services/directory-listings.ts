@@ -166,14 +166,13 @@ export function toAddress(address: PostalAddress): DirectoryAddress {
  */
 export async function reconcileTenantListings(em: EntityManager, tenantId: number, directoryId?: number): Promise<void> {
   const connection = em.getConnection();
-  const tx = em.getTransactionContext();
   const oneDirectory = directoryId === undefined ? '' : 'and d.id = ?';
   const directoryParam = directoryId === undefined ? [] : [directoryId];
-  await connection.execute(`select pg_advisory_xact_lock(?, hashtext('directory-reconcile'))`, [tenantId], 'run', tx);
+  await connection.execute(`select pg_advisory_xact_lock(?, hashtext('directory-reconcile'))`, [tenantId], 'run', em.getTransactionContext());
   await connection.execute(
     `update directory_listing l set deleted_at = now(), updated_at = now(), audit_id = l.audit_id + 1, listing_type_id = null
        from contact c where c.id = l.contact_id and c.deleted_at is not null and l.tenant_id = ? and l.deleted_at is null`,
-    [tenantId], 'run', tx,
+    [tenantId], 'run', em.getTransactionContext(),
   );
   await addMembershipHolders(em, tenantId, directoryId, true);
   await connection.execute(
@@ -183,7 +182,7 @@ export async function reconcileTenantListings(em: EntityManager, tenantId: numbe
         and l.source = 'membership' and l.deleted_at is null
         and not exists (select 1 from membership m where m.tenant_id = l.tenant_id and m.contact_id = l.contact_id and ${ACTIVE_MEMBERSHIP}
                           and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids)))`,
-    [tenantId, ...directoryParam], 'run', tx,
+    [tenantId, ...directoryParam], 'run', em.getTransactionContext(),
   );
   await refreshFromContacts(em, tenantId);
 }
@@ -222,7 +221,6 @@ const REFRESH_BATCH = 2000;
  */
 async function refreshFromContacts(em: EntityManager, tenantId: number, listingIds?: number[]): Promise<void> {
   const connection = em.getConnection();
-  const tx = em.getTransactionContext();
   for (;;) {
     const rows = await connection.execute<StaleRow[]>(
       `select l.id, l.name, l.postal_code, c.kind, c.name as contact_name, c.first_name, c.last_name, c.addresses
@@ -230,7 +228,7 @@ async function refreshFromContacts(em: EntityManager, tenantId: number, listingI
         where l.tenant_id = ? and l.deleted_at is null
           and ${listingIds ? 'l.id in (select value::int from jsonb_array_elements_text(?::jsonb))' : `(l.name = '' or c.updated_at > l.updated_at)`}
         limit ${REFRESH_BATCH}`,
-      [tenantId, ...(listingIds ? [JSON.stringify(listingIds)] : [])], 'all', tx,
+      [tenantId, ...(listingIds ? [JSON.stringify(listingIds)] : [])], 'all', em.getTransactionContext(),
     );
     if (rows.length === 0) return;
     const values = await Promise.all(rows.map(async (row) => {
@@ -243,7 +241,7 @@ async function refreshFromContacts(em: EntityManager, tenantId: number, listingI
       `update directory_listing l set name = v.name, postal_code = v.postal_code, latitude = v.latitude, longitude = v.longitude, updated_at = clock_timestamp()
          from jsonb_to_recordset(?::jsonb) as v(id int, name text, postal_code text, latitude float8, longitude float8)
         where l.id = v.id and l.tenant_id = ?`,
-      [JSON.stringify(values), tenantId], 'run', tx,
+      [JSON.stringify(values), tenantId], 'run', em.getTransactionContext(),
     );
     if (listingIds || rows.length < REFRESH_BATCH) return;
   }
