@@ -363,6 +363,19 @@ describe('the public directory', () => {
     expect(detail.text).not.toMatch(/555-0199|quiet@example/);
   });
 
+  it('never shows the listing of a deleted contact, and the reconcile job removes it', async () => {
+    const contactId = await createContact(acme, 'Bygone Bistro');
+    const listing = await list(directoryId, contactId);
+    const connection = server.orm.em.fork().getConnection();
+    await connection.execute('update contact set deleted_at = now() where id = ?', [contactId]);
+    expect(names(await find(directoryId, { term: 'bygone' }))).toEqual([]);
+    expect((await rest(server, 'GET', `${BASE}/directories/${directoryId}/public/details/${listing.DirectoryContactId}`, { headers: anonymous() })).status).toBe(404);
+    await reconcileAllTenants(server.orm);
+    expect((await find(directoryId, { term: 'bygone' })).body.ResultCount).toBe('0');
+    const [row] = await connection.execute<{ deleted: boolean }[]>('select deleted_at is not null as deleted from directory_listing where id = ?', [listing.DirectoryContactId]);
+    expect(row.deleted).toBe(true);
+  });
+
   it('answers 404 for a private directory, one in development, another tenant\'s, and without a tenant', async () => {
     const privateId = await createDirectory({ Name: 'Private', IsPublic: false });
     const developing = await createDirectory({ Name: 'Developing', InDevelopment: true });

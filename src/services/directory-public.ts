@@ -41,8 +41,14 @@ async function publicDirectory(ctx: RequestContext, directoryId: string | number
   return { ...row, settings: { ...DEFAULT_SEARCH_SETTINGS, ...row.search_settings } };
 }
 
-/** A listing shows to the public: visible, not removed, its contact not deleted. */
-const SHOWN = `l.tenant_id = ? and l.directory_id = ? and l.deleted_at is null and l.is_visible and c.deleted_at is null`;
+/**
+ * A listing is listed: visible and not removed. (A deleted contact's listings are removed by the
+ * reconcile job within a minute; until then they may be counted, but a page never shows them:
+ * searches read `directory_listing` alone, through its indexes, and join the contact for the page.)
+ */
+const LISTED = `l.tenant_id = ? and l.directory_id = ? and l.deleted_at is null and l.is_visible`;
+/** A listing shows: listed, and its contact not deleted. */
+const SHOWN = `${LISTED} and c.deleted_at is null`;
 /** The listing's address may be shown (and searched). */
 const ADDRESS_SHOWN = `coalesce((l.visibility->>'Address')::boolean, true) and coalesce(lt.show_contact_details, '') <> 'false'`;
 
@@ -51,11 +57,11 @@ export async function publicDirectoryIndex(ctx: RequestContext, directoryId: num
   const connection = ctx.em.getConnection();
   const params = [ctx.tenantId, directory.id];
   const [[total], categories] = await Promise.all([
-    connection.execute<{ count: string }[]>(`select count(*) as count from directory_listing l join contact c on c.id = l.contact_id where ${SHOWN}`, params),
+    connection.execute<{ count: string }[]>(`select count(*) as count from directory_listing l where ${LISTED}`, params),
     connection.execute<{ id: string; count: string }[]>(
       `select category.value as id, count(*) as count
-         from directory_listing l join contact c on c.id = l.contact_id, jsonb_array_elements_text(l.category_item_ids) as category(value)
-        where ${SHOWN} group by category.value order by category.value::int`,
+         from directory_listing l, jsonb_array_elements_text(l.category_item_ids) as category(value)
+        where ${LISTED} group by category.value order by category.value::int`,
       params,
     ),
   ]);
@@ -81,7 +87,7 @@ interface AdvancedFilter {
 interface SearchRow {
   id: number; public_key: string; name: string; short_description: string | null; category_item_ids: number[]; postal_code: string | null;
   latitude: number | null; longitude: number | null; logo_url: string | null; addresses: PostalAddress[] | null; address_shown: boolean;
-  distance: number | null; total: string;
+  distance: number | null; total: string; contact_deleted: boolean;
 }
 
 /**
@@ -123,15 +129,20 @@ export async function publicDirectorySearch(ctx: RequestContext, directoryId: st
 
   const distance = origin ? `earth_distance(ll_to_earth(${Number(origin.latitude)}, ${Number(origin.longitude)}), ll_to_earth(l.latitude, l.longitude))` : 'null::float8';
   const order = origin ? 'distance, lower(l.name), l.id' : 'lower(l.name), l.id';
-  const rows = await ctx.em.getConnection().execute<SearchRow[]>(
-    `select l.id, l.public_key, l.name, l.short_description, l.category_item_ids, l.postal_code, l.latitude, l.longitude, c.logo_url, c.addresses,
-            (${ADDRESS_SHOWN}) as address_shown,
-            ${distance} as distance, count(*) over () as total
-       from directory_listing l join contact c on c.id = l.contact_id left join directory_listing_type lt on lt.id = l.listing_type_id
-      where ${SHOWN} ${conditions.map((condition) => `and ${condition}`).join(' ')}
-      order by ${order} limit ? offset ?`,
+  // The matches (and their count) from the listings' own indexes; the contact joined for the page only.
+  const matched = await ctx.em.getConnection().execute<SearchRow[]>(
+    `with page as (
+       select l.id, l.contact_id, l.public_key, l.name, l.short_description, l.category_item_ids, l.postal_code, l.latitude, l.longitude,
+              (${ADDRESS_SHOWN}) as address_shown, ${distance} as distance, count(*) over () as total
+         from directory_listing l left join directory_listing_type lt on lt.id = l.listing_type_id
+        where ${LISTED} ${conditions.map((condition) => `and ${condition}`).join(' ')}
+        order by ${order} limit ? offset ?)
+     select page.*, c.logo_url, c.addresses, c.deleted_at is not null as contact_deleted
+       from page join contact c on c.id = page.contact_id
+      order by ${order.replace(/l\./g, 'page.')}`,
     [ctx.tenantId, directory.id, ...params, SEARCH_PAGE_SIZE, (page - 1) * SEARCH_PAGE_SIZE],
   );
+  const rows = matched.filter((row) => !row.contact_deleted);
   const items: DirectorySearchItem[] = rows.map((row) => {
     const address = row.address_shown ? (row.addresses ?? [])[0] ?? null : null;
     const geo = returnGeo || directory.settings.DisplayRadiusSearch;
@@ -142,7 +153,7 @@ export async function publicDirectorySearch(ctx: RequestContext, directoryId: st
       DistanceMiles: row.distance === null ? null : Math.round((Number(row.distance) / METERS_PER_MILE) * 100) / 100,
     };
   });
-  const total = rows[0]?.total ?? (page > 1 ? await countOnly(ctx, directory.id, conditions, params) : '0');
+  const total = matched[0]?.total ?? (page > 1 ? await countOnly(ctx, directory.id, conditions, params) : '0');
   return {
     DefaultListingTypeId: directory.listing_type_id, Description: directory.description, settingsJson: directory.settings,
     displayName: directory.display_name ?? directory.name, name: directory.name, Name: directory.name,
@@ -157,8 +168,8 @@ export async function publicDirectorySearch(ctx: RequestContext, directoryId: st
 /** The match count alone, for a page past the last. */
 async function countOnly(ctx: RequestContext, directoryId: number, conditions: string[], params: unknown[]): Promise<string> {
   const [row] = await ctx.em.getConnection().execute<{ count: string }[]>(
-    `select count(*) as count from directory_listing l join contact c on c.id = l.contact_id left join directory_listing_type lt on lt.id = l.listing_type_id
-      where ${SHOWN} ${conditions.map((condition) => `and ${condition}`).join(' ')}`,
+    `select count(*) as count from directory_listing l left join directory_listing_type lt on lt.id = l.listing_type_id
+      where ${LISTED} ${conditions.map((condition) => `and ${condition}`).join(' ')}`,
     [ctx.tenantId, directoryId, ...params],
   );
   return row?.count ?? '0';
