@@ -34,7 +34,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', DIRECTORY_PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000' });
+const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', PUBLIC_RATE_LIMIT_PER_MINUTE: '0' });
 const database = config.DATABASE_URL
   ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
   : await startEmbeddedDatabase({ dataDir: path.join(root, '.data', 'bench'), port: await freePort(), database: 'postgres', fast: true });

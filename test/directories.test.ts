@@ -517,9 +517,9 @@ describe('directories over GraphQL (staff)', () => {
   });
 });
 
-describe('the public directory rate limit', () => {
+describe('the public directory rate limit (the shared one for anonymous callers)', () => {
   let limited: TestServer;
-  beforeAll(async () => { limited = await startTestServer({ DIRECTORY_PUBLIC_RATE_LIMIT_PER_MINUTE: '3' }); });
+  beforeAll(async () => { limited = await startTestServer({ PUBLIC_RATE_LIMIT_PER_MINUTE: '3' }); });
   afterAll(() => limited.close());
 
   it('answers 429 problem+json with Retry-After past the limit per client address, and limits only the public operations', async () => {

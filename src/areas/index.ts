@@ -6,10 +6,15 @@ import { TenantOwned } from '../entities/base.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
+import { categoryListsArea } from './category-lists.js';
+import { chaptersArea } from './chapters.js';
 import { commerceArea } from './commerce.js';
 import { directoriesArea } from './directories.js';
+import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { partnerSyncArea } from './partner-sync.js';
+import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
@@ -30,6 +35,11 @@ export const areas: readonly Area[] = [
   benefitPackagesArea,
   commerceArea,
   directoriesArea,
+  requestGuardsArea,
+  eventsArea,
+  categoryListsArea,
+  chaptersArea,
+  partnerSyncArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);
