@@ -10,6 +10,7 @@ import { categoryListsArea } from './category-lists.js';
 import { chaptersArea } from './chapters.js';
 import { commerceArea } from './commerce.js';
 import { dashboardsArea } from './dashboards.js';
+import { directoriesArea } from './directories.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
@@ -37,6 +38,7 @@ export const areas: readonly Area[] = [
   callbacksArea,
   benefitPackagesArea,
   commerceArea,
+  directoriesArea,
   requestGuardsArea,
   eventsArea,
   categoryListsArea,

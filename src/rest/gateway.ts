@@ -43,6 +43,8 @@ export interface CompiledRoute {
   /** Lower-cased documented query name (or argument name) → argument. */
   queryArgs: Map<string, { documented: string; arg: GraphQLArgument }>;
   bodyArg: GraphQLArgument | null;
+  /** The argument the row's `queryModel` names (fields from the query string), if any. */
+  queryModelArg: GraphQLArgument | null;
   mapsKeys: boolean;
   /** Who may call the field (its `@Authorized` decorator): checked before the request is read. */
   access: FieldAccess;
@@ -84,7 +86,9 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
     });
     const bodyArg = row.body ? field.args.find((arg) => arg.name === row.body) ?? null : null;
     if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
-    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment ? [segment.arg] : [])), bodyArg?.name, ...Object.keys(row.args ?? {})]);
+    const queryModelArg = row.queryModel ? field.args.find((arg) => arg.name === row.queryModel) ?? null : null;
+    if (row.queryModel && !(queryModelArg && isInputObjectType(getNullableType(queryModelArg.type)))) throw new Error(`Route ${row.path}: ${row.field} has no input argument ${row.queryModel}`);
+    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment ? [segment.arg] : [])), bodyArg?.name, queryModelArg?.name, ...Object.keys(row.args ?? {})]);
     const documentedNames = [...Object.keys(row.query ?? {}), ...(documentedQuery.get(`${row.method} ${row.path}`) ?? [])];
     const queryArgs = new Map(field.args
       .filter((arg) => !taken.has(arg.name))
@@ -94,7 +98,7 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
       }));
     const operationType = typeName === 'Query' ? 'query' as const : 'mutation' as const;
     return {
-      row, segments, field, fieldName, bodyArg, queryArgs, operationType,
+      row, segments, field, fieldName, bodyArg, queryModelArg, queryArgs, operationType,
       access: fieldAccess(operationType, fieldName),
       run: compileOperation(schema, sofaOperation(sofa, operationType, fieldName)),
       literalCount: segments.filter((segment) => 'literal' in segment).length,
@@ -170,6 +174,11 @@ export function buildVariables(route: CompiledRoute, params: PathParams, rawQuer
     }
   }
 
+  if (route.queryModelArg) {
+    const model = queryModelFields(route.queryModelArg, query);
+    if (model) variables[route.queryModelArg.name] = toInput(model, route.queryModelArg.type, '', true);
+  }
+
   if (route.bodyArg) {
     const text = typeof request.body === 'string' ? request.body.trim() : '';
     if (text) {
@@ -180,6 +189,26 @@ export function buildVariables(route: CompiledRoute, params: PathParams, rawQuer
     }
   }
   return variables;
+}
+
+/**
+ * The fields of a query-string model (`?Take=10&Criteria={…}`): keys meet the model's documented
+ * field names case-insensitively, a field that is itself a model is URL-encoded JSON. Null when
+ * the query string names none of them.
+ */
+function queryModelFields(arg: GraphQLArgument, query: URLSearchParams): Record<string, unknown> | null {
+  const model = getNullableType(arg.type);
+  if (!isInputObjectType(model)) return null;
+  const fields = new Map(Object.values(model.getFields()).map((inputField) => [documentedKey(inputField.name).toLowerCase(), inputField]));
+  const given: Record<string, unknown> = {};
+  for (const key of new Set(query.keys())) {
+    const inputField = fields.get(key.toLowerCase());
+    if (!inputField) continue;
+    const name = documentedKey(inputField.name);
+    const value = query.get(key) ?? '';
+    given[name] = isInputObjectType(getNamedType(inputField.type)) ? parseJson(value, name) : value;
+  }
+  return Object.keys(given).length ? given : null;
 }
 
 /** The media types a documented body may come in (listed in the OpenAPI document too). */

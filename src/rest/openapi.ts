@@ -67,6 +67,10 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         // A model in the query string (`options`) is URL-encoded JSON, which OpenAPI says with `content`.
         ...(isInputObjectType(getNullableType(arg.type)) ? { content: { 'application/json': { schema: typeSchema(arg.type) } } } : { schema: typeSchema(arg.type) }),
       })),
+      // A GET documented with a body model takes the model's fields one by one from the query string.
+      ...queryModelFields(route).map((field) => ({
+        name: documentedKey(field.name), in: 'query', required: false, description: field.description ?? undefined, ...(isInputObjectType(getNullableType(field.type)) ? { content: { 'application/json': { schema: typeSchema(field.type) } } } : { schema: typeSchema(field.type) }),
+      })),
       ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
     ];
     const openApiPath = row.path.replace(/\{([^}=]+)=null\}/g, '{$1}');
@@ -167,4 +171,9 @@ function namedSchema(type: GraphQLNamedType): JsonSchema {
     }
   }
   return { $ref: `#/components/schemas/${type.name}` };
+}
+
+function queryModelFields(route: CompiledRoute): GraphQLInputField[] {
+  const model = route.queryModelArg ? getNullableType(route.queryModelArg.type) : null;
+  return model && isInputObjectType(model) ? Object.values(model.getFields()) : [];
 }

@@ -15,6 +15,12 @@ export interface RouteRow {
   body?: string;
   /** Arguments the route itself fixes (e.g. the type of a fixed-type lookup): argument → value; not read from the request. */
   args?: Record<string, string | number | boolean>;
+  /**
+   * The input-object argument whose fields come one by one from the query string (a GET
+   * documented with a body model: `?Take=10&Filter=x`). Fastify does not read GET bodies, so such a
+   * GET takes its model from the query string only.
+   */
+  queryModel?: string;
   /** Query parameter names that differ from argument names: documented name → argument. */
   query?: Record<string, string>;
   /** Answer 200 with an empty body (HttpResponseMessage, or a "200 only" whose body means nothing). */

@@ -322,6 +322,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/directory/directories/{directoryid}/public/details/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public: one listing of a public directory by its DirectoryContactId, with only what its visibility allows.
+         * @description GraphQL: `query { publicDirectoryListing }`. Public.
+         */
+        get: operations["get__api_directory_directories_directoryid_public_details_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directories/{directoryid}/public/find": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public: searches a public directory. term: words in name, keywords or short description; nameStartsWithTerm: name prefix; advFilter/parsedFilter: JSON { CategoryItemId, CategoryItemIds, PostalCode, RadiusMiles, Latitude, Longitude }; pid: page (1-based, 50 per page); tenantId and organizationId are accepted and not used.
+         * @description GraphQL: `query { publicDirectorySearch }`. Public.
+         */
+        get: operations["get__api_directory_directories_directoryid_public_find"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directories/{directoryid}/public/index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public: a public directory's front page (visible listings counted per category).
+         * @description GraphQL: `query { publicDirectoryIndex }`. Public.
+         */
+        get: operations["get__api_directory_directories_directoryid_public_index"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chapters/chapters/contacts/lookup/{includeparent}": {
         parameters: {
             query?: never;
@@ -678,6 +738,66 @@ export interface paths {
          * @description GraphQL: `query { calendarChapterLookup }`. Any signed-in login.
          */
         get: operations["get__api_calendars_lookup_chapters_chapterid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/adddirectorylistingsbymembershiptype/save": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lists the active holders of membership types in directories (and records the types on each directory, for AutomaticallyAddRemoveMembers).
+         * @description GraphQL: `mutation { addDirectoryListingsByMembershipType }`. Needs role: staff.
+         */
+        post: operations["post__api_directory_adddirectorylistingsbymembershiptype_save"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directories/chapters/{chapterid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The directories of a chapter (members see those not in development).
+         * @description GraphQL: `query { chapterDirectories }`. Any signed-in login.
+         */
+        get: operations["get__api_directory_directories_chapters_chapterid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directories/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The directories setup list (REST: the DirectoriesListFilter fields in the query string, or a JSON body).
+         * @description GraphQL: `query { directoriesSetup }`. Needs role: staff.
+         */
+        get: operations["get__api_directory_directories_setup"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2181,6 +2301,138 @@ export interface paths {
          */
         post: operations["post__api_benefitpackages_copy_benefitpackageid_"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/all/{modifiedsince}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every listing changed at or after modifiedSince (ISO 8601), oldest first; removed listings have Directories[0].IsDeleted true. Page with options (Skip/Take) or pass the last LastModifiedDate again.
+         * @description GraphQL: `query { directoryListingsModifiedSince }`. Needs role: staff.
+         */
+        get: operations["get__api_directory_all_modifiedsince_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The directories (members see those not in development). OrderBy Name, SortOrder, DirectoryId.
+         * @description GraphQL: `query { directories }`. Any signed-in login.
+         */
+        get: operations["get__api_directory_directories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directories/{directoryid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One directory, for editing (an id that is not an integer finds none: 404).
+         * @description GraphQL: `query { directory }`. Needs role: staff.
+         */
+        get: operations["get__api_directory_directories_directoryid_"];
+        put?: never;
+        /**
+         * Creates (directoryId 0) or updates a directory; with AutomaticallyAddRemoveMembers its membership holders are listed at once.
+         * @description GraphQL: `mutation { saveDirectory }`. Needs role: staff.
+         */
+        post: operations["post__api_directory_directories_directoryid_"];
+        /**
+         * Deletes a directory (its listings are reported as deleted by directoryListingsModifiedSince); answers its id.
+         * @description GraphQL: `mutation { deleteDirectory }`. Needs role: staff.
+         */
+        delete: operations["delete__api_directory_directories_directoryid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directorylistingtypes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The directory listing types. OrderBy Name, DirectoryListingTypeId.
+         * @description GraphQL: `query { directoryListingTypes }`. Needs role: staff.
+         */
+        get: operations["get__api_directory_directorylistingtypes"];
+        put?: never;
+        /**
+         * Creates (DirectoryListingTypeId 0 or absent) or updates a listing type (AuditId checked).
+         * @description GraphQL: `mutation { saveDirectoryListingType }`. Needs role: staff.
+         */
+        post: operations["post__api_directory_directorylistingtypes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directorylistingtypes/{directorylistingtypeid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One directory listing type.
+         * @description GraphQL: `query { directoryListingType }`. Needs role: staff.
+         */
+        get: operations["get__api_directory_directorylistingtypes_directorylistingtypeid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/directorylistingtypes/{directorylistingtypeid}/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a listing type no directory or listing uses (409 otherwise, and for a stale AuditId); answers its id.
+         * @description GraphQL: `mutation { deleteDirectoryListingType }`. Needs role: staff.
+         */
+        delete: operations["delete__api_directory_directorylistingtypes_directorylistingtypeid_auditid_"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4216,6 +4468,396 @@ export interface components {
             /** Format: int32 */
             AuditId: number;
         };
+        /** @description A directory as listed. */
+        DirectoriesListItem: {
+            /** Format: int32 */
+            Id: number;
+            /** Format: int32 */
+            DirectoryId: number;
+            Name?: string | null;
+            /** Format: int32 */
+            AuditId: number;
+            /** @description The display name (localized name). */
+            Localize?: string | null;
+            Description?: string | null;
+            /** Format: int32 */
+            DirectoryListingTypeId?: number | null;
+            DirectoryListingTypeName?: string | null;
+            IsPublic: boolean;
+            /** @description Whether the directory is a hub directory. */
+            ExtraData: boolean;
+            /** @description Visible to signed-in members (every directory not in development). */
+            IsVisibleToMembers: boolean;
+            /** @description "Public", "Members" or "In development". */
+            Availability?: string | null;
+            AutomaticallyAddRemoveMembers: boolean;
+            Actions: string[];
+        };
+        /** @description ListResult of the directories setup list. */
+        DirectoriesListResult: {
+            /** @description The criteria the list was read with, as applied (null: none). */
+            Criteria?: components["schemas"]["DirectoriesListCriteria"] | null;
+            /** @description The listing types (Id, Name): what DirectoryListingTypeId can be. */
+            CriteriaItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description How many records match over all pages, as a string of digits (documented str). */
+            TotalRecordAvailable: string;
+            /** @description Always empty. */
+            ModelItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description This page of the list (Skip/Take). */
+            Results: components["schemas"]["DirectoriesListItem"][];
+        };
+        /** @description The criteria of the directories setup list. */
+        DirectoriesListCriteria: {
+            /** @description Only public (true) or only non-public (false) directories. */
+            IsPublic?: boolean | null;
+            /**
+             * Format: int32
+             * @description Only directories of this chapter.
+             */
+            ChapterId?: number | null;
+        };
+        /** @description FilterBase plus Criteria. OrderBy: Name (default), SortOrder, DirectoryId. */
+        DirectoriesListFilterInput: {
+            /** @description Alias of Take. */
+            Top?: string | null;
+            /** @description Page size. */
+            Take?: string | null;
+            /** @description Rows to skip. */
+            Skip?: string | null;
+            /** @description Case-insensitive text match. */
+            Filter?: string | null;
+            /** @description "Field" or "Field desc", documented field names only. */
+            OrderBy?: string | null;
+            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            CalendarStartDate?: string | null;
+            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            CalendarEndDate?: string | null;
+            Criteria?: components["schemas"]["DirectoriesListCriteriaInput"] | null;
+        };
+        DirectoriesListCriteriaInput: {
+            IsPublic?: boolean | null;
+            /** Format: int32 */
+            ChapterId?: number | null;
+        };
+        /** @description A directory as read for editing. */
+        DirectoryAddEdit: {
+            /** Format: int32 */
+            DirectoryId: number;
+            Name?: string | null;
+            DisplayName?: string | null;
+            Description?: string | null;
+            /** Format: int32 */
+            DirectoryListingTypeId?: number | null;
+            /** Format: int32 */
+            SortOrder: number;
+            /**
+             * Format: int32
+             * @description The main category list id.
+             */
+            CategoryListId?: number | null;
+            /** @description The category list ids, in display order. */
+            CatLists: number[];
+            OrderCategoryResults?: string | null;
+            IsPublic: boolean;
+            IsHub: boolean;
+            HubIconCssClass?: string | null;
+            SearchFilterOptions: components["schemas"]["DirectorySearchSettings"];
+            /** @description Stored and answered as sent; a term search always reads name, keywords and short description. */
+            KeywordSearchOptions?: string | null;
+            CustomFields?: string | null;
+            IsMultiTenant: boolean;
+            AutomaticallyAddRemoveMembers: boolean;
+            ObjectTypeId?: string | null;
+            SearchObjectTypeId?: string | null;
+            ShowIsPublicProperty: boolean;
+            InDevelopment: boolean;
+            /**
+             * Format: int32
+             * @description Extension: the chapter the directory belongs to.
+             */
+            ChapterId?: number | null;
+            /** @description Extension: the membership types whose holders are listed (set by adddirectorylistingsbymembershiptype). */
+            MembershipTypeIds: number[];
+            /**
+             * Format: int32
+             * @description Extension: the version, for the next save.
+             */
+            AuditId: number;
+        };
+        /** @description How a public directory is searched and shown (SearchFilterOptions). */
+        DirectorySearchSettings: {
+            /** @description Offer the postal code filter. */
+            ShowPostalCodeFilter: boolean;
+            /** @description Offer the radius search (and answer coordinates). */
+            DisplayRadiusSearch: boolean;
+            /** @description Order results by name (else by listing type rank, then name). */
+            AlphabetizeResults: boolean;
+            ShowCategoryImages: boolean;
+            ShowRelatedContacts: boolean;
+            ShowPrimaryContact: boolean;
+            DefaultLayout?: string | null;
+        };
+        /** @description A listing type as listed. */
+        DirectoryListingTypeListItem: {
+            /** Format: int32 */
+            DirectoryListingTypeId: number;
+            /** Format: int32 */
+            Id: number;
+            /** Format: int32 */
+            AuditId: number;
+            Name?: string | null;
+            Description?: string | null;
+            /**
+             * Format: int32
+             * @description How many (live) listings have this type.
+             */
+            Count: number;
+            Actions: string[];
+        };
+        /** @description A kind of directory listing (how listings of it are presented). */
+        DirectoryListingType: {
+            /** Format: int32 */
+            DirectoryListingTypeId: number;
+            /**
+             * Format: int32
+             * @description The same as DirectoryListingTypeId.
+             */
+            Id: number;
+            /** Format: int32 */
+            AuditId: number;
+            Name?: string | null;
+            Description?: string | null;
+            DefaultRank?: string | null;
+            ShowIndividualDetails?: string | null;
+            /** @description "false" hides the contact details (e-mail, phone, website, address) of every listing of this type. */
+            ShowContactDetails?: string | null;
+            /** @description "false" hides the custom fields of every listing of this type. */
+            ShowCustomFields?: string | null;
+            ShowRelatedContacts: boolean;
+            ShowContactsWithMemberships: boolean;
+            ShowPrimaryContact: boolean;
+            DirectLinkToDestinationSite: boolean;
+            OpenLinksInNewTab: boolean;
+            /** @description Free-form options (JSON). */
+            Options?: string | null;
+            Retargeting?: string | null;
+            EnhancedOnMap: boolean;
+            /** @description False while a directory or listing uses the type. */
+            IsDeletable: boolean;
+            /**
+             * Format: int32
+             * @description How many (live) listings have this type.
+             */
+            Count: number;
+            ShowRETSDirectoryLinkOption: boolean;
+        };
+        /** @description A listing changed since the instant asked for: one item per listing, removed ones included (Directories[0].IsDeleted). */
+        DirectoryAllItem: {
+            /** Format: int32 */
+            ContactId: number;
+            DisplayName?: string | null;
+            CommonName?: string | null;
+            ShortDescription?: string | null;
+            Description?: string | null;
+            Keywords?: string | null;
+            Highlights?: string | null;
+            /** @description ISO 8601 (UTC) instant of the change; pass the last one back to continue. */
+            LastModifiedDate: string;
+            /** @description person or organization. */
+            SystemContactTypeId?: string | null;
+            Images: string[];
+            Addresses: components["schemas"]["DirectoryAddress"][];
+            EmailAddresses: string[];
+            PhoneNumbers: string[];
+            Directories: components["schemas"]["DirectoryAllItemDirectory"][];
+            WebAddresses: string[];
+            /** @description Category item ids. */
+            Categories: number[];
+        };
+        /** @description A postal address of a listed contact. */
+        DirectoryAddress: {
+            Line1?: string | null;
+            Line2?: string | null;
+            City?: string | null;
+            Region?: string | null;
+            PostalCode?: string | null;
+            Country?: string | null;
+        };
+        /** @description A directory a changed listing belongs to. */
+        DirectoryAllItemDirectory: {
+            /** Format: int32 */
+            DirectoryId: number;
+            /** Format: int32 */
+            DirectoryContactId: number;
+            Name?: string | null;
+            IsVisible: boolean;
+            /** @description The listing was removed (or its directory or contact deleted) at LastModifiedDate. */
+            IsDeleted: boolean;
+        };
+        /** @description A public directory's front page. */
+        DirectoryDetail: {
+            /** Format: int32 */
+            DirectoryId: number;
+            displayName?: string | null;
+            name?: string | null;
+            Name?: string | null;
+            Description?: string | null;
+            ShowCategoryImages: boolean;
+            OGMeta: components["schemas"]["DirectoryOGMeta"];
+            /**
+             * Format: int32
+             * @description Visible listings.
+             */
+            TotalEntries: number;
+            /** @description Category items used by visible listings, with their counts (names come with the category lists area). */
+            Categories: components["schemas"]["DirectoryCategoryCount"][];
+            ShowPostalCodeFilter: boolean;
+            DisplayRadiusSearch: boolean;
+        };
+        /** @description Open Graph data for sharing a directory page. */
+        DirectoryOGMeta: {
+            Title?: string | null;
+            Description?: string | null;
+            Type: string;
+        };
+        /** @description A category of a directory and how many visible listings are in it. */
+        DirectoryCategoryCount: {
+            /** Format: int32 */
+            CategoryItemId: number;
+            /** Format: int32 */
+            EntryCount: number;
+        };
+        /** @description The result of a public directory search. */
+        DirectorySearch: {
+            /** Format: int32 */
+            DefaultListingTypeId?: number | null;
+            Description?: string | null;
+            settingsJson: components["schemas"]["DirectorySearchSettings"];
+            displayName?: string | null;
+            name?: string | null;
+            Name?: string | null;
+            AlphabetizeResults: boolean;
+            ShowRelatedContacts: boolean;
+            ShowPrimaryContact: boolean;
+            /** @description The category item searched, if any. */
+            CategoryItemId?: string | null;
+            ShowPostalCodeFilter: boolean;
+            /** @description One page (pid, 1-based, 50 per page) of the matches. */
+            ListItems: components["schemas"]["DirectorySearchItem"][];
+            DisplayRadiusSearch: boolean;
+            /** @description The advanced filter as applied. */
+            AdvancedSearchFilter?: string | null;
+            /** @description How many listings match over all pages (string of digits). */
+            ResultCount: string;
+            DefaultLayout?: string | null;
+        };
+        /** @description One listing found by a public search (only what its visibility allows). */
+        DirectorySearchItem: {
+            /** Format: int32 */
+            DirectoryContactId: number;
+            HashedContactId: string;
+            Name: string;
+            ShortDescription?: string | null;
+            ImageUrl?: string | null;
+            Categories: number[];
+            /** @description Only when the listing shows its address. */
+            City?: string | null;
+            /** @description Only when the listing shows its address. */
+            PostalCode?: string | null;
+            /** @description Only with returngeodata and a listing that shows its address (postal code centroid). */
+            Latitude?: number | null;
+            Longitude?: number | null;
+            /** @description Miles from the radius search origin. */
+            DistanceMiles?: number | null;
+        };
+        /** @description A public listing: only what the listing's visibility and its type allow; hidden parts are null or empty. */
+        DirectoryContactDetail: {
+            /** Format: int32 */
+            DirectoryContactId: number;
+            /** Format: int32 */
+            DirectoryId: number;
+            /**
+             * Format: int32
+             * @description Always null in public answers: HashedContactId identifies the listing.
+             */
+            ContactId?: number | null;
+            HashedContactId: string;
+            Name?: string | null;
+            MainImage?: string | null;
+            ImageUrl?: string | null;
+            ImageShortDescription?: string | null;
+            GalleryImages: string[];
+            GalleryImageDetails: string[];
+            /** @description The contact fields shown. */
+            contactFields: string[];
+            /** @description The listing fields shown. */
+            directoryFields: string[];
+            fieldOrder: string[];
+            CustomFields?: string | null;
+            ShortDescription?: string | null;
+            Description?: string | null;
+            Bio?: string | null;
+            Highlights?: string | null;
+            Keywords?: string | null;
+            CommonName?: string | null;
+            ContactCommonName?: string | null;
+            OrgName?: string | null;
+            Categories: number[];
+            PrimaryAddress?: components["schemas"]["DirectoryAddress"] | null;
+            primaryAddressId?: string | null;
+            Addresses: components["schemas"]["DirectoryAddress"][];
+            primaryPhoneId?: string | null;
+            PrimaryPhone?: string | null;
+            Phones: string[];
+            primaryWebsiteId?: string | null;
+            PrimaryWebsite?: string | null;
+            Websites: string[];
+            PrimaryEmail?: string | null;
+            primaryEmailId?: string | null;
+            EmailAddresses: string[];
+            images: string[];
+            Videos: string[];
+            EnhancedOnMap: boolean;
+            ShowRelatedContacts: boolean;
+            ShowPrimaryContact: boolean;
+            visibilityJson: components["schemas"]["DirectoryListingVisibility"];
+            visibility: components["schemas"]["DirectoryListingVisibility"];
+            Visibility: components["schemas"]["DirectoryListingVisibility"];
+            settingsJson: components["schemas"]["DirectorySearchSettings"];
+            settings: components["schemas"]["DirectorySearchSettings"];
+            Settings: components["schemas"]["DirectorySearchSettings"];
+            RelatedContacts: string[];
+            RelatedOrgs: string[];
+            RelatedOrgsAndContactsSorted: string[];
+            ContactTypeId?: string | null;
+            MembershipType?: string | null;
+            MembershipTypes: string[];
+            PublicContent?: string | null;
+            Prefix?: string | null;
+            FirstName?: string | null;
+            MiddleName?: string | null;
+            LastName?: string | null;
+            Suffix?: string | null;
+            Title?: string | null;
+            PrimaryOrg?: string | null;
+            PrimaryContactId?: string | null;
+            /** @description The address's postal code was found (it has coordinates). */
+            IsAddressValid: boolean;
+            MLSId?: string | null;
+            RETSVendorId?: string | null;
+            EditionFieldsJson?: string | null;
+            DirectoryListingTypeId?: string | null;
+            OGMeta: components["schemas"]["DirectoryOGMeta"];
+        };
+        /** @description Which parts of a listing the public may see. */
+        DirectoryListingVisibility: {
+            Email: boolean;
+            Phone: boolean;
+            Address: boolean;
+            Website: boolean;
+            Description: boolean;
+            CustomFields: boolean;
+        };
         /** @description An image: the original upload (FileId) and the rendition served at Url (cropped, trimmed to the aspect ratio and resized for its usage). */
         Image: {
             /** Format: int32 */
@@ -5807,6 +6449,146 @@ export interface components {
              * @description The version read; a stale one is 409.
              */
             AuditId?: number | null;
+        };
+        /** @description A directory to create (path id 0) or update (the path id wins over DirectoryId). */
+        DirectoryAddEditInput: {
+            /** Format: int32 */
+            DirectoryId?: number | null;
+            Name: string;
+            DisplayName?: string | null;
+            Description?: string | null;
+            /** Format: int32 */
+            DirectoryListingTypeId?: number | null;
+            /** Format: int32 */
+            SortOrder?: number | null;
+            /** Format: int32 */
+            CategoryListId?: number | null;
+            /** @description Category list ids in display order. */
+            CatLists?: number[] | null;
+            OrderCategoryResults?: string | null;
+            IsPublic?: boolean | null;
+            IsHub?: boolean | null;
+            HubIconCssClass?: string | null;
+            SearchFilterOptions?: components["schemas"]["DirectorySearchSettingsInput"] | null;
+            KeywordSearchOptions?: string | null;
+            CustomFields?: string | null;
+            IsMultiTenant?: boolean | null;
+            AutomaticallyAddRemoveMembers?: boolean | null;
+            ObjectTypeId?: string | null;
+            SearchObjectTypeId?: string | null;
+            ShowIsPublicProperty?: boolean | null;
+            InDevelopment?: boolean | null;
+            /**
+             * Format: int32
+             * @description Extension: the chapter the directory belongs to.
+             */
+            ChapterId?: number | null;
+            /**
+             * Format: int32
+             * @description Extension: the AuditId read; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
+        };
+        /** @description SearchFilterOptions: absent fields keep their defaults. */
+        DirectorySearchSettingsInput: {
+            ShowPostalCodeFilter?: boolean | null;
+            DisplayRadiusSearch?: boolean | null;
+            AlphabetizeResults?: boolean | null;
+            ShowCategoryImages?: boolean | null;
+            ShowRelatedContacts?: boolean | null;
+            ShowPrimaryContact?: boolean | null;
+            DefaultLayout?: string | null;
+        };
+        /** @description A listing type to create (DirectoryListingTypeId 0 or absent) or update (with its AuditId). IsDeletable and Count are server-owned. */
+        DirectoryListingTypeInput: {
+            /** Format: int32 */
+            DirectoryListingTypeId?: number | null;
+            /**
+             * Format: int32
+             * @description Alias of DirectoryListingTypeId.
+             */
+            Id?: number | null;
+            /**
+             * Format: int32
+             * @description The AuditId read with the type; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
+            Name: string;
+            Description?: string | null;
+            DefaultRank?: string | null;
+            ShowIndividualDetails?: string | null;
+            ShowContactDetails?: string | null;
+            ShowCustomFields?: string | null;
+            ShowRelatedContacts?: boolean | null;
+            ShowContactsWithMemberships?: boolean | null;
+            ShowPrimaryContact?: boolean | null;
+            DirectLinkToDestinationSite?: boolean | null;
+            OpenLinksInNewTab?: boolean | null;
+            Options?: string | null;
+            Retargeting?: string | null;
+            EnhancedOnMap?: boolean | null;
+            ShowRETSDirectoryLinkOption?: boolean | null;
+        };
+        /** @description What adddirectorylistingsbymembershiptype did (GraphQL only: REST answers 200 with no body). */
+        DirectoryItemsSaveResult: {
+            /**
+             * Format: int32
+             * @description Listings added or revived.
+             */
+            Added: number;
+        };
+        /** @description DirectoryItems: which membership types to list in which directories. */
+        DirectoryItemsSaveInput: {
+            DirectoryItems: components["schemas"]["DirectoryItemsSaveItemInput"][];
+        };
+        /** @description List the holders of these membership types in this directory. */
+        DirectoryItemsSaveItemInput: {
+            /** Format: int32 */
+            DirectoryId: number;
+            MembershipTypeIds: number[];
+        };
+        /** @description GraphQL only: a listing as saved. */
+        DirectoryListingSaved: {
+            /** Format: int32 */
+            DirectoryContactId: number;
+            /** Format: int32 */
+            DirectoryId: number;
+            /** Format: int32 */
+            ContactId: number;
+            HashedContactId: string;
+            IsVisible: boolean;
+            /** Format: int32 */
+            AuditId: number;
+        };
+        /** @description GraphQL only: a listing's own content and visibility. */
+        DirectoryListingInput: {
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
+            /** Format: int32 */
+            DirectoryListingTypeId?: number | null;
+            ShortDescription?: string | null;
+            Description?: string | null;
+            Bio?: string | null;
+            Highlights?: string | null;
+            Keywords?: string | null;
+            Website?: string | null;
+            CategoryItemIds?: number[] | null;
+            CustomFields?: string | null;
+            Visibility?: components["schemas"]["DirectoryListingVisibilityInput"] | null;
+            /** @description A hidden listing is never shown publicly. */
+            IsVisible?: boolean | null;
+        };
+        /** @description Absent fields keep their current (or default) value. */
+        DirectoryListingVisibilityInput: {
+            Email?: boolean | null;
+            Phone?: boolean | null;
+            Address?: boolean | null;
+            Website?: boolean | null;
+            Description?: boolean | null;
+            CustomFields?: boolean | null;
         };
         /** @description An image to create (ImageId 0: from an uploaded FileId) or update. On update, fields left out keep their value; null clears. */
         ImageAddEditInput: {
@@ -7440,6 +8222,223 @@ export interface operations {
             };
         };
     };
+    get__api_directory_directories_directoryid_public_details_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                directoryid: number;
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryContactDetail"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_directories_directoryid_public_find: {
+        parameters: {
+            query?: {
+                /** @description Same shape as advFilter; its fields win. */
+                parsedfilter?: string | null;
+                defaultlayout?: string | null;
+                /** @description Accepted, not used. */
+                organizationid?: string | null;
+                showpostalcodefilter?: string | null;
+                /** @description Ignored: the tenant is the one the request names. */
+                tenantid?: string | null;
+                advfilter?: string | null;
+                /** @description "true": answer coordinates and allow a radius search. */
+                returngeodata?: string | null;
+                namestartswithterm?: string | null;
+                term?: string | null;
+                pid?: string | null;
+            };
+            header?: never;
+            path: {
+                directoryid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectorySearch"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_directories_directoryid_public_index: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                directoryid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryDetail"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get__api_chapters_chapters_contacts_lookup_includeparent_: {
         parameters: {
             query?: never;
@@ -8920,6 +9919,265 @@ export interface operations {
             };
             /** @description No valid credential. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_directory_adddirectorylistingsbymembershiptype_save: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryItemsSaveInput"];
+                "text/json": components["schemas"]["DirectoryItemsSaveInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["DirectoryItemsSaveInput"];
+            };
+        };
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_directories_chapters_chapterid_: {
+        parameters: {
+            query?: {
+                /** @description Paging and ordering (Skip, Take: default 100, at most 1000). */
+                options?: string;
+            };
+            header?: never;
+            path: {
+                chapterid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoriesListItem"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_directories_setup: {
+        parameters: {
+            query?: {
+                /** @description Alias of Take. */
+                Top?: string | null;
+                /** @description Page size. */
+                Take?: string | null;
+                /** @description Rows to skip. */
+                Skip?: string | null;
+                /** @description Case-insensitive text match. */
+                Filter?: string | null;
+                /** @description "Field" or "Field desc", documented field names only. */
+                OrderBy?: string | null;
+                /** @description ISO 8601 date: only records on or after it (lists with dates). */
+                CalendarStartDate?: string | null;
+                /** @description ISO 8601 date: only records on or before it (lists with dates). */
+                CalendarEndDate?: string | null;
+                Criteria?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoriesListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14953,6 +16211,759 @@ export interface operations {
             };
             /** @description The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_all_modifiedsince_: {
+        parameters: {
+            query?: {
+                /** @description Paging and ordering (Skip, Take: default 100, at most 1000). */
+                options?: string;
+            };
+            header?: never;
+            path: {
+                modifiedsince: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryAllItem"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_directories: {
+        parameters: {
+            query?: {
+                /** @description Paging and ordering (Skip, Take: default 100, at most 1000). */
+                options?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoriesListItem"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_directories_directoryid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                directoryid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryAddEdit"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_directory_directories_directoryid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                directoryid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryAddEditInput"];
+                "text/json": components["schemas"]["DirectoryAddEditInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["DirectoryAddEditInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoriesListItem"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_directory_directories_directoryid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                directoryid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_directorylistingtypes: {
+        parameters: {
+            query?: {
+                /** @description Paging and ordering (Skip, Take: default 100, at most 1000). */
+                options?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryListingTypeListItem"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_directory_directorylistingtypes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DirectoryListingTypeInput"];
+                "text/json": components["schemas"]["DirectoryListingTypeInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["DirectoryListingTypeInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryListingType"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_directorylistingtypes_directorylistingtypeid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                directorylistingtypeid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryListingType"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_directory_directorylistingtypes_directorylistingtypeid_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                directorylistingtypeid: number;
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

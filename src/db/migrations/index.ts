@@ -12,6 +12,7 @@ import { BenefitPackages } from './0009-benefit-packages.js';
 import { CallbackParkedEvents } from './0010-callback-parked-events.js';
 import { Commerce } from './0011-commerce.js';
 import { Chapters } from './0012-chapters.js';
+import { Directories } from './0013-directories.js';
 import { Store } from './0014-store.js';
 import { Events } from './0015-events.js';
 import { ReportingDocuments } from './0016-reporting-documents.js';
@@ -33,6 +34,7 @@ export const migrations: MigrationObject[] = [
   { name: '0010-callback-parked-events', class: CallbackParkedEvents },
   { name: '0011-commerce', class: Commerce },
   { name: '0012-chapters', class: Chapters },
+  { name: '0013-directories', class: Directories },
   { name: '0014-store', class: Store },
   { name: '0015-events', class: Events },
   { name: '0016-reporting-documents', class: ReportingDocuments },
