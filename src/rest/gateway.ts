@@ -16,6 +16,7 @@ import { formToObject } from './form-body.js';
 import { nestingDepth } from '../core/json-depth.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
+import type { FileDownload } from '../schema/file-download.js';
 
 /**
  * The REST gateway: matches a request against the route table (case-insensitive, trailing
@@ -361,9 +362,21 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
       return reply.code(error.status).headers(headersOf(error)).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
     }
     if (route.row.emptyResponse) return reply.code(200).send();
+    if (route.row.download) return sendDownload(reply, (result.data as Record<string, FileDownload>)[route.fieldName]);
     const data = (result.data as Record<string, unknown>)[route.fieldName];
     return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data));
   } });
+}
+
+/** A FileDownload as the HTTP response itself: the bytes, their media type, and an attachment disposition (RFC 6266). */
+function sendDownload(reply: FastifyReply, file: FileDownload) {
+  const fallback = file.FileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  return reply
+    .code(200)
+    .header('content-type', file.ContentType)
+    .header('content-disposition', `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(file.FileName)}`)
+    .header('cache-control', 'no-store')
+    .send(Buffer.from(file.Content, 'base64'));
 }
 
 /** The operation sofa-api makes for a root field: the field with all its output fields selected. */

@@ -11,6 +11,7 @@ import { FilesAndImages } from './0008-files-and-images.js';
 import { BenefitPackages } from './0009-benefit-packages.js';
 import { CallbackParkedEvents } from './0010-callback-parked-events.js';
 import { Commerce } from './0011-commerce.js';
+import { Billing } from './0017-billing.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -25,4 +26,5 @@ export const migrations: MigrationObject[] = [
   { name: '0009-benefit-packages', class: BenefitPackages },
   { name: '0010-callback-parked-events', class: CallbackParkedEvents },
   { name: '0011-commerce', class: Commerce },
+  { name: '0017-billing', class: Billing },
 ];
