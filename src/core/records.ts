@@ -167,6 +167,10 @@ export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, k
  * answers, rolls back when it throws.
  */
 export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
+  // Called inside another transaction (a billing run raising an invoice): take part in it, so the
+  // outer one commits or rolls back everything. (MikroORM's begin() would start a second
+  // transaction on another connection and forget the first.)
+  if (ctx.em.isInTransaction()) return work();
   await ctx.em.begin();
   try {
     const result = await work();

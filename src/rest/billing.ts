@@ -1,5 +1,13 @@
 import type { RouteRow } from './route-table.js';
 
+/*
+ * The GETs documented with a body model (monthly statement, transactions, transfers) take its
+ * fields from the query string (AccountId, PaymentGatewayTypeId, Month, Year, Date, StartDate,
+ * EndDate), or the whole model as URL-encoded JSON in `input`; HTTP clients cannot send a body
+ * with a GET. The run results file a download request prepared is our own addition (GET
+ * .../run/history/download/file/{pendingdownloadfileid}).
+ */
+
 const SB = '/api/scheduledbilling/membershiptype';
 
 export const billingRoutes: RouteRow[] = [
@@ -15,9 +23,9 @@ export const billingRoutes: RouteRow[] = [
   },
 
   { method: 'GET', path: '/api/paymentgateway/account/{accountid}/transfer/{id}/{paymentgatewaytypeid}/{date}', field: 'Query.paymentGatewayTransferDetails' },
-  { method: 'GET', path: '/api/paymentgateway/account/monthlystatement', field: 'Query.paymentGatewayMonthlyStatement', body: 'input' },
-  { method: 'GET', path: '/api/paymentgateway/account/transactions', field: 'Query.paymentGatewayTransactions', body: 'input' },
-  { method: 'GET', path: '/api/paymentgateway/account/transfers', field: 'Query.paymentGatewayTransfers', body: 'input' },
+  { method: 'GET', path: '/api/paymentgateway/account/monthlystatement', field: 'Query.paymentGatewayMonthlyStatement' },
+  { method: 'GET', path: '/api/paymentgateway/account/transactions', field: 'Query.paymentGatewayTransactions' },
+  { method: 'GET', path: '/api/paymentgateway/account/transfers', field: 'Query.paymentGatewayTransfers' },
   { method: 'GET', path: '/api/paymentgateway/paymentgateways/platformpaytransactionreport/lookup', field: 'Query.platformPayTransactionReportLookup' },
   { method: 'GET', path: '/api/paymentgateway/paymentgateways/lookup', field: 'Query.paymentGatewayLookup' },
 

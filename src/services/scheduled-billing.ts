@@ -241,6 +241,7 @@ export async function startRun(ctx: RequestContext, input: ScheduledBillingRunIn
 /** The checked parameters of a run (400 naming the documented field). */
 async function runParameters(ctx: RequestContext, input: ScheduledBillingRunInput): Promise<RunParameters> {
   const filter = input.CurrentAdvancedFilter ?? null;
+  const billDate = filter?.NextBillDate ? calendarDay(filter.NextBillDate, 'CurrentAdvancedFilter.NextBillDate') : todayUtc();
   scheduleWhere(filter); // checks the filter's values now, not in the job
   parseListOptions(filter, scheduleList, 'CurrentAdvancedFilter');
   const membershipTypeId = input.MembershipTypeId || null;
@@ -258,7 +259,7 @@ async function runParameters(ctx: RequestContext, input: ScheduledBillingRunInpu
   const plain = filter ? JSON.parse(JSON.stringify(filter)) as Record<string, unknown> : {};
   return {
     filter: plain,
-    billDate: filter?.NextBillDate ? calendarDay(filter.NextBillDate, 'CurrentAdvancedFilter.NextBillDate') : todayUtc(),
+    billDate,
     membershipTypeId, membershipLevelId,
     changeCurrentMembership: input.ChangeCurrentMembership ?? false,
     createMembership: input.CreateMembership ?? false,
