@@ -345,7 +345,7 @@ describe('scheduled billing: runs', () => {
     expect(invoices).toHaveLength(30);
     expect(new Set(invoices.map((invoice) => invoice.source_key)).size).toBe(30);
     expect((await sql<{ sum: string }>('SELECT sum(total)::text AS sum FROM invoice WHERE tenant_id = ?', [f.tenant.id]))[0].sum).toBe('465.30');
-    const advanced = await sql<{ next: string }>(`SELECT to_char(next_bill_date, 'YYYY-MM-DD') AS next FROM scheduled_billing WHERE id = ANY(?)`, [ids]);
+    const advanced = await sql<{ next: string }>(`SELECT to_char(next_bill_date, 'YYYY-MM-DD') AS next FROM scheduled_billing WHERE id IN (?)`, [ids]);
     expect(new Set(advanced.map((row) => row.next))).toEqual(new Set(['2027-01-01']));
   }, 60_000);
 
