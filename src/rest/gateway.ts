@@ -14,6 +14,9 @@ import { documentedQueryNames } from './contract.js';
 import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
 import { formToObject } from './form-body.js';
 import { nestingDepth } from '../core/json-depth.js';
+import { claimIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey, requestFingerprint, type StoredResponse } from '../core/idempotency.js';
+import { labelOperation } from '../core/metrics.js';
+import { limitAnonymous } from '../core/rate-limit.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
 import type { FileDownload } from '../schema/file-download.js';
@@ -344,8 +347,10 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
     try {
       const { route, params } = matchRoute(routes, request.method, rawPath);
+      labelOperation(request, `${route.row.method} ${route.row.path}`);
       const contextValue = await options.contextFor(request);
       if (!route.access.public) contextValue.requireRole(...route.access.roles);
+      else if (!contextValue.caller) await limitAnonymous(contextValue, 'public-rest');
       settled.set(request, { route, params, rawQuery, contextValue });
     } catch (error) {
       closeUnreadBody(request, reply);
@@ -355,28 +360,65 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
 
   app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', bodyLimit: options.bodyLimit, handler: async (request: FastifyRequest, reply: FastifyReply) => {
     const { route, params, rawQuery, contextValue } = settled.get(request)!;
+    const key = request.method !== 'GET' ? request.headers['idempotency-key'] : undefined;
+    const caller = contextValue.caller;
+    if (typeof key !== 'string' || !caller) return send(reply, await answer(route, params, rawQuery, contextValue, request));
+    // A write with an Idempotency-Key runs once per caller and key; repeats get its response again.
+    const { pool } = contextValue.app;
+    const claim = await claimIdempotencyKey(pool, caller, key, requestFingerprint(request.method, request.url, request.body));
+    if (!claim.execute) return send(reply.header('idempotent-replayed', 'true'), { ...claim.response, headers: {} });
+    let response: GatewayResponse;
+    try {
+      response = await answer(route, params, rawQuery, contextValue, request);
+    } catch (error) {
+      const apiError = toApiError(error, options.onUnexpectedError);
+      // A refusal of the request itself (400, 415, ...) is its answer; a failure (5xx) may be retried.
+      await (apiError.status >= 500 ? releaseIdempotencyKey(pool, claim.recordId) : finishIdempotencyKey(pool, claim.recordId, problemResponse(apiError, request.url)));
+      throw apiError;
+    }
+    await finishIdempotencyKey(pool, claim.recordId, response);
+    return send(reply, response);
+  } });
+
+  /** Runs the route's operation: its answer as status, content type, body and headers (errors as problem+json). */
+  async function answer(route: CompiledRoute, params: PathParams, rawQuery: string, contextValue: RequestContext, request: FastifyRequest): Promise<GatewayResponse> {
     const variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
     const result = await route.run(contextValue, variables);
     if (result.errors?.length) {
-      const error = namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError));
-      return reply.code(error.status).headers(headersOf(error)).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
+      return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url);
     }
-    if (route.row.emptyResponse) return reply.code(200).send();
-    if (route.row.download) return sendDownload(reply, (result.data as Record<string, FileDownload>)[route.fieldName]);
+    if (route.row.emptyResponse) return { statusCode: 200, contentType: null, body: null, headers: {} };
+    if (route.row.download) return downloadResponse((result.data as Record<string, FileDownload>)[route.fieldName]);
     const data = (result.data as Record<string, unknown>)[route.fieldName];
-    return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data));
-  } });
+    return { statusCode: 200, contentType: 'application/json; charset=utf-8', body: JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data), headers: {} };
+  }
 }
 
-/** A FileDownload as the HTTP response itself: the bytes, their media type, and an attachment disposition (RFC 6266). */
-function sendDownload(reply: FastifyReply, file: FileDownload) {
+interface GatewayResponse extends StoredResponse {
+  headers: Record<string, string>;
+}
+
+function problemResponse(error: ApiError, url: string): GatewayResponse {
+  return { statusCode: error.status, contentType: PROBLEM_CONTENT_TYPE, body: JSON.stringify(problemOf(error, url)), headers: headersOf(error) };
+}
+
+function send(reply: FastifyReply, response: GatewayResponse) {
+  reply.code(response.statusCode).headers(response.headers);
+  if (response.contentType) reply.type(response.contentType);
+  return reply.send(response.body ?? undefined);
+}
+
+/**
+ * A FileDownload as the HTTP response itself: its media type, an attachment disposition (RFC 6266)
+ * and its bytes. The files areas answer this way are text (CSV), kept as UTF-8 text like every
+ * other response (so an Idempotency-Key replay answers the same file).
+ */
+function downloadResponse(file: FileDownload): GatewayResponse {
   const fallback = file.FileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
-  return reply
-    .code(200)
-    .header('content-type', file.ContentType)
-    .header('content-disposition', `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(file.FileName)}`)
-    .header('cache-control', 'no-store')
-    .send(Buffer.from(file.Content, 'base64'));
+  return {
+    statusCode: 200, contentType: file.ContentType, body: Buffer.from(file.Content, 'base64').toString('utf8'),
+    headers: { 'content-disposition': `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(file.FileName)}`, 'cache-control': 'no-store' },
+  };
 }
 
 /** The operation sofa-api makes for a root field: the field with all its output fields selected. */

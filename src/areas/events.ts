@@ -1,0 +1,14 @@
+import { defineArea } from '../core/area.js';
+import {
+  Event, EventCaptchaSetting, EventGroup, EventGroupMember, EventInvitation, EventOffering, EventPurchase,
+  EventRegistration, EventRegistrationOrder, EventRegistrationType, EventSession,
+} from '../entities/event.js';
+
+/** Events: staff event management (GraphQL), public registration, table groups and goal widgets. */
+export const eventsArea = defineArea({
+  name: 'events',
+  entities: [
+    Event, EventSession, EventRegistrationType, EventOffering, EventRegistrationOrder, EventRegistration,
+    EventPurchase, EventInvitation, EventGroup, EventGroupMember, EventCaptchaSetting,
+  ],
+});
