@@ -344,6 +344,8 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
     try {
       await billItem(itemCtx, runId, run.parameters, row.id);
     } catch (error) {
+      // Lost the database (not the item's fault): stop, so pg-boss retries the run and this item with it.
+      if (!(error instanceof ItemRefused) && !(await databaseReachable(base))) throw error;
       await recordItem(jobContext(base.fork(), tenantId, deps), runId, {
         scheduleId: row.id, periodStart: row.nextBillDate, outcome: 'failed', amount: row.amount, invoiceId: null, membershipChange: null,
         reason: error instanceof ItemRefused ? error.message : `Billing failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000),
@@ -366,6 +368,15 @@ interface LockedSchedule {
   frequency_months: number;
   next_bill_date: string;
   status: string;
+}
+
+async function databaseReachable(em: EntityManager): Promise<boolean> {
+  try {
+    await em.fork().execute('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** One schedule of a run, in one transaction: locked, still due, invoiced once, advanced, membership changed, recorded. */
