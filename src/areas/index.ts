@@ -4,6 +4,7 @@ import type { Area } from '../core/area.js';
 import { authChecker, validateInput } from '../core/graphql-policies.js';
 import { TenantOwned } from '../entities/base.js';
 import { benefitPackagesArea } from './benefit-packages.js';
+import { billingArea } from './billing.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
 import { categoryListsArea } from './category-lists.js';
@@ -48,6 +49,7 @@ export const areas: readonly Area[] = [
   storeArea,
   reportingArea,
   documentTemplatesArea,
+  billingArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -31,3 +31,28 @@ export function optionalCalendarDay(value: string | null | undefined, field: str
   const text = value?.trim();
   return text ? calendarDay(text, field) : null;
 }
+
+/** `date` plus `months`, the day clamped to the month's last (as PostgreSQL's date + interval does: 31 Jan + 1 month = 28/29 Feb). */
+export function addMonths(date: string, months: number): string {
+  const [year, month, day] = date.split('-').map(Number);
+  const index = year * 12 + (month - 1) + months;
+  const targetYear = Math.floor(index / 12);
+  const targetMonth = index - targetYear * 12; // 0-based
+  return `${pad(targetYear, 4)}-${pad(targetMonth + 1, 2)}-${pad(Math.min(day, daysInMonth(targetYear, targetMonth)), 2)}`;
+}
+
+/** `date` plus `days` (negative: before). */
+export function addDays(date: string, days: number): string {
+  const value = new Date(`${date}T00:00:00Z`);
+  value.setUTCDate(value.getUTCDate() + days);
+  return `${pad(value.getUTCFullYear(), 4)}-${pad(value.getUTCMonth() + 1, 2)}-${pad(value.getUTCDate(), 2)}`;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 1) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
+  return [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month];
+}
+
+function pad(value: number, length: number): string {
+  return String(value).padStart(length, '0');
+}

@@ -167,8 +167,9 @@ export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, k
  * answers, rolls back when it throws. Inside a transaction already, `work` simply runs in it.
  */
 export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
-  // Already inside one (a selling area's transaction calling createInvoice): take part in it, so
-  // the outer transaction commits or rolls back the whole.
+  // Called inside another transaction (a billing run raising an invoice): take part in it, so the
+  // outer one commits or rolls back everything. (MikroORM's begin() would start a second
+  // transaction on another connection and forget the first.)
   if (ctx.em.isInTransaction()) return work();
   await ctx.em.begin();
   try {

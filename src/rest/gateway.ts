@@ -19,6 +19,7 @@ import { labelOperation } from '../core/metrics.js';
 import { limitAnonymous } from '../core/rate-limit.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
+import type { FileDownload } from '../schema/file-download.js';
 
 /**
  * The REST gateway: matches a request against the route table (case-insensitive, trailing
@@ -416,6 +417,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
       return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url);
     }
     if (route.row.emptyResponse) return { statusCode: 200, contentType: null, body: null, headers: {} };
+    if (route.row.download) return downloadResponse((result.data as Record<string, FileDownload>)[route.fieldName]);
     const data = (result.data as Record<string, unknown>)[route.fieldName];
     return { statusCode: 200, contentType: 'application/json; charset=utf-8', body: JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data), headers: {} };
   }
@@ -433,6 +435,19 @@ function send(reply: FastifyReply, response: GatewayResponse) {
   reply.code(response.statusCode).headers(response.headers);
   if (response.contentType) reply.type(response.contentType);
   return reply.send(response.body ?? undefined);
+}
+
+/**
+ * A FileDownload as the HTTP response itself: its media type, an attachment disposition (RFC 6266)
+ * and its bytes. The files areas answer this way are text (CSV), kept as UTF-8 text like every
+ * other response (so an Idempotency-Key replay answers the same file).
+ */
+function downloadResponse(file: FileDownload): GatewayResponse {
+  const fallback = file.FileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  return {
+    statusCode: 200, contentType: file.ContentType, body: Buffer.from(file.Content, 'base64').toString('utf8'),
+    headers: { 'content-disposition': `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(file.FileName)}`, 'cache-control': 'no-store' },
+  };
 }
 
 /** The operation sofa-api makes for a root field: the field with all its output fields selected. */

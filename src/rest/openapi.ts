@@ -74,9 +74,10 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
     ];
     const openApiPath = row.path.replace(/\{([^}=]+)=null\}/g, '{$1}');
+    const download = { description: 'The file itself (Content-Disposition: attachment).', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } };
     const success = row.emptyResponse
       ? { description: 'Done (empty body).' }
-      : { description: 'OK', content: { 'application/json': { schema: typeSchema(route.field.type) } } };
+      : row.download ? download : { description: 'OK', content: { 'application/json': { schema: typeSchema(route.field.type) } } };
     const errors = Object.fromEntries(Object.entries(problemResponses)
       .filter(([status]) => (status !== '401' && status !== '403') || !access.public)
       .filter(([status]) => status !== '403' || access.roles.length > 0)

@@ -25,6 +25,12 @@ export interface RouteRow {
   query?: Record<string, string>;
   /** Answer 200 with an empty body (HttpResponseMessage, or a "200 only" whose body means nothing). */
   emptyResponse?: true;
+  /**
+   * The field answers a FileDownload (schema/file-download.ts): the response is the file itself
+   * (its bytes, Content-Type and an attachment Content-Disposition), as a documented
+   * HttpResponseMessage download.
+   */
+  download?: true;
   /** Our own addition, not one of the documented operations (listed in the OpenAPI all the same). */
   extension?: true;
   summary?: string;

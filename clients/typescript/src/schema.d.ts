@@ -234,6 +234,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scheduledbilling/membershiptype/run/history/download/file/{pendingdownloadfileid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The file a run/history/download request prepared (CSV); 409 while it is being prepared.
+         * @description GraphQL: `query { scheduledBillingDownloadFile }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_scheduledbilling_membershiptype_run_history_download_file_pendingdownloadfileid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduledbilling/membershiptype/items/run/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a run would bill (count, total, membership changes, the first 1000 items), changing nothing.
+         * @description GraphQL: `query { scheduledBillingRunSetup }`. Needs role: staff.
+         */
+        post: operations["post__api_scheduledbilling_membershiptype_items_run_setup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduledbilling/membershiptype/run/history/download/{systemjobid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts writing a run's results as a CSV file; fetch it with scheduledBillingDownloadFile (REST: GET .../run/history/download/file/{pendingdownloadfileid}).
+         * @description GraphQL: `mutation { requestScheduledBillingRunDownload }`. Needs role: staff.
+         */
+        post: operations["post__api_scheduledbilling_membershiptype_run_history_download_systemjobid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/setup/termsofuse/gdpr/backoffice": {
         parameters: {
             query?: never;
@@ -554,6 +614,86 @@ export interface paths {
          * @description GraphQL: `query { documentGenerationTemplateLookup }`. Needs role: staff.
          */
         get: operations["get__api_documentgenerationtemplates_lookup_certificate_component"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduledbilling/membershiptype/items/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every schedule matching the filter (at most 100000) as a CSV file. REST answers the file itself.
+         * @description GraphQL: `query { scheduledBillingExport }`. Needs role: staff.
+         */
+        post: operations["post__api_scheduledbilling_membershiptype_items_export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduledbilling/membershiptype/items/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts a run as a background job; answers the run (REST: 200 with an empty body). Follow it in the run history.
+         * @description GraphQL: `mutation { runScheduledBilling }`. Needs role: staff.
+         */
+        post: operations["post__api_scheduledbilling_membershiptype_items_run"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduledbilling/membershiptype/run/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The runs, newest first (default 100; options pages them).
+         * @description GraphQL: `query { scheduledBillingRunHistory }`. Needs role: staff.
+         */
+        get: operations["get__api_scheduledbilling_membershiptype_run_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paymentgateway/paymentgateways/platformpaytransactionreport/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The accounts of the PlatformPay gateway (ExtraData: JSON {AccountId, PaymentGatewayTypeId}).
+         * @description GraphQL: `query { platformPayTransactionReportLookup }`. Needs role: staff.
+         */
+        get: operations["get__api_paymentgateway_paymentgateways_platformpaytransactionreport_lookup"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1818,6 +1958,126 @@ export interface paths {
          * @description GraphQL: `query { documentGenerationTemplateLookup }`. Needs role: staff.
          */
         get: operations["get__api_documentgenerationtemplates_lookup_singleattendeebadge"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/scheduledbilling/membershiptype/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Billing schedules matching a ScheduledBillingFilter, one page at a time.
+         * @description GraphQL: `query { scheduledBillingItems }`. Needs role: staff.
+         */
+        post: operations["post__api_scheduledbilling_membershiptype_items"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paymentgateway/account/{accountid}/transfer/{id}/{paymentgatewaytypeid}/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The transactions one payout paid out.
+         * @description GraphQL: `query { paymentGatewayTransferDetails }`. Needs role: staff.
+         */
+        get: operations["get__api_paymentgateway_account_accountid_transfer_id_paymentgatewaytypeid_date_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paymentgateway/account/monthlystatement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The monthly statement of an account (AccountId, PaymentGatewayTypeId, Month, Year; as arguments or in input).
+         * @description GraphQL: `query { paymentGatewayMonthlyStatement }`. Needs role: staff.
+         */
+        get: operations["get__api_paymentgateway_account_monthlystatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paymentgateway/account/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account's transactions on Date or from StartDate to EndDate (at most 5000).
+         * @description GraphQL: `query { paymentGatewayTransactions }`. Needs role: staff.
+         */
+        get: operations["get__api_paymentgateway_account_transactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paymentgateway/account/transfers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payouts of an account in a month.
+         * @description GraphQL: `query { paymentGatewayTransfers }`. Needs role: staff.
+         */
+        get: operations["get__api_paymentgateway_account_transfers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paymentgateway/paymentgateways/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's payment gateway accounts (ExtraData: JSON {AccountId, PaymentGatewayTypeId}).
+         * @description GraphQL: `query { paymentGatewayLookup }`. Needs role: staff.
+         */
+        get: operations["get__api_paymentgateway_paymentgateways_lookup"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3450,6 +3710,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/membershiptypes/{membershiptypeid}/copypaymentplan/{membershiptypepaymentplanid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The template for copying a payment plan (id 0, "Copy of …").
+         * @description GraphQL: `query { paymentPlanCopyTemplate }`. Needs role: staff.
+         */
+        get: operations["get__api_membershiptypes_membershiptypeid_copypaymentplan_membershiptypepaymentplanid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/membershiptypes/{membershiptypeid}/paymentplan/{membershiptypepaymentplanid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One payment plan of a membership type, for editing ("0": a blank plan).
+         * @description GraphQL: `query { paymentPlan }`. Any signed-in login.
+         */
+        get: operations["get__api_membershiptypes_membershiptypeid_paymentplan_membershiptypepaymentplanid_"];
+        put?: never;
+        /**
+         * Creates (membershipTypePaymentPlanId 0) or updates a payment plan; its schedule is generated.
+         * @description GraphQL: `mutation { savePaymentPlan }`. Needs role: staff.
+         */
+        post: operations["post__api_membershiptypes_membershiptypeid_paymentplan_membershiptypepaymentplanid_"];
+        /**
+         * Deletes a payment plan; answers its id.
+         * @description GraphQL: `mutation { deletePaymentPlan }`. Needs role: staff.
+         */
+        delete: operations["delete__api_membershiptypes_membershiptypeid_paymentplan_membershiptypepaymentplanid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/membershiptypes/{membershiptypeid}/paymentplans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payment plans of a membership type.
+         * @description GraphQL: `query { paymentPlans }`. Any signed-in login.
+         */
+        get: operations["get__api_membershiptypes_membershiptypeid_paymentplans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/vendors": {
         parameters: {
             query?: never;
@@ -3928,6 +4256,482 @@ export interface components {
             /** @description Items of the source that are no longer active (not copied unless sent back in BenefitItems). */
             InactiveBenefitItems: components["schemas"]["BenefitItem"][];
         };
+        /** @description ListResult of billing schedules matching a ScheduledBillingFilter. */
+        ScheduledBillingListResult: {
+            /** @description The criteria the list was read with, as applied (null: none). */
+            Criteria?: components["schemas"]["ScheduledBillingCriteria"] | null;
+            /** @description The membership types (Id, Name): the choices of MembershipTypeIds. */
+            CriteriaItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description How many records match over all pages, as a string of digits (documented str). */
+            TotalRecordAvailable: string;
+            /** @description The saleable items the schedules on this page bill (Id, Name). */
+            ModelItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description This page of the list (Skip/Take). */
+            Results: components["schemas"]["ScheduledBillingItem"][];
+        };
+        /** @description The scheduled billing criteria as applied. */
+        ScheduledBillingCriteria: {
+            MembershipTypeIds?: number[] | null;
+            /** Format: int32 */
+            SaleableItemId?: number | null;
+            SaleableItemType?: string | null;
+            StatusTypeOptions?: string[] | null;
+            AmountBetween?: components["schemas"]["ScheduledBillingAmountRange"] | null;
+            DateRange?: components["schemas"]["ScheduledBillingDateRange"] | null;
+            NextBillDate?: string | null;
+            DescriptionEquals?: string | null;
+            DescriptionLike?: string | null;
+            /** Format: int32 */
+            MembershipTypeId?: number | null;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            /** Format: int32 */
+            GroupId?: number | null;
+            /** Format: int32 */
+            CategoryItemId?: number | null;
+            /** Format: int32 */
+            EventId?: number | null;
+            Tags?: string[] | null;
+            HasProfile?: boolean | null;
+            HasNoProfile?: boolean | null;
+            HasNoMembership?: boolean | null;
+            Filter?: string | null;
+        };
+        ScheduledBillingAmountRange: {
+            From?: number | null;
+            To?: number | null;
+        };
+        ScheduledBillingDateRange: {
+            Start?: string | null;
+            End?: string | null;
+        };
+        /** @description One choice of a lookup list. */
+        LookupChoiceInt: {
+            /** Format: int32 */
+            Id: number;
+            Name?: string | null;
+            ExtraData?: string | null;
+            CssColor?: string | null;
+            IsSelected: boolean;
+            IsDeleted: boolean;
+            /** Format: int32 */
+            Order: number;
+        };
+        /** @description One billing schedule: a recurring bill, usually for a membership. */
+        ScheduledBillingItem: {
+            /** Format: int32 */
+            ScheduledBillingId: number;
+            /** Format: int32 */
+            ContactId: number;
+            ContactName?: string | null;
+            /** Format: int32 */
+            MembershipId?: number | null;
+            /** Format: int32 */
+            MembershipTypeId?: number | null;
+            MembershipTypeName?: string | null;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            MembershipLevelName?: string | null;
+            /** Format: int32 */
+            SaleableItemId: number;
+            SaleableItemName?: string | null;
+            SaleableItemType?: string | null;
+            Description: string;
+            /** @description Billed each period, exact to the cent. */
+            Amount: number;
+            /**
+             * Format: int32
+             * @description Months between bills.
+             */
+            FrequencyMonths: number;
+            /** @description yyyy-mm-dd */
+            StartDate: string;
+            /** @description yyyy-mm-dd */
+            NextBillDate: string;
+            /** @description One of active, paused, ended. */
+            Status: string;
+            /** @description Whether a stored payment profile is charged (the profile itself is never shown). */
+            HasProfile: boolean;
+            /** Format: int32 */
+            GroupId?: number | null;
+            /** Format: int32 */
+            CategoryItemId?: number | null;
+            /** Format: int32 */
+            EventId?: number | null;
+            Tags: string[];
+        };
+        /** @description FilterBase plus the scheduled billing criteria, all combined with AND (absent: not filtered). Filter matches the description and the contact's name. OrderBy: NextBillDate (default), Amount, Description, StartDate, ScheduledBillingId. GroupId, CategoryItemId and EventId match the ids a schedule carries (its contact group, category list item and event; those areas are not built yet, so the ids are stored on the schedule without a foreign key); Tags matches schedules carrying any of the tags. */
+        ScheduledBillingFilterInput: {
+            /** @description Alias of Take. */
+            Top?: string | null;
+            /** @description Page size. */
+            Take?: string | null;
+            /** @description Rows to skip. */
+            Skip?: string | null;
+            /** @description Case-insensitive text match. */
+            Filter?: string | null;
+            /** @description "Field" or "Field desc", documented field names only. */
+            OrderBy?: string | null;
+            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            CalendarStartDate?: string | null;
+            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            CalendarEndDate?: string | null;
+            /** @description Memberships of any of these types (JSON array of ids). */
+            MembershipTypeIds?: number[] | null;
+            /** Format: int32 */
+            SaleableItemId?: number | null;
+            /** @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other. */
+            SaleableItemType?: string | null;
+            /** @description Schedules in any of these states: active, paused, ended (JSON array). */
+            StatusTypeOptions?: string[] | null;
+            AmountBetween?: components["schemas"]["ScheduledBillingAmountRangeInput"] | null;
+            DateRange?: components["schemas"]["ScheduledBillingDateRangeInput"] | null;
+            /** @description yyyy-mm-dd: schedules due on or before this day (what a run on that day bills). */
+            NextBillDate?: string | null;
+            /** @description The description exactly (case-insensitive). */
+            DescriptionEquals?: string | null;
+            /** @description Text the description contains (case-insensitive). */
+            DescriptionLike?: string | null;
+            /** Format: int32 */
+            MembershipTypeId?: number | null;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            /** Format: int32 */
+            GroupId?: number | null;
+            /** Format: int32 */
+            CategoryItemId?: number | null;
+            /** Format: int32 */
+            EventId?: number | null;
+            /** @description Schedules carrying any of these tags (JSON array; case-insensitive). */
+            Tags?: string[] | null;
+            /** @description true: only schedules with a payment profile. */
+            HasProfile?: boolean | null;
+            /** @description true: only schedules without a payment profile. */
+            HasNoProfile?: boolean | null;
+            /** @description true: only schedules of no membership. */
+            HasNoMembership?: boolean | null;
+            /** @description Accepted for compatibility and not read: every criterion has its own field. */
+            Criteria?: string | null;
+        };
+        /** @description AmountBetween: amounts from From to To inclusive (either open), exact to the cent. */
+        ScheduledBillingAmountRangeInput: {
+            From?: number | null;
+            To?: number | null;
+        };
+        /** @description DateRange: schedules that started (StartDate) from Start to End inclusive (yyyy-mm-dd, either open). */
+        ScheduledBillingDateRangeInput: {
+            Start?: string | null;
+            End?: string | null;
+        };
+        /** @description A file to download: its name, media type and bytes (base64). REST answers the bytes themselves. */
+        FileDownload: {
+            FileName: string;
+            ContentType: string;
+            /** @description The bytes, base64-encoded. */
+            Content: string;
+        };
+        /** @description A run as previewed: what it would bill, without changing anything. */
+        ScheduledBillingRun: {
+            CurrentAdvancedFilter?: components["schemas"]["ScheduledBillingCriteria"] | null;
+            /** Format: int32 */
+            MembershipTypeId?: number | null;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            ChangeCurrentMembership: boolean;
+            CreateMembership: boolean;
+            RemoveMembership: boolean;
+            /**
+             * Format: int32
+             * @description How many schedules the run bills.
+             */
+            RecordCount: number;
+            ScheduledBillings: components["schemas"]["ScheduledBillingRunSummary"];
+        };
+        /** @description The schedules a run bills (preview) and their totals. */
+        ScheduledBillingRunSummary: {
+            /** @description yyyy-mm-dd: schedules due on or before it are billed. */
+            BillDate: string;
+            /** @description Sum of the amounts, exact. */
+            TotalAmount: number;
+            /**
+             * Format: int32
+             * @description Items whose membership changes.
+             */
+            MembershipChanges: number;
+            Items: components["schemas"]["ScheduledBillingRunItem"][];
+        };
+        /** @description What a run does (preview) or did with one schedule. */
+        ScheduledBillingRunItem: {
+            /** Format: int32 */
+            ScheduledBillingId: number;
+            /** Format: int32 */
+            ContactId?: number | null;
+            ContactName?: string | null;
+            Description?: string | null;
+            /** @description yyyy-mm-dd: the period billed (its start). */
+            PeriodStart: string;
+            Amount: number;
+            /** @description changed, created, removed, created+removed (none: null). */
+            MembershipChange?: string | null;
+            /** @description billed, skipped (billed already), failed; in a preview: due. */
+            Outcome: string;
+            /** Format: int32 */
+            InvoiceId?: number | null;
+            /** @description Why an item was skipped or failed. */
+            Reason?: string | null;
+        };
+        /** @description A run: the schedules matching CurrentAdvancedFilter (its NextBillDate is the bill date, today when absent) that are active and due by then, optionally only the ScheduledBillings.Items listed. ChangeCurrentMembership moves each billed membership to MembershipTypeId/MembershipLevelId and extends it over the billed period; CreateMembership creates a membership for the period (of MembershipTypeId, else the current type); RemoveMembership ends the current membership the day before the period. RecordCount is computed by the server. */
+        ScheduledBillingRunInput: {
+            CurrentAdvancedFilter?: components["schemas"]["ScheduledBillingFilterInput"] | null;
+            /** Format: int32 */
+            MembershipTypeId?: number | null;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            ChangeCurrentMembership?: boolean | null;
+            CreateMembership?: boolean | null;
+            RemoveMembership?: boolean | null;
+            /**
+             * Format: int32
+             * @description Ignored: the server counts.
+             */
+            RecordCount?: number | null;
+            ScheduledBillings?: components["schemas"]["ScheduledBillingSelectionInput"] | null;
+        };
+        /** @description The schedules to bill, as the preview (run/setup) listed them: only these, when given. */
+        ScheduledBillingSelectionInput: {
+            Items?: components["schemas"]["ScheduledBillingSelectedItemInput"][] | null;
+        };
+        ScheduledBillingSelectedItemInput: {
+            /** Format: int32 */
+            ScheduledBillingId: number;
+        };
+        /** @description The runs, newest first. */
+        ScheduledBillingHistory: {
+            HistoryItems: components["schemas"]["ScheduledBillingHistoryItem"][];
+        };
+        /** @description One run: its progress and outcome. SystemJobId identifies it (run/history/download/{systemjobid}). */
+        ScheduledBillingHistoryItem: {
+            /** Format: int32 */
+            SystemJobId: number;
+            /** @description One of queued, running, completed, failed. */
+            State: string;
+            /** @description yyyy-mm-dd */
+            BillDate: string;
+            /** @description ISO 8601 */
+            RequestedAt: string;
+            StartedAt?: string | null;
+            FinishedAt?: string | null;
+            /** Format: int32 */
+            ItemCount: number;
+            /** Format: int32 */
+            ProcessedCount: number;
+            /**
+             * Format: int32
+             * @description Percent of the items processed.
+             */
+            Progress: number;
+            /** Format: int32 */
+            BilledCount: number;
+            /** Format: int32 */
+            SkippedCount: number;
+            /** Format: int32 */
+            FailedCount: number;
+            BilledAmount: number;
+            Error?: string | null;
+        };
+        /** @description The transactions one payout paid out. */
+        TransferDetails: {
+            AccountId: string;
+            /** @description The payout's gateway id. */
+            Id: string;
+            /** Format: int32 */
+            PaymentGatewayTypeId: number;
+            /** @description As requested. */
+            Date?: string | null;
+            /** @description true when the payout was reversed (its statement should not be printed as paid). */
+            DisAllowPrint: boolean;
+            Transactions: components["schemas"]["PaymentGatewayTransactionItem"][];
+        };
+        /** @description One imported gateway transaction. Amount and Fee are signed as they move the balance; Net = Amount + Fee. */
+        PaymentGatewayTransactionItem: {
+            TransactionId: string;
+            /** @description One of sale, refund, dispute, dispute_reversal, fee, transfer, transfer_reversal. */
+            Type: string;
+            /** @description ISO 8601 (UTC). */
+            Date: string;
+            Amount: number;
+            Fee: number;
+            Net: number;
+            /** @description The payout that paid it out. */
+            TransferId?: string | null;
+            Description?: string | null;
+        };
+        /** @description One month of a gateway account, from its imported transactions (UTC months). Amounts are magnitudes; NetActivity is the balance change of everything but transfers (sales, refunds, disputes, reversals, their fees and stand-alone fees); SummaryLessTransfers = TransfersAmount − TransferReversalsAmount; SummaryMonthlyBalance = SummaryNetActivity − SummaryLessTransfers = the month's balance change. */
+        MonthlyStatement: {
+            AccountId: string;
+            PaymentGatewayTypeId: string;
+            /** Format: int32 */
+            Month: number;
+            /** Format: int32 */
+            Year: number;
+            /** Format: int32 */
+            SalesCount: number;
+            SalesAmount: number;
+            SalesFeesAmount: number;
+            /** Format: int32 */
+            RefundCount: number;
+            RefundAmount: number;
+            RefundFeesAmount: number;
+            /** Format: int32 */
+            DisputeCount: number;
+            DisputeAmount: number;
+            DisputeFeesAmount: number;
+            /** Format: int32 */
+            DisputeReversalCount: number;
+            DisputeReversalAmount: number;
+            DisputeReversalFeesReturnedAmount: number;
+            NetActivity: number;
+            /** Format: int32 */
+            TransfersCount: number;
+            TransfersAmount: number;
+            TransferReversalsAmount: number;
+            SummaryNetActivity: number;
+            SummaryLessTransfers: number;
+            SummaryMonthlyBalance: number;
+        };
+        /** @description Which statement: AccountId, PaymentGatewayTypeId, Month (1-12), Year. The figures are computed, never read. */
+        MonthlyStatementInput: {
+            AccountId?: string | null;
+            /** Format: int32 */
+            PaymentGatewayTypeId?: number | null;
+            /** Format: int32 */
+            Month?: number | null;
+            /** Format: int32 */
+            Year?: number | null;
+        };
+        /** @description An account's transactions from StartDate to EndDate inclusive (or on Date), oldest first, at most 5000. */
+        Transactions: {
+            AccountId: string;
+            /** Format: int32 */
+            PaymentGatewayTypeId: number;
+            Date?: string | null;
+            StartDate?: string | null;
+            EndDate?: string | null;
+            Transactions: components["schemas"]["PaymentGatewayTransactionItem"][];
+        };
+        /** @description Which transactions: AccountId, PaymentGatewayTypeId, and Date (one day) or StartDate/EndDate (yyyy-mm-dd). */
+        TransactionsInput: {
+            AccountId?: string | null;
+            /** Format: int32 */
+            PaymentGatewayTypeId?: number | null;
+            Date?: string | null;
+            StartDate?: string | null;
+            EndDate?: string | null;
+        };
+        /** @description The payouts of an account in a month (UTC), oldest first. */
+        Transfers: {
+            AccountId: string;
+            PaymentGatewayTypeId: string;
+            /** Format: int32 */
+            Month: number;
+            /** Format: int32 */
+            Year: number;
+            Transfers: components["schemas"]["PaymentGatewayTransfer"][];
+        };
+        /** @description One payout (transfer) of the month. */
+        PaymentGatewayTransfer: {
+            TransferId: string;
+            /** @description ISO 8601 (UTC). */
+            Date: string;
+            /** @description Paid out (a magnitude). */
+            Amount: number;
+            /** @description Whether a transfer reversal names it. */
+            Reversed: boolean;
+            /**
+             * Format: int32
+             * @description The transactions it paid out.
+             */
+            TransactionCount: number;
+        };
+        /** @description A payment plan of a membership type, for editing. MembershipTypePaymentPlanId 0: a new plan (or a copy). */
+        PaymentPlanAddEdit: {
+            /** Format: int32 */
+            MembershipTypePaymentPlanId: number;
+            /** Format: int32 */
+            MembershipTypeId: number;
+            /** Format: int32 */
+            Payments: number;
+            /** @description yyyy-mm-dd: the first payment is due then, the others monthly after it. */
+            StartDate?: string | null;
+            /** @description yyyy-mm-dd: the last day the plan is offered (null: open). */
+            EndDate?: string | null;
+            ShowOnApplication: boolean;
+            Name?: string | null;
+            /** Format: int32 */
+            TenantId: number;
+            /** @description The levels the plan is for (JSON array of ids; empty: every level). */
+            MembershipLevelId: number[];
+            SaleableItems: components["schemas"]["PaymentPlanSaleableItem"][];
+            PaymentPlanItems: components["schemas"]["PaymentPlanItem"][];
+            PaymentPlanEditor: components["schemas"]["PaymentPlanEditor"];
+            /**
+             * Format: int32
+             * @description Record version: send it back when saving (stale: 409).
+             */
+            AuditId: number;
+        };
+        /** @description A saleable item the plan covers. */
+        PaymentPlanSaleableItem: {
+            /** Format: int32 */
+            SaleableItemId: number;
+            Name?: string | null;
+            Amount: number;
+        };
+        /** @description One payment of a plan's schedule. */
+        PaymentPlanItem: {
+            /** Format: int32 */
+            PaymentNumber: number;
+            /** @description yyyy-mm-dd */
+            DueDate: string;
+            /** @description Exact to the cent; the payments add up to the plan's total (the rounding remainder on the last). */
+            Amount: number;
+        };
+        /** @description What the plan editor offers: the type's levels, the saleable items, and the plan's total. */
+        PaymentPlanEditor: {
+            /** @description The membership type's levels (IsSelected: on the plan). */
+            Levels: components["schemas"]["LookupChoiceInt"][];
+            /** @description Active saleable items of type membership (IsSelected: on the plan; ExtraData: the price). */
+            SaleableItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description Sum of the plan's saleable item amounts. */
+            Total: number;
+        };
+        /** @description The payment plans of a membership type. */
+        PaymentPlans: {
+            /** Format: int32 */
+            MembershipTypeId: number;
+            Plans: components["schemas"]["PaymentPlanCollectionItem"][];
+        };
+        /** @description A payment plan as listed. */
+        PaymentPlanCollectionItem: {
+            /** Format: int32 */
+            MembershipTypePaymentPlanId: number;
+            /** Format: int32 */
+            MembershipTypeId: number;
+            /** Format: int32 */
+            Payments: number;
+            StartDate?: string | null;
+            EndDate?: string | null;
+            ShowOnApplication: boolean;
+            Name?: string | null;
+            /** @description The levels' names, comma-separated ("All levels" when none is named). */
+            Level: string;
+            /** @description Actions the caller may take on the row. */
+            Actions: string[];
+            /** @description The plan's total. */
+            Total: number;
+            /** Format: int32 */
+            AuditId: number;
+        };
         /** @description A calendar as listed. */
         CalendarCollectionItem: {
             /** Format: int32 */
@@ -3970,18 +4774,6 @@ export interface components {
             AddCalendarICalMessage?: string | null;
             /** @description The id (as a string) of the chapter the calendar belongs to: a contact of kind 'organization' with a parent organization. Null or "" for none. */
             GroupId?: string | null;
-        };
-        /** @description One choice of a lookup list. */
-        LookupChoiceInt: {
-            /** Format: int32 */
-            Id: number;
-            Name?: string | null;
-            ExtraData?: string | null;
-            CssColor?: string | null;
-            IsSelected: boolean;
-            IsDeleted: boolean;
-            /** Format: int32 */
-            Order: number;
         };
         /** @description A calendar offered as a choice. */
         CalendarChoiceItem: {
@@ -6248,6 +7040,78 @@ export interface components {
             /** @description Accepted as sent back by clients; not copied. */
             InactiveBenefitItems?: components["schemas"]["BenefitItemInput"][] | null;
         };
+        /** @description A file being prepared in the background: fetch it with PendingDownloadFileId once ready. */
+        PendingFileDownloadResult: {
+            JobType: string;
+            Message: string;
+            /** @description pending, ready or failed. */
+            Result?: string | null;
+            /** Format: int32 */
+            BackgroundJobEstimatedSeconds: number;
+            JobId?: string | null;
+            /** Format: int32 */
+            PendingDownloadFileId: number;
+        };
+        PaymentGatewayTransactionImportResult: {
+            AccountId: string;
+            /** Format: int32 */
+            Imported: number;
+            /**
+             * Format: int32
+             * @description Transactions imported before (same gateway transaction id): left as they were.
+             */
+            AlreadyImported: number;
+        };
+        /** @description Transactions of one gateway account (created with Name when new). */
+        PaymentGatewayTransactionImportInput: {
+            AccountId: string;
+            /** Format: int32 */
+            PaymentGatewayTypeId: number;
+            Name?: string | null;
+            /**
+             * Format: int32
+             * @description The chapter the account belongs to (none: the tenant's own).
+             */
+            ChapterId?: number | null;
+            Transactions: components["schemas"]["PaymentGatewayTransactionImportItemInput"][];
+        };
+        /** @description One gateway transaction. Amount and Fee are magnitudes (not negative); the Type says how they move the balance (see PaymentGatewayTransaction). */
+        PaymentGatewayTransactionImportItemInput: {
+            TransactionId: string;
+            /** @description One of sale, refund, dispute, dispute_reversal, fee, transfer, transfer_reversal. */
+            Type: string;
+            /** @description ISO 8601 date-time. */
+            Date: string;
+            Amount: number;
+            Fee?: number | null;
+            TransferId?: string | null;
+            Description?: string | null;
+        };
+        /** @description A payment plan to create or update. The path's ids win over the body's; TenantId, PaymentPlanItems and PaymentPlanEditor are computed and never read. */
+        PaymentPlanAddEditInput: {
+            /** Format: int32 */
+            MembershipTypePaymentPlanId?: number | null;
+            /** Format: int32 */
+            Payments: number;
+            StartDate: string;
+            EndDate?: string | null;
+            ShowOnApplication?: boolean | null;
+            Name: string;
+            /** @description JSON array of level ids of the membership type (empty: every level). */
+            MembershipLevelId?: number[] | null;
+            SaleableItems: components["schemas"]["PaymentPlanSaleableItemInput"][];
+            /**
+             * Format: int32
+             * @description The AuditId read with the plan; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
+        };
+        PaymentPlanSaleableItemInput: {
+            /** Format: int32 */
+            SaleableItemId: number;
+            /** @description The plan's amount for the item (absent: its price). */
+            Amount?: number | null;
+        };
         /** @description A calendar to create (CalendarId 0 or absent) or update. Left-out fields keep their value (defaults on create: IsActive true, other flags false). */
         CalendarAddEditInput: {
             /**
@@ -7704,6 +8568,271 @@ export interface operations {
             };
         };
     };
+    get__api_scheduledbilling_membershiptype_run_history_download_file_pendingdownloadfileid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pendingdownloadfileid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file itself (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_scheduledbilling_membershiptype_items_run_setup: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduledBillingRunInput"];
+                "text/json": components["schemas"]["ScheduledBillingRunInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingRunInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledBillingRun"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_scheduledbilling_membershiptype_run_history_download_systemjobid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                systemjobid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingFileDownloadResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get__api_setup_termsofuse_gdpr_backoffice: {
         parameters: {
             query?: never;
@@ -9144,6 +10273,356 @@ export interface operations {
             query?: {
                 options?: string;
             };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupChoiceInt"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_scheduledbilling_membershiptype_items_export: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                "text/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingFilterInput"] | null;
+            };
+        };
+        responses: {
+            /** @description The file itself (Content-Disposition: attachment). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_scheduledbilling_membershiptype_items_run: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScheduledBillingRunInput"];
+                "text/json": components["schemas"]["ScheduledBillingRunInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingRunInput"];
+            };
+        };
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_scheduledbilling_membershiptype_run_history: {
+        parameters: {
+            query?: {
+                options?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledBillingHistory"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_paymentgateway_paymentgateways_platformpaytransactionreport_lookup: {
+        parameters: {
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -14014,6 +15493,501 @@ export interface operations {
             query?: {
                 options?: string;
             };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LookupChoiceInt"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_scheduledbilling_membershiptype_items: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                "text/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingFilterInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScheduledBillingListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_paymentgateway_account_accountid_transfer_id_paymentgatewaytypeid_date_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                accountid: string;
+                id: string;
+                paymentgatewaytypeid: number;
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TransferDetails"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_paymentgateway_account_monthlystatement: {
+        parameters: {
+            query?: {
+                input?: string;
+                year?: number | null;
+                month?: number | null;
+                paymentGatewayTypeId?: number | null;
+                accountId?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MonthlyStatement"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_paymentgateway_account_transactions: {
+        parameters: {
+            query?: {
+                input?: string;
+                endDate?: string | null;
+                startDate?: string | null;
+                date?: string | null;
+                paymentGatewayTypeId?: number | null;
+                accountId?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transactions"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_paymentgateway_account_transfers: {
+        parameters: {
+            query?: {
+                input?: string;
+                year?: number | null;
+                month?: number | null;
+                paymentGatewayTypeId?: number | null;
+                accountId?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Transfers"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_paymentgateway_paymentgateways_lookup: {
+        parameters: {
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
@@ -21184,6 +23158,412 @@ export interface operations {
             };
             /** @description The role is not enough. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_membershiptypes_membershiptypeid_copypaymentplan_membershiptypepaymentplanid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membershiptypeid: number;
+                membershiptypepaymentplanid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlanAddEdit"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_membershiptypes_membershiptypeid_paymentplan_membershiptypepaymentplanid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membershiptypeid: number;
+                membershiptypepaymentplanid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlanAddEdit"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_membershiptypes_membershiptypeid_paymentplan_membershiptypepaymentplanid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                membershiptypeid: number;
+                membershiptypepaymentplanid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentPlanAddEditInput"];
+                "text/json": components["schemas"]["PaymentPlanAddEditInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PaymentPlanAddEditInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlanCollectionItem"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_membershiptypes_membershiptypeid_paymentplan_membershiptypepaymentplanid_: {
+        parameters: {
+            query?: {
+                /** @description When given, the delete is refused (409) unless the plan is still this version. */
+                auditId?: number | null;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                membershiptypeid: number;
+                membershiptypepaymentplanid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_membershiptypes_membershiptypeid_paymentplans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membershiptypeid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlans"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,6 +16,7 @@ import { Directories } from './0013-directories.js';
 import { Store } from './0014-store.js';
 import { Events } from './0015-events.js';
 import { ReportingDocuments } from './0016-reporting-documents.js';
+import { Billing } from './0017-billing.js';
 import { PartnerSync } from './0018-partner-sync.js';
 import { Dashboards } from './0019-dashboards.js';
 import { RequestGuards } from './0020-request-guards.js';
@@ -38,6 +39,7 @@ export const migrations: MigrationObject[] = [
   { name: '0014-store', class: Store },
   { name: '0015-events', class: Events },
   { name: '0016-reporting-documents', class: ReportingDocuments },
+  { name: '0017-billing', class: Billing },
   { name: '0018-partner-sync', class: PartnerSync },
   { name: '0019-dashboards', class: Dashboards },
   { name: '0020-request-guards', class: RequestGuards },
