@@ -81,7 +81,8 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
     });
     const bodyArg = row.body ? field.args.find((arg) => arg.name === row.body) ?? null : null;
     if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
-    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment ? [segment.arg] : [])), bodyArg?.name]);
+    // An optional path parameter (`{contactid=null}`) may come as a query parameter too; the path wins.
+    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment && !segment.optional ? [segment.arg] : [])), bodyArg?.name]);
     const documentedNames = [...Object.keys(row.query ?? {}), ...(documentedQuery.get(`${row.method} ${row.path}`) ?? [])];
     const queryArgs = new Map(field.args
       .filter((arg) => !taken.has(arg.name))
@@ -358,7 +359,9 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     const result = await route.run(contextValue, variables);
     if (result.errors?.length) {
       const error = namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError));
-      return reply.code(error.status).headers(headersOf(error)).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
+      const problem = problemOf(error, request.url);
+      const body = route.row.publicApiResponse ? { ...problem, Status: error.status, StatusMessage: error.message, Data: null } : problem;
+      return reply.code(error.status).headers(headersOf(error)).type(PROBLEM_CONTENT_TYPE).send(body);
     }
     if (route.row.emptyResponse) return reply.code(200).send();
     const data = (result.data as Record<string, unknown>)[route.fieldName];

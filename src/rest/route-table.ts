@@ -17,6 +17,12 @@ export interface RouteRow {
   query?: Record<string, string>;
   /** Answer 200 with an empty body (HttpResponseMessage, or a "200 only" whose body means nothing). */
   emptyResponse?: true;
+  /**
+   * The operation answers the documented PublicApiResponse (public event registration): a failure
+   * is then a problem document that is also a PublicApiResponse (`Status`, `StatusMessage`,
+   * `Data: null`), with Status the HTTP status.
+   */
+  publicApiResponse?: true;
   /** Our own addition, not one of the documented operations (listed in the OpenAPI all the same). */
   extension?: true;
   summary?: string;
