@@ -167,6 +167,9 @@ export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, k
  * answers, rolls back when it throws.
  */
 export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
+  // Already inside one (a shared service such as createInvoice called from an area's transaction):
+  // take part in it, so the caller's commit or rollback decides for both.
+  if (ctx.em.isInTransaction()) return work();
   await ctx.em.begin();
   try {
     const result = await work();

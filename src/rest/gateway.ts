@@ -355,14 +355,20 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
 
   app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', bodyLimit: options.bodyLimit, handler: async (request: FastifyRequest, reply: FastifyReply) => {
     const { route, params, rawQuery, contextValue } = settled.get(request)!;
-    const variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
-    const result = await route.run(contextValue, variables);
-    if (result.errors?.length) {
-      const error = namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError));
+    const fail = (error: ApiError) => {
       const problem = problemOf(error, request.url);
       const body = route.row.publicApiResponse ? { ...problem, Status: error.status, StatusMessage: error.message, Data: null } : problem;
       return reply.code(error.status).headers(headersOf(error)).type(PROBLEM_CONTENT_TYPE).send(body);
+    };
+    let variables: Record<string, unknown>;
+    try {
+      variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
+    } catch (error) {
+      if (!route.row.publicApiResponse || !(error instanceof ApiError)) throw error;
+      return fail(error);
     }
+    const result = await route.run(contextValue, variables);
+    if (result.errors?.length) return fail(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)));
     if (route.row.emptyResponse) return reply.code(200).send();
     const data = (result.data as Record<string, unknown>)[route.fieldName];
     return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data));

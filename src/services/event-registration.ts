@@ -370,7 +370,9 @@ async function takeSeats(ctx: RequestContext, priced: PricedSubmission, attendee
  * registrations of one new person make one contact. An existing contact is never changed from a
  * public form.
  */
-async function findOrCreateContact(ctx: RequestContext, person: { FirstName: string; LastName: string; EmailAddress: string; OrganizationName?: string | null; Phone?: string | null }): Promise<number> {
+interface Person { FirstName: string; LastName: string; EmailAddress: string; Phone?: string | null }
+
+async function findOrCreateContact(ctx: RequestContext, person: Person): Promise<number> {
   const email = person.EmailAddress.trim().toLowerCase();
   await ctx.em.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [ctx.tenantId, `contact-email:${email}`]);
   const match = await matchContact(ctx, email, null);
