@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Contact } from '../src/entities/contact.js';
 import {
-  createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant,
+  createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, type HttpResult, type TestServer, type TestTenant,
 } from './support/harness.js';
 
 // 401/403 on every operation, tenant isolation and the fuzz: test/sweeps.test.ts. Here: the area's own rules.
@@ -33,7 +33,7 @@ async function startFakeVerifier(): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ DATABASE_POOL_MAX: '20', LOG_LEVEL: 'error' });
+  server = await startRaceServer();
   acme = await createTestTenant(server, 'events-acme');
   const verifyUrl = await startFakeVerifier();
   const saved = await staffGql(`mutation($input: EventCaptchaSettingInput!) { saveEventCaptchaSetting(input: $input) { Provider SiteKey VerifyUrl HasSecret } }`, {

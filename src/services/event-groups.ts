@@ -115,14 +115,16 @@ export async function setEventGroupMembers(ctx: RequestContext, eventGroupId: nu
         throw BadInput.field(`Members[${index}].EventRegistrationId`, 'has another registration type than the group takes');
       }
     });
-    await ctx.em.execute('delete from event_group_member where tenant_id = ? and group_id = ? and not (registration_id = any(?))', [ctx.tenantId, eventGroupId, wanted]);
+    // The ids as one PostgreSQL array literal (a bound JS array would be expanded into a list).
+    const idArray = `{${wanted.join(',')}}`;
+    await ctx.em.execute('delete from event_group_member where tenant_id = ? and group_id = ? and not (registration_id = any(?::int[]))', [ctx.tenantId, eventGroupId, idArray]);
     if (wanted.length) {
       try {
         await ctx.em.execute(
           `insert into event_group_member (tenant_id, group_id, registration_id, session_key)
            select ?, ?, r, ? from unnest(?::int[]) r
             where not exists (select 1 from event_group_member m where m.group_id = ? and m.registration_id = r)`,
-          [ctx.tenantId, eventGroupId, group.session_id ?? 0, wanted, eventGroupId],
+          [ctx.tenantId, eventGroupId, group.session_id ?? 0, idArray, eventGroupId],
         );
       } catch (error) {
         if (error instanceof UniqueConstraintViolationException) throw new Conflict('An attendee is already seated at another group of this session.', [{ field: 'Members', message: 'already seated elsewhere' }]);

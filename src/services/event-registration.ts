@@ -5,7 +5,7 @@ import { SiteverifyCaptchaVerifier, type CaptchaVerifier } from '../core/captcha
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, NotFound } from '../core/errors.js';
 import { idOf, leanRows } from '../core/lean-read.js';
-import { money, parseMoney, sumMoney, toMoneyNumber, toMoneyString, ZERO, type Money } from '../core/money.js';
+import { MAX_MONEY, money, parseMoney, sumMoney, toMoneyNumber, toMoneyString, ZERO, type Money } from '../core/money.js';
 import { inTransaction } from '../core/records.js';
 import { Invoice } from '../entities/commerce.js';
 import { Contact } from '../entities/contact.js';
@@ -283,7 +283,9 @@ async function priceSubmission(ctx: RequestContext, submission: Submission, requ
       kind: offering.kind, saleableItemId: idOf(offering.saleableItem), description: offering.name, quantity, unitPrice, amount: unitPrice.times(quantity),
     })),
   ];
-  return { event, attendees, purchases: allPurchases, lines, total: sumMoney(lines.map((line) => line.amount)) };
+  const total = sumMoney(lines.map((line) => line.amount));
+  if (total.greaterThan(MAX_MONEY)) throw BadInput.field(submission.attendeeField, `the registration may cost at most ${MAX_MONEY.toFixed(2)}`);
+  return { event, attendees, purchases: allPurchases, lines, total };
 }
 
 async function checkCaptcha(ctx: RequestContext, event: EventRow, submission: Submission, verifier?: CaptchaVerifier): Promise<void> {
