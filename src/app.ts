@@ -10,11 +10,13 @@ import type { Logger } from 'pino';
 import { buildApiSchema, rawRoutes, routes } from './areas/index.js';
 import { trustProxySetting, type Config } from './core/config.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
+import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
 import { ApiError, NotFound } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
+import { mountMetrics } from './http/metrics.js';
 import { compileRoutes, restGateway } from './rest/gateway.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './rest/problem.js';
@@ -72,6 +74,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     jobs: options.jobs,
     pool,
     publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
+    metrics: new Metrics(pool, options.jobs),
   };
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
 
@@ -115,9 +118,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
   });
 
+  const metricsListener = await mountMetrics(server, deps.metrics, config);
   const schema = await buildApiSchema();
   mountHealth(server, orm);
-  const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError });
+  const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError, metrics: deps.metrics });
   // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.
   const compiledRoutes = compileRoutes(schema, routes);
   await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawRoutes.flatMap((area) => area.operations)), { graphiql: config.graphiql });
@@ -132,6 +136,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     async close() {
       await server.close();
       await apollo.stop();
+      await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));
       if (!options.pool) await pool.end();
     },
   };

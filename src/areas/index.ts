@@ -6,10 +6,13 @@ import { TenantOwned } from '../entities/base.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
+import { categoryListsArea } from './category-lists.js';
+import { chaptersArea } from './chapters.js';
 import { commerceArea } from './commerce.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
 import { socialFeedsArea } from './social-feeds.js';
@@ -29,7 +32,10 @@ export const areas: readonly Area[] = [
   callbacksArea,
   benefitPackagesArea,
   commerceArea,
+  requestGuardsArea,
   eventsArea,
+  categoryListsArea,
+  chaptersArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -41,6 +41,16 @@ const configSchema = z.object({
    * bounds what a caller can make the server hold at once (uploads and callbacks have their own).
    */
   API_BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(256 * 1024),
+  /**
+   * Requests one client address may make per minute to public operations without a credential
+   * (directory search, event registration), counted across all instances; 0 turns the limit off.
+   */
+  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(300),
+  /** Serves Prometheus metrics at /metrics on the service's port to `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Serves Prometheus metrics at /metrics on a separate port (no credential; bind it privately). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Largest file one upload may carry (bytes); larger is a 413. */
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Where file bytes live: `database` (PostgreSQL, the default) or `s3` (an S3-compatible object store). */

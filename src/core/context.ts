@@ -7,6 +7,7 @@ import { TENANT_FILTER } from '../entities/base.js';
 import type { Role } from '../entities/login.js';
 import { Forbidden, NotFound, Unauthenticated } from './errors.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import type { Metrics } from './metrics.js';
 import { TENANT_KEY_PATTERN } from './values.js';
 
 /** Who is calling: resolved from the bearer credential. */
@@ -41,6 +42,8 @@ export interface AppDeps {
   pool: pg.Pool;
   /** The URL the service is reachable at, for links it sends out. */
   publicBaseUrl: string;
+  /** Prometheus metrics of this instance. */
+  metrics: Metrics;
 }
 
 /**

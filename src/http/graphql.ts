@@ -7,6 +7,8 @@ import type { GraphQLSchema } from 'graphql';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
+import type { Metrics } from '../core/metrics.js';
+import { limitAnonymous } from '../core/rate-limit.js';
 import type { FieldProblem } from '../core/errors.js';
 
 /** The most tokens a GraphQL document may hold (graphql-js counts them while parsing). */
@@ -17,6 +19,7 @@ export interface GraphqlOptions {
   config: Config;
   contextFor(request: FastifyRequest): Promise<RequestContext>;
   onUnexpectedError: (error: unknown) => void;
+  metrics: Metrics;
 }
 
 /**
@@ -35,6 +38,19 @@ const statusFromErrors: ApolloServerPlugin<RequestContext> = {
     };
   },
 };
+
+/** Counts GraphQL operations by name (`anonymous` when unnamed), type and outcome. */
+function operationMetrics(metrics: Metrics): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ operationName, operation, errors }) {
+          metrics.graphqlOperations.inc({ operation: operationName ?? 'anonymous', type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' });
+        },
+      };
+    },
+  };
+}
 
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
@@ -63,7 +79,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
     plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(),
       // Cache-control hints are unused, and the plugin wraps every field resolver (measurable per request).
-      ApolloServerPluginCacheControlDisabled(), statusFromErrors],
+      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics)],
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
@@ -88,7 +104,10 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
       // A failure here (say, the database is down) carries its status, as a resolver error would.
       context: async (request) => {
         try {
-          return await options.contextFor(request);
+          const context = await options.contextFor(request);
+          // Without a credential only public fields answer; their callers are counted per address.
+          await limitAnonymous(context, 'graphql');
+          return context;
         } catch (error) {
           throw toApiError(error, options.onUnexpectedError);
         }

@@ -14,6 +14,9 @@ import { documentedQueryNames } from './contract.js';
 import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
 import { formToObject } from './form-body.js';
 import { nestingDepth } from '../core/json-depth.js';
+import { claimIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey, requestFingerprint, type StoredResponse } from '../core/idempotency.js';
+import { labelOperation } from '../core/metrics.js';
+import { limitAnonymous } from '../core/rate-limit.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
 
@@ -344,8 +347,10 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
     try {
       const { route, params } = matchRoute(routes, request.method, rawPath);
+      labelOperation(request, `${route.row.method} ${route.row.path}`);
       const contextValue = await options.contextFor(request);
       if (!route.access.public) contextValue.requireRole(...route.access.roles);
+      else if (!contextValue.caller) await limitAnonymous(contextValue, 'public-rest');
       settled.set(request, { route, params, rawQuery, contextValue });
     } catch (error) {
       closeUnreadBody(request, reply);
@@ -355,24 +360,61 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
 
   app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', bodyLimit: options.bodyLimit, handler: async (request: FastifyRequest, reply: FastifyReply) => {
     const { route, params, rawQuery, contextValue } = settled.get(request)!;
-    const fail = (error: ApiError) => {
-      const problem = problemOf(error, request.url);
-      const body = route.row.publicApiResponse ? { ...problem, Status: error.status, StatusMessage: error.message, Data: null } : problem;
-      return reply.code(error.status).headers(headersOf(error)).type(PROBLEM_CONTENT_TYPE).send(body);
-    };
+    const key = request.method !== 'GET' ? request.headers['idempotency-key'] : undefined;
+    const caller = contextValue.caller;
+    if (typeof key !== 'string' || !caller) return send(reply, await answer(route, params, rawQuery, contextValue, request));
+    // A write with an Idempotency-Key runs once per caller and key; repeats get its response again.
+    const { pool } = contextValue.app;
+    const claim = await claimIdempotencyKey(pool, caller, key, requestFingerprint(request.method, request.url, request.body));
+    if (!claim.execute) return send(reply.header('idempotent-replayed', 'true'), { ...claim.response, headers: {} });
+    let response: GatewayResponse;
+    try {
+      response = await answer(route, params, rawQuery, contextValue, request);
+    } catch (error) {
+      const apiError = toApiError(error, options.onUnexpectedError);
+      // A refusal of the request itself (400, 415, ...) is its answer; a failure (5xx) may be retried.
+      await (apiError.status >= 500 ? releaseIdempotencyKey(pool, claim.recordId) : finishIdempotencyKey(pool, claim.recordId, problemResponse(apiError, request.url, route.row.publicApiResponse)));
+      throw apiError;
+    }
+    await finishIdempotencyKey(pool, claim.recordId, response);
+    return send(reply, response);
+  } });
+
+  /** Runs the route's operation: its answer as status, content type, body and headers (errors as problem+json). */
+  async function answer(route: CompiledRoute, params: PathParams, rawQuery: string, contextValue: RequestContext, request: FastifyRequest): Promise<GatewayResponse> {
     let variables: Record<string, unknown>;
     try {
       variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
     } catch (error) {
+      // A public operation answers its PublicApiResponse for bad input too.
       if (!route.row.publicApiResponse || !(error instanceof ApiError)) throw error;
-      return fail(error);
+      return problemResponse(error, request.url, route.row.publicApiResponse);
     }
     const result = await route.run(contextValue, variables);
-    if (result.errors?.length) return fail(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)));
-    if (route.row.emptyResponse) return reply.code(200).send();
+    if (result.errors?.length) {
+      return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url, route.row.publicApiResponse);
+    }
+    if (route.row.emptyResponse) return { statusCode: 200, contentType: null, body: null, headers: {} };
     const data = (result.data as Record<string, unknown>)[route.fieldName];
-    return reply.code(200).type('application/json; charset=utf-8').send(JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data));
-  } });
+    return { statusCode: 200, contentType: 'application/json; charset=utf-8', body: JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data), headers: {} };
+  }
+}
+
+interface GatewayResponse extends StoredResponse {
+  headers: Record<string, string>;
+}
+
+/** A failure as problem+json; for a public operation answering PublicApiResponse, the problem also carries Status, StatusMessage and Data null. */
+function problemResponse(error: ApiError, url: string, publicApiResponse?: boolean): GatewayResponse {
+  const problem = problemOf(error, url);
+  const body = publicApiResponse ? { ...problem, Status: error.status, StatusMessage: error.message, Data: null } : problem;
+  return { statusCode: error.status, contentType: PROBLEM_CONTENT_TYPE, body: JSON.stringify(body), headers: headersOf(error) };
+}
+
+function send(reply: FastifyReply, response: GatewayResponse) {
+  reply.code(response.statusCode).headers(response.headers);
+  if (response.contentType) reply.type(response.contentType);
+  return reply.send(response.body ?? undefined);
 }
 
 /** The operation sofa-api makes for a root field: the field with all its output fields selected. */

@@ -1,5 +1,5 @@
 import {
-  getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
+  getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputField, type GraphQLNamedType, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
@@ -16,9 +16,22 @@ const problemResponses = {
   404: 'Not found (also for records of another tenant).',
   409: 'Conflict: stale AuditId or a duplicate.',
   415: 'The body is not application/json.',
-  429: 'Rate limited.',
+  422: 'The Idempotency-Key was used for a different request.',
+  429: 'Rate limited (anonymous callers of public operations, per client address): see Retry-After.',
   503: 'The database is unreachable.',
 } as const;
+
+/** One id per documented method and path (a GraphQL field may serve several paths: `vendors` serves the list and the search). */
+function operationIdOf(method: string, path: string): string {
+  return `${method.toLowerCase()}_${path.replace(/[^A-Za-z0-9]+/g, '_')}`;
+}
+
+/** Writes of signed-in callers take an Idempotency-Key (src/core/idempotency.ts). */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description: 'Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), ' +
+    'the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After.',
+};
 
 /**
  * The OpenAPI 3.1 document of every routed operation, made from the route table and the
@@ -30,7 +43,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
   // Operations served outside the route table (raw bytes in or out): described by their paths.
   for (const operation of rawOperations) {
     (paths[operation.path] ??= {})[operation.method.toLowerCase()] = {
-      operationId: `${operation.method.toLowerCase()}_${operation.path.replace(/[^A-Za-z0-9]+/g, '_')}`,
+      operationId: operationIdOf(operation.method, operation.path),
       summary: operation.summary,
       tags: [operation.path.split('/')[2]],
       parameters: [...operation.path.matchAll(/\{([^}=]+)(=null)?\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } })),
@@ -41,6 +54,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
   for (const route of routes) {
     const { row } = route;
     const { access } = route;
+    const idempotent = row.method !== 'GET' && !access.public;
     const pathParams = route.segments.flatMap((segment) => ('param' in segment ? [segment] : []));
     const parameters = [
       ...pathParams.map((segment) => ({
@@ -50,8 +64,10 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       ...[...route.queryArgs.values()].map(({ documented, arg }) => ({
         name: documented, in: 'query', required: isNonNullType(arg.type),
         description: arg.description ?? undefined,
-        schema: typeSchema(arg.type),
+        // A model in the query string (`options`) is URL-encoded JSON, which OpenAPI says with `content`.
+        ...(isInputObjectType(getNullableType(arg.type)) ? { content: { 'application/json': { schema: typeSchema(arg.type) } } } : { schema: typeSchema(arg.type) }),
       })),
+      ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
     ];
     const openApiPath = row.path.replace(/\{([^}=]+)=null\}/g, '{$1}');
     const success = row.emptyResponse
@@ -61,9 +77,11 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       .filter(([status]) => (status !== '401' && status !== '403') || !access.public)
       .filter(([status]) => status !== '403' || access.roles.length > 0)
       .filter(([status]) => status !== '415' || route.bodyArg)
+      .filter(([status]) => status !== '422' || idempotent)
+      .filter(([status]) => status !== '429' || access.public)
       .map(([status, description]) => [status, { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } }]));
     (paths[openApiPath] ??= {})[row.method.toLowerCase()] = {
-      operationId: `${row.method.toLowerCase()}_${route.fieldName}`,
+      operationId: operationIdOf(row.method, row.path),
       summary: row.summary ?? route.field.description ?? undefined,
       tags: [row.path.split('/')[2]],
       description: [

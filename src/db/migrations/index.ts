@@ -11,7 +11,9 @@ import { FilesAndImages } from './0008-files-and-images.js';
 import { BenefitPackages } from './0009-benefit-packages.js';
 import { CallbackParkedEvents } from './0010-callback-parked-events.js';
 import { Commerce } from './0011-commerce.js';
+import { Chapters } from './0012-chapters.js';
 import { Events } from './0015-events.js';
+import { RequestGuards } from './0020-request-guards.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -26,5 +28,7 @@ export const migrations: MigrationObject[] = [
   { name: '0009-benefit-packages', class: BenefitPackages },
   { name: '0010-callback-parked-events', class: CallbackParkedEvents },
   { name: '0011-commerce', class: Commerce },
+  { name: '0012-chapters', class: Chapters },
   { name: '0015-events', class: Events },
+  { name: '0020-request-guards', class: RequestGuards },
 ];

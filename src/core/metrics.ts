@@ -1,0 +1,78 @@
+import type { FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import type { PgBoss } from 'pg-boss';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics of one application instance (its own registry, so that several instances
+ * in one process — the tests — never share counters): requests by documented operation (the
+ * route template, never the raw path), GraphQL operations by name, the database pool, the job
+ * queues and callback ingestion, plus Node's process metrics.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly requests = new Counter({
+    name: 'http_requests_total', help: 'HTTP requests by operation (method and route template) and status.',
+    labelNames: ['operation', 'status'] as const, registers: [this.registry],
+  });
+
+  readonly requestSeconds = new Histogram({
+    name: 'http_request_duration_seconds', help: 'HTTP request latency by operation (method and route template).',
+    labelNames: ['operation'] as const, buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [this.registry],
+  });
+
+  readonly graphqlOperations = new Counter({
+    name: 'graphql_operations_total', help: 'GraphQL operations by operation name, type and outcome.',
+    labelNames: ['operation', 'type', 'outcome'] as const, registers: [this.registry],
+  });
+
+  readonly callbacksStored = new Counter({
+    name: 'provider_callbacks_stored_total', help: 'Inbound provider callbacks stored (and acknowledged) by provider.',
+    labelNames: ['provider'] as const, registers: [this.registry],
+  });
+
+  constructor(pool: pg.Pool, jobs: PgBoss | null) {
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'db_pool_connections', help: 'Connections of the plain database pool (ingestion, rate limits, idempotency) by state.',
+      labelNames: ['state'] as const, registers: [this.registry],
+      collect() {
+        this.set({ state: 'total' }, pool.totalCount);
+        this.set({ state: 'idle' }, pool.idleCount);
+        this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+    if (jobs) {
+      new Gauge({
+        name: 'job_queue_jobs', help: 'Jobs per queue by state (ready, active, deferred, failed).',
+        labelNames: ['queue', 'state'] as const, registers: [this.registry],
+        async collect() {
+          // A scrape while the database is away reports no queue figures rather than failing.
+          const queues = await jobs.getQueues().catch(() => []);
+          for (const queue of queues) {
+            this.set({ queue: queue.name, state: 'ready' }, queue.readyCount);
+            this.set({ queue: queue.name, state: 'active' }, queue.activeCount);
+            this.set({ queue: queue.name, state: 'deferred' }, queue.deferredCount);
+            this.set({ queue: queue.name, state: 'failed' }, queue.failedCount);
+          }
+        },
+      });
+    }
+  }
+}
+
+const operationLabels = new WeakMap<FastifyRequest, string>();
+
+/** Names the documented operation a request reached (the gateway knows it; Fastify's route is `/api/*`). */
+export function labelOperation(request: FastifyRequest, operation: string): void {
+  operationLabels.set(request, operation);
+}
+
+/** The operation label of a request: as labelled, else its method and Fastify route template, else `unmatched`. */
+export function operationOf(request: FastifyRequest): string {
+  const labelled = operationLabels.get(request);
+  if (labelled) return labelled;
+  const template = request.routeOptions.url;
+  return template && template !== '/api/*' && template !== '*' ? `${request.method} ${template}` : 'unmatched';
+}

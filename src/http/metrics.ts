@@ -1,0 +1,52 @@
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../core/config.js';
+import { ApiError } from '../core/errors.js';
+import { operationOf, type Metrics } from '../core/metrics.js';
+
+/**
+ * Counts every request by its operation and serves the metrics for Prometheus: on the service's
+ * own port at `/metrics` only with `Authorization: Bearer <METRICS_TOKEN>` (compared in constant
+ * time), or without a credential on a separate listener (`METRICS_PORT`, bound to `METRICS_HOST`,
+ * 127.0.0.1 by default) that the outside world does not reach. Neither set: no metrics endpoint.
+ * Answers the separate listener, if any, for closing with the app.
+ */
+export async function mountMetrics(server: FastifyInstance, metrics: Metrics, config: Config): Promise<Server | null> {
+  const started = new WeakMap<object, bigint>();
+  server.addHook('onRequest', async (request) => { started.set(request, process.hrtime.bigint()); });
+  server.addHook('onResponse', async (request, reply) => {
+    const operation = operationOf(request);
+    metrics.requests.inc({ operation, status: String(reply.statusCode) });
+    const start = started.get(request);
+    if (start !== undefined) metrics.requestSeconds.observe({ operation }, Number(process.hrtime.bigint() - start) / 1e9);
+  });
+
+  const token = config.METRICS_TOKEN;
+  if (token) {
+    server.get('/metrics', async (request, reply) => {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      const expected = Buffer.from(`Bearer ${token}`);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new ApiError(401, 'UNAUTHENTICATED', 'The metrics need the metrics token.', [], { 'WWW-Authenticate': 'Bearer' });
+      }
+      return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    });
+  }
+  if (config.METRICS_PORT === undefined) return null;
+  const listener = createServer((request, response) => {
+    if (request.url !== '/metrics') {
+      response.writeHead(404).end();
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+      () => response.writeHead(503).end(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(config.METRICS_PORT, config.METRICS_HOST, resolve);
+  });
+  return listener;
+}
