@@ -9,9 +9,11 @@ import { callbacksArea } from './callbacks.js';
 import { categoryListsArea } from './category-lists.js';
 import { chaptersArea } from './chapters.js';
 import { commerceArea } from './commerce.js';
+import { dashboardsArea } from './dashboards.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { partnerSyncArea } from './partner-sync.js';
 import { requestGuardsArea } from './request-guards.js';
 import { samlServiceProvidersArea } from './saml-service-providers.js';
 import { signaturesArea } from './signatures.js';
@@ -36,6 +38,8 @@ export const areas: readonly Area[] = [
   eventsArea,
   categoryListsArea,
   chaptersArea,
+  partnerSyncArea,
+  dashboardsArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

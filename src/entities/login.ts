@@ -2,7 +2,8 @@ import { Entity, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legac
 import { TenantOwned } from './base.js';
 import { Contact } from './contact.js';
 
-export const ROLES = ['staff', 'member'] as const;
+/** `partner`: a login whose API key an external partner uses for partner synchronization (/api/partnersync). */
+export const ROLES = ['staff', 'member', 'partner'] as const;
 export type Role = (typeof ROLES)[number];
 
 /** Someone who can sign in to one tenant. E-mail addresses are stored lower-case. */

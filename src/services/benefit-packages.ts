@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
+import { calendarDay } from '../core/dates.js';
 import { BadInput, Conflict } from '../core/errors.js';
 import { countsBy, leanRows } from '../core/lean-read.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
@@ -111,10 +112,8 @@ export async function seedBenefitPackages(em: EntityManager, tenant: Tenant, mar
 function activePeriod(input: BenefitPackageAddEditInput): [string | null, string | null] {
   const start = input.ActiveDates?.Start || null;
   const end = input.ActiveDates?.End || null;
-  for (const [value, field] of [[start, 'ActiveDates.Start'], [end, 'ActiveDates.End']] as const) {
-    const date = value === null ? null : new Date(`${value}T00:00:00Z`);
-    if (date && (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== value)) throw BadInput.field(field, 'is not a calendar date');
-  }
+  if (start) calendarDay(start, 'ActiveDates.Start');
+  if (end) calendarDay(end, 'ActiveDates.End');
   if (start && end && start > end) throw BadInput.field('ActiveDates.End', 'must not be before ActiveDates.Start');
   return [start, end];
 }

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
+import { calendarDay, todayUtc } from '../core/dates.js';
 import { BadInput, Conflict, NotFound } from '../core/errors.js';
 import { allOf, idOf, leanRows } from '../core/lean-read.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
@@ -106,8 +107,7 @@ export async function createInvoice(ctx: RequestContext, draft: InvoiceDraft): P
       const unitPrice = money(line.unitPrice);
       return { ...line, lineNumber: index + 1, unitPrice: toMoneyString(unitPrice), amount: toMoneyString(unitPrice.times(line.quantity)) };
     });
-    const today = new Date().toISOString().slice(0, 10);
-    const invoiceDate = draft.invoiceDate ?? today;
+    const invoiceDate = draft.invoiceDate ?? todayUtc();
     const invoice = ctx.em.create(Invoice, {
       tenant: tenantId, number: next, contact: draft.contactId, invoiceDate, dueDate: draft.dueDate ?? invoiceDate,
       total: toMoneyString(sumMoney(lines.map((line) => line.amount))), source: draft.source, sourceKey: draft.sourceKey ?? null, memo: draft.memo ?? null,
@@ -173,16 +173,9 @@ export async function raiseInvoice(ctx: RequestContext, input: InvoiceInput): Pr
     const unitPrice = line.UnitPrice == null ? money(item.price) : parseMoney(line.UnitPrice, `Lines[${index}].UnitPrice`);
     return { saleableItemId: item.id, description: line.Description?.trim() || item.name, quantity: line.Quantity, unitPrice };
   }));
-  const dueDate = input.DueDate ? isoDay(input.DueDate, 'DueDate') : undefined;
+  const dueDate = input.DueDate ? calendarDay(input.DueDate, 'DueDate') : undefined;
   const { invoice } = await createInvoice(ctx, { contactId: input.ContactId, lines, source: 'staff', dueDate, memo: input.Memo?.trim() || null });
   return getInvoice(ctx, invoice.id);
-}
-
-/** A yyyy-mm-dd that is a real calendar day between the years 1 and 9999, or 400 naming `field`. */
-function isoDay(value: string, field: string): string {
-  const day = new Date(`${value}T00:00:00Z`);
-  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== value || value < '0001-01-01') throw BadInput.field(field, 'must be a calendar date (yyyy-mm-dd)');
-  return value;
 }
 
 export async function payInvoice(ctx: RequestContext, invoiceId: number, input: InvoicePaymentInput): Promise<InvoiceView> {

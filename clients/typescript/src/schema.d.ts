@@ -271,26 +271,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/public/events/decline/invitation/{id}/{contactid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Public: the invitee declines the invitation to event `id`.
-         * @description GraphQL: `mutation { declineEventInvitation }`. Public.
-         */
-        post: operations["post__api_public_events_decline_invitation_id_contactid_"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/chapters/chapters/contacts/lookup/{includeparent}": {
         parameters: {
             query?: never;
@@ -507,286 +487,6 @@ export interface paths {
          * @description GraphQL: `query { calendarChapterLookup }`. Any signed-in login.
          */
         get: operations["get__api_calendars_lookup_chapters_chapterid_"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/events/determinebillingcontact": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Public: matches the billing contact by e-mail and organization; anonymous callers get back only what they sent.
-         * @description GraphQL: `mutation { determineBillingContact }`. Public.
-         */
-        post: operations["post__api_public_events_determinebillingcontact"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/events/getenv/{id}/{contactid}/{regid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Public (getenv): the registration environment. Contact defaults and an existing registration are shown only to staff or to that contact signed in.
-         * @description GraphQL: `query { eventRegistrationEnvironment }`. Public.
-         */
-        get: operations["get__api_public_events_getenv_id_contactid_null_regid_null_"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/events/register/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Public (register, SaveRegisterAttendees): registers the attendees once (a repeated submission answers the same registration); IsFirstStep only checks (Data null).
-         * @description GraphQL: `mutation { registerEventAttendees }`. Public.
-         */
-        post: operations["post__api_public_events_register_id_"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/events/register_v2/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Public (register_v2, SaveEventRegisterV2): registers attendees, sponsorships, exhibitors, purchases and donations once, priced by the server, with an invoice.
-         * @description GraphQL: `mutation { registerForEvent }`. Public.
-         */
-        post: operations["post__api_public_events_register_v2_id_"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/events/splits/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Public (splits): the saleable items a registration uses and the amounts, per line, with what is paid when it is registered.
-         * @description GraphQL: `mutation { eventRegistrationSplits }`. Public.
-         */
-        post: operations["post__api_public_events_splits_id_"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/events/submit/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Public (submit): submits a SaveEventRegisterV2 form (the documents list no body); the same idempotent save as register_v2.
-         * @description GraphQL: `mutation { submitEventRegistration }`. Public.
-         */
-        post: operations["post__api_public_events_submit_id_"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/public/events/validate/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Public: checks a registration as register would (but the single-use captcha) and prices it; nothing is saved.
-         * @description GraphQL: `mutation { validateEventRegistration }`. Public.
-         */
-        post: operations["post__api_public_events_validate_id_"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventgroups/groups/{eventgroupid}/members": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sets the group's members to the attendees in Members (at most MaxToAssign; one table per attendee and session).
-         * @description GraphQL: `mutation { setEventGroupMembers }`. Needs role: staff.
-         */
-        post: operations["post__api_eventgroups_groups_eventgroupid_members"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventwidgets/{eventid}/goals/attendee": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Registered attendees against the attendee goal.
-         * @description GraphQL: `query { eventAttendeeGoalWidget }`. Needs role: staff.
-         */
-        get: operations["get__api_eventwidgets_eventid_goals_attendee"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventwidgets/{eventid}/goals/attendeerevenue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Attendee revenue billed (and paid) against its goal.
-         * @description GraphQL: `query { eventAttendeeRevenueGoalWidget }`. Needs role: staff.
-         */
-        get: operations["get__api_eventwidgets_eventid_goals_attendeerevenue"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventwidgets/{eventid}/goals/exhibitor": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Exhibitor packages bought against the exhibitor goal.
-         * @description GraphQL: `query { eventExhibitorGoalWidget }`. Needs role: staff.
-         */
-        get: operations["get__api_eventwidgets_eventid_goals_exhibitor"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventwidgets/{eventid}/goals/exhibitorrevenue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Exhibitor revenue billed (and paid) against its goal.
-         * @description GraphQL: `query { eventExhibitorRevenueGoalWidget }`. Needs role: staff.
-         */
-        get: operations["get__api_eventwidgets_eventid_goals_exhibitorrevenue"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventwidgets/{eventid}/goals/sponsor": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Sponsorships bought against the sponsor goal.
-         * @description GraphQL: `query { eventSponsorGoalWidget }`. Needs role: staff.
-         */
-        get: operations["get__api_eventwidgets_eventid_goals_sponsor"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventwidgets/{eventid}/goals/sponsorrevenue": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Sponsor revenue billed (and paid) against its goal.
-         * @description GraphQL: `query { eventSponsorRevenueGoalWidget }`. Needs role: staff.
-         */
-        get: operations["get__api_eventwidgets_eventid_goals_sponsorrevenue"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1149,6 +849,126 @@ export interface paths {
         get: operations["get__api_chapters_parentchapter_lookup"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/organization/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Applies a partner organization deletion (a soft delete the change feed does not echo back). REST: `model` is the URL-encoded JSON of the PartnerTransaction. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { deletePartnerOrganization }`. Needs role: partner or staff.
+         */
+        delete: operations["delete__api_partnersync_organization_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/organization/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a partner organization move (new StateID, Affiliation, ParentNationalId, ParentAgency); the affiliation history keeps the old one. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { movePartnerOrganization }`. Needs role: partner or staff.
+         */
+        post: operations["post__api_partnersync_organization_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/organization/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a partner organization upsert (create or update, matched by NationalID or, from a state, StateID). A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { upsertPartnerOrganization }`. Needs role: partner or staff.
+         */
+        post: operations["post__api_partnersync_organization_upsert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/person/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Applies a partner person deletion. REST: `model` is the URL-encoded JSON of the PartnerTransaction. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { deletePartnerPerson }`. Needs role: partner or staff.
+         */
+        delete: operations["delete__api_partnersync_person_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/person/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a partner person move (new affiliation or organization). A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { movePartnerPerson }`. Needs role: partner or staff.
+         */
+        post: operations["post__api_partnersync_person_move"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/person/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Applies a partner person upsert. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `mutation { upsertPartnerPerson }`. Needs role: partner or staff.
+         */
+        post: operations["post__api_partnersync_person_upsert"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1635,70 +1455,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/eventgroups/events/{eventid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The event's groups (tables) and the attendees not yet seated.
-         * @description GraphQL: `query { eventTableManagement }`. Needs role: staff.
-         */
-        get: operations["get__api_eventgroups_events_eventid_"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventgroups/groups/{eventgroupid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Creates (eventGroupId 0; EventId required) or updates a group; MaxToAssign may not fall below its members.
-         * @description GraphQL: `mutation { saveEventGroup }`. Needs role: staff.
-         */
-        post: operations["post__api_eventgroups_groups_eventgroupid_"];
-        /**
-         * Deletes an empty group (409 while it has members); answers it with IsDeleted true.
-         * @description GraphQL: `mutation { deleteEventGroup }`. Needs role: staff.
-         */
-        delete: operations["delete__api_eventgroups_groups_eventgroupid_"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/eventgroups/groups/{eventid}/{eventgroupid}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One group of an event.
-         * @description GraphQL: `query { eventGroup }`. Needs role: staff.
-         */
-        get: operations["get__api_eventgroups_groups_eventid_eventgroupid_"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/categorylists/{categorylistid}/{auditid}/items": {
         parameters: {
             query?: never;
@@ -1831,6 +1587,546 @@ export interface paths {
          * @description GraphQL: `query { chapters }`. Any signed-in login.
          */
         get: operations["get__api_chapters_items"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/getchangessince/{utcdatetime}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Our changes since the instant, as a page of PartnerAudit-shaped changes (Changes, NextCursor); query take and after page it.
+         * @description GraphQL: `query { partnerChanges }`. Needs role: partner or staff.
+         */
+        get: operations["get__api_partnersync_getchangessince_utcdatetime_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/partnersync/getcontactauditbynationalid/{nationalid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The PartnerAudit view of the (not deleted) contact with that NationalID. A partner API key (a login with the role partner) or staff.
+         * @description GraphQL: `query { partnerContactAudit }`. Needs role: partner or staff.
+         */
+        get: operations["get__api_partnersync_getcontactauditbynationalid_nationalid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/droppedmemberships/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dropped memberships per month: ended (before today) with no later membership of the contact in the same type, by end date. The last 12 months, this month last (yyyy-mm). Pending memberships and deleted contacts never count.
+         * @description GraphQL: `query { dashboardDroppedMemberships }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_droppedmemberships_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/eventattendeeregistrations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Attendee registrations (cancelled ones not counted). Every event: by the month they were made (UTC), the last 12 months. One event: per registration type (point Id: the type), with Registered, Cancelled, Capacity and Seats left.
+         * @description GraphQL: `query { dashboardEventAttendeeRegistrations }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_eventattendeeregistrations_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/membershipcategories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Membership categories: category lists are not part of this service, so the categories are the membership levels. Memberships running today per "Type / Level" ("Type / (no level)"), only those with members. Point Id: the level.
+         * @description GraphQL: `query { dashboardMembershipCategories }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_membershipcategories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/membershipstypedistribution/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Memberships running today by membership type; with a type's id, by level within that type ("(no level)" last). Point Id: the type or level.
+         * @description GraphQL: `query { dashboardMembershipTypeDistribution }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_membershipstypedistribution_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/newmemberships/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * New memberships per month: a contact's first membership of its type, by start date. The last 12 months, this month last (yyyy-mm). Pending memberships and deleted contacts never count.
+         * @description GraphQL: `query { dashboardNewMemberships }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_newmemberships_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/newprojectsthismonth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Projects started on each day of this month (yyyy-mm-dd), by StartDate.
+         * @description GraphQL: `query { dashboardNewProjectsThisMonth }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_newprojectsthismonth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/newprojectsthisyear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Projects started in each month of this year (yyyy-mm), by StartDate.
+         * @description GraphQL: `query { dashboardNewProjectsThisYear }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_newprojectsthisyear"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/projectscompletedthismonth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Projects completed on each day of this month (yyyy-mm-dd), by CompletedDate.
+         * @description GraphQL: `query { dashboardProjectsCompletedThisMonth }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_projectscompletedthismonth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/projectscompletedthisyear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Projects completed in each month of this year (yyyy-mm), by CompletedDate.
+         * @description GraphQL: `query { dashboardProjectsCompletedThisYear }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_projectscompletedthisyear"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/renewedmemberships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Renewed memberships per month (every type): memberships that follow an earlier one of the contact in the same type, by start date. The last 12 months, this month last (yyyy-mm). Pending memberships and deleted contacts never count.
+         * @description GraphQL: `query { dashboardRenewedMemberships }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_renewedmemberships"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/salesvelocity/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sales velocity: per month of the last 12 the won amount, wins and average days to win; extraStats Velocity = open × win rate × average won amount ÷ average days to win.
+         * @description GraphQL: `query { dashboardSalesVelocity }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_salesvelocity_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/saleswinsbymonth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Won sales opportunities per month (count and amount, by ClosedDate) over the last 12 months.
+         * @description GraphQL: `query { dashboardSalesWinsByMonth }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_saleswinsbymonth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/totalmemberships/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Memberships running on each month's last day (today, for this month). The last 12 months, this month last (yyyy-mm). Pending memberships and deleted contacts never count.
+         * @description GraphQL: `query { dashboardTotalMemberships }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_totalmemberships_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/wins by sales person": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This year's wins per sales person (count and amount; point Id: the login; "(unassigned)" without one).
+         * @description GraphQL: `query { dashboardWinsBySalesPerson }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_wins_by_sales_person"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/eventspendingql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pending events: events still to come (starting after now) that are open or still drafts; the SubHeading says how many are drafts and how many attendees they have.
+         * @description GraphQL: `query { dashboardPendingEvents }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_eventspendingql"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/openinvoicesqlwidget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open invoices: how many, what they still owe, how many are past due.
+         * @description GraphQL: `query { dashboardOpenInvoices }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_openinvoicesqlwidget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/pendingapplicationsql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pending applications: memberships waiting to be accepted (status pending), and since when.
+         * @description GraphQL: `query { dashboardPendingApplications }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_pendingapplicationsql"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/pendingwebcontentql": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pending web content: the service keeps no web pages, so this counts uploaded images not yet placed on any record (SourceId 0).
+         * @description GraphQL: `query { dashboardPendingWebContent }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_pendingwebcontentql"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/membershipmonthly": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * New, renewed, dropped and total memberships of every type per month, and today's memberships per type. The last 12 months, this month last (yyyy-mm). Pending memberships and deleted contacts never count.
+         * @description GraphQL: `query { dashboardMembershipMonthly }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_membershipmonthly"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/overallmembershipstats/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This year's membership scoreboard: Members (today), New, Renewed, Dropped, Retention (percent), Pending applications.
+         * @description GraphQL: `query { dashboardOverallMembershipStats }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_overallmembershipstats_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/overallorgstats/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Organizations: the tenant's (organizations, member organizations, chapters, affiliated people) or one organization's (people, chapters, memberships today, open balance).
+         * @description GraphQL: `query { dashboardOverallOrgStats }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_overallorgstats_id_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/projectsactivecurrentmonth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Projects this month: Active, Planned, Started this month, Completed this month, Overdue.
+         * @description GraphQL: `query { dashboardProjectsActiveCurrentMonth }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_projectsactivecurrentmonth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/salesfunnelstatscurrentyear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This year's sales funnel: the opportunities opened this year at each stage (amount in the Hint), and the win rate.
+         * @description GraphQL: `query { dashboardSalesFunnelStatsCurrentYear }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_salesfunnelstatscurrentyear"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/overallstats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant at a glance (a completed Task; the figures in Result).
+         * @description GraphQL: `query { dashboardOverallStats }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_overallstats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/summary/tenantdashboardstats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This month on the dashboard (a completed Task; the figures in Result).
+         * @description GraphQL: `query { dashboardTenantStats }`. Needs role: staff.
+         */
+        get: operations["get__api_summary_tenantdashboardstats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2609,271 +2905,145 @@ export interface components {
             ContactId?: number | null;
             Status?: string | null;
         };
-        /** @description PublicApiResponse with the registration environment in Data. */
-        EventEnvironmentResponse: {
+        /** @description A chart: the series names, the points (one value per series) and figures about the whole chart. */
+        ChartData: {
+            /** @description The names of the series, in the order of each point's Values. */
+            series: string[];
+            /** @description The points, in axis order. */
+            data: components["schemas"]["ChartDataPoint"][];
+            /** @description Figures about the whole chart (totals, rates). */
+            extraStats: components["schemas"]["ScoreboardDatapoint"][];
+        };
+        /** @description One point of a chart: its label on the x axis and one value per series (in the order of `series`). */
+        ChartDataPoint: {
+            /** @description A month (yyyy-mm), a day (yyyy-mm-dd) or a category name. */
+            Label: string;
             /**
              * Format: int32
-             * @description The HTTP status (200 on success).
+             * @description The record the label names (a membership type or level, a sales person's login), where there is one.
              */
-            Status: number;
-            StatusMessage?: string | null;
-            Data?: components["schemas"]["EventRegistrationEnvironment"] | null;
+            Id?: number | null;
+            Values: number[];
         };
-        /** @description Everything a registration page needs: the event, its types and offerings with this visitor's prices and the seats left, the contact's defaults and an existing registration. */
-        EventRegistrationEnvironment: {
-            Event: components["schemas"]["EventView"];
-            Sessions: components["schemas"]["EventSessionView"][];
-            RegistrationTypes: components["schemas"]["EventRegistrationTypeView"][];
-            Sponsorships: components["schemas"]["EventOfferingView"][];
-            Exhibitors: components["schemas"]["EventOfferingView"][];
-            AdditionalPurchaseItems: components["schemas"]["EventOfferingView"][];
-            DonationItems: components["schemas"]["EventOfferingView"][];
-            /** @description Whether a captcha must accompany register (CaptchaSiteKey and CaptchaProvider say which). */
-            CaptchaRequired: boolean;
-            CaptchaProvider?: string | null;
-            /** @description The public site key (the secret is never answered). */
-            CaptchaSiteKey?: string | null;
-            Contact?: components["schemas"]["EventContactDefaults"] | null;
-            Registration?: components["schemas"]["EventRegistrationResult"] | null;
-        };
-        /** @description An event as staff manage it and visitors see it. */
-        EventView: {
-            /** Format: int32 */
-            EventId: number;
+        /** @description One labelled figure: a name, its value as text, and a hint saying what it counts. */
+        ScoreboardDatapoint: {
             Name: string;
-            Description?: string | null;
-            /** @description ISO 8601 (UTC). */
-            StartDate: string;
-            /** @description ISO 8601 (UTC). */
-            EndDate: string;
-            Venue?: string | null;
-            /** @description One of draft, open, closed, cancelled. */
-            Status: string;
-            /**
-             * Format: int32
-             * @description Attendee seats; null is unlimited.
-             */
-            Capacity?: number | null;
-            /**
-             * Format: int32
-             * @description Attendee seats left; null is unlimited.
-             */
-            RemainingCapacity?: number | null;
-            RegistrationOpensAt?: string | null;
-            RegistrationClosesAt?: string | null;
-            /** @description Whether registering is possible now (open, within the registration window, not over). */
-            IsRegistrationOpen: boolean;
-            RequireCaptcha: boolean;
-            /** Format: int32 */
-            GoalAttendees?: number | null;
-            GoalAttendeeRevenue?: number | null;
-            /** Format: int32 */
-            GoalSponsors?: number | null;
-            GoalSponsorRevenue?: number | null;
-            /** Format: int32 */
-            GoalExhibitors?: number | null;
-            GoalExhibitorRevenue?: number | null;
-            /** Format: int32 */
-            AuditId: number;
+            /** @description The figure as text: a count ("42"), money with two decimals ("1250.00"), a percentage ("87.5") or a number of days; null where it is undefined (a rate of nothing). */
+            Value?: string | null;
+            /** @description What the figure counts. */
+            Hint?: string | null;
         };
-        /** @description A session of an event. */
-        EventSessionView: {
-            /** Format: int32 */
-            EventSessionId: number;
-            /** Format: int32 */
-            EventId: number;
-            Name: string;
-            /** @description ISO 8601 (UTC). */
-            StartDate?: string | null;
-            /** @description ISO 8601 (UTC). */
-            EndDate?: string | null;
-            /** Format: int32 */
-            AuditId: number;
+        /** @description The membership figures of the last 12 months (this month last), and today's memberships by type. */
+        DashboardMembership: {
+            /** @description Memberships started in each month that were the contact's first of their type. */
+            NewMemberships: components["schemas"]["DashboardMonthCount"][];
+            /** @description Memberships started in each month that followed an earlier one of the contact in the same type. */
+            RenewedMemberships: components["schemas"]["DashboardMonthCount"][];
+            /** @description Memberships that ended in each month (before today) with no later membership of the contact in the same type. */
+            DroppedMemberships: components["schemas"]["DashboardMonthCount"][];
+            /** @description Memberships running on the month's last day (today, for this month). */
+            TotalMemberships: components["schemas"]["DashboardMonthCount"][];
+            /** @description Memberships running today, per membership type (every type of the tenant). */
+            MembershipTypes: components["schemas"]["DashboardMembershipTypeCount"][];
         };
-        /** @description A registration type as offered to this visitor: the server's price and the seats left. */
-        EventRegistrationTypeView: {
+        /** @description A count for one month (yyyy-mm). */
+        DashboardMonthCount: {
+            Month: string;
             /** Format: int32 */
-            EventRegistrationTypeId: number;
-            /** Format: int32 */
-            EventId: number;
-            Name: string;
-            /** @description The price the server bills. */
-            Price: number;
-            /**
-             * Format: int32
-             * @description Seats of this type; null is unlimited.
-             */
-            Capacity?: number | null;
-            /**
-             * Format: int32
-             * @description Seats left (of the type and of the event); null is unlimited.
-             */
-            RemainingCapacity?: number | null;
-            MemberOnly: boolean;
-            /** @description Whether this visitor may register with it now (member-only types need a signed-in member; sold out is false). */
-            IsAvailable: boolean;
-            SessionIds: number[];
-            /** Format: int32 */
-            SaleableItemId?: number | null;
-            IsActive: boolean;
-            /** Format: int32 */
-            SortOrder: number;
-            /** Format: int32 */
-            AuditId: number;
+            Count: number;
         };
-        /** @description A sponsorship or exhibitor package, additional purchase item or donation item of an event. */
-        EventOfferingView: {
+        /** @description The memberships of one type running today. */
+        DashboardMembershipTypeCount: {
             /** Format: int32 */
-            EventOfferingId: number;
-            /** Format: int32 */
-            EventId: number;
-            /** @description One of sponsorship, exhibitor, purchase, donation. */
-            Kind: string;
-            Name: string;
-            /** @description The price the server bills (for a donation item, the suggested amount). */
-            Price: number;
-            /** Format: int32 */
-            Capacity?: number | null;
-            /**
-             * Format: int32
-             * @description Units left; null is unlimited.
-             */
-            RemainingCapacity?: number | null;
-            /** Format: int32 */
-            SaleableItemId?: number | null;
-            IsActive: boolean;
-            /** Format: int32 */
-            AuditId: number;
-        };
-        /** @description Who the registration form is filled for: shown only to staff or to the signed-in contact itself. */
-        EventContactDefaults: {
-            /** Format: int32 */
-            ContactId: number;
-            FirstName?: string | null;
-            LastName?: string | null;
-            EmailAddress?: string | null;
-            OrganizationName?: string | null;
-            IsMember: boolean;
-        };
-        /** @description A saved registration (one submitted form). */
-        EventRegistrationResult: {
-            /** Format: int32 */
-            EventRegistrationOrderId: number;
-            /** Format: int32 */
-            EventId: number;
-            Status: string;
-            /** @description What the registration costs, priced by the server. */
-            Total: number;
-            /**
-             * Format: int32
-             * @description The invoice billing it (none when it costs nothing).
-             */
-            InvoiceId?: number | null;
-            /** Format: int32 */
-            InvoiceNumber?: number | null;
-            /** @description False when the same submission had already been registered (nothing was registered twice). */
-            IsNew: boolean;
-            /** @description ISO 8601 (UTC). */
-            CreatedAt: string;
-            Attendees: components["schemas"]["EventAttendeeView"][];
-            Purchases: components["schemas"]["EventPurchaseView"][];
-        };
-        /** @description One attendee of a registration. */
-        EventAttendeeView: {
-            /** Format: int32 */
-            EventRegistrationId: number;
-            /**
-             * Format: int32
-             * @description Shown to staff only.
-             */
-            ContactId?: number | null;
-            FirstName?: string | null;
-            LastName?: string | null;
-            /** Format: int32 */
-            EventRegistrationTypeId: number;
-            EventRegistrationTypeName: string;
-            Amount: number;
-            Status: string;
-        };
-        /** @description A sponsorship, exhibitor, purchase or donation of a registration. */
-        EventPurchaseView: {
-            /** Format: int32 */
-            EventPurchaseId: number;
-            /** Format: int32 */
-            EventOfferingId: number;
-            Kind: string;
+            MembershipTypeId: number;
             Name: string;
             /** Format: int32 */
-            Quantity: number;
-            UnitPrice: number;
-            Amount: number;
+            Count: number;
         };
-        /** @description The documented EventTableManagement: the event's groups and the attendees not yet seated. */
-        EventTableManagement: {
-            /** Format: int32 */
-            EventId: number;
-            Groups: components["schemas"]["EventGroup"][];
-            /** @description Registered attendees seated at no group of the event. */
-            Candidates: components["schemas"]["EventGroupMember"][];
-        };
-        /** @description The documented EventGroup: a table of an event (or of one of its sessions). */
-        EventGroup: {
-            /** Format: int32 */
-            EventGroupId: number;
-            /** Format: int32 */
-            EventId: number;
-            Name: string;
-            /** @description Only attendees of this type may sit here (null: any). */
-            EventRegistrationTypeId?: string | null;
-            EventRegistrationTypeName?: string | null;
-            /** @description Seats at the table, as a string of digits; null is unlimited. */
-            MaxToAssign?: string | null;
-            /** Format: int32 */
-            GroupNumber: number;
-            GroupOrder: string;
-            EventSessionId?: string | null;
-            Members: components["schemas"]["EventGroupMember"][];
-            IsDeleted: boolean;
-            /** @description Only an empty group may be deleted. */
-            IsDeletable: boolean;
-            /**
-             * Format: int32
-             * @description Record version (not in the documents): send it back to save; a stale one is 409.
-             */
-            AuditId: number;
-        };
-        /** @description An attendee seated in a group, or a candidate for one. */
-        EventGroupMember: {
-            /** Format: int32 */
-            EventRegistrationId: number;
-            /** Format: int32 */
-            ContactId: number;
-            Name: string;
-            /** Format: int32 */
-            EventRegistrationTypeId: number;
-            EventRegistrationTypeName: string;
-        };
-        /** @description The documented EventGoalWidget (one shape for all six goal widgets). */
-        EventGoalWidget: {
-            Name: string;
-            WidgetId: string;
-            /** Format: int32 */
-            GridWidth: number;
-            WidgetType: string;
-            ShowCondition?: string | null;
-            DisplayInfo?: string | null;
-            /** @description The figure: a count, or an amount with two decimals. */
+        /** @description A quick-look tile: the figure, its heading, a line under it, and where the back office lists what it counts. */
+        QuickLookData: {
             Value: string;
             Heading: string;
-            SubHeading: string;
+            SubHeading?: string | null;
+            /** @description Names where the back office lists what the tile counts (a GraphQL query where one exists). */
+            Action?: string | null;
         };
-        /** @description The tenant's captcha provider (without its secret). */
-        EventCaptchaSettingView: {
-            Provider: string;
-            SiteKey: string;
-            VerifyUrl?: string | null;
-            /** @description A secret is stored. */
-            HasSecret: boolean;
+        /** @description A .NET Task<dynamic> as the original service serialized it (CONVENTIONS.md): completed, not faulted, the statistics in Result. */
+        TaskDynamic: {
+            ShouldNotifyDebuggerOfWaitCompletion: boolean;
+            /**
+             * Format: int32
+             * @description A number for this answer (the .NET task id); it means nothing beyond it.
+             */
+            Id: number;
+            CurrentId?: string | null;
+            Exception?: string | null;
+            /** @description Always "RanToCompletion". */
+            Status: string;
+            IsCanceled: boolean;
+            IsCompleted: boolean;
+            CreationOptions: string;
+            /** @description REST key: System.IAsyncResult.AsyncWaitHandle. */
+            "System.IAsyncResult.AsyncWaitHandle"?: string | null;
+            AsyncState?: string | null;
+            /** @description REST key: System.IAsyncResult.CompletedSynchronously. */
+            "System.IAsyncResult.CompletedSynchronously": boolean;
+            Factory?: string | null;
+            CompletedTask?: string | null;
+            IsFaulted: boolean;
+            SavedStateForNextReplica?: string | null;
+            SavedStateFromPreviousReplica?: string | null;
+            HandedOverChildReplica?: string | null;
+            /** @description The statistics, one named figure each. */
+            Result: components["schemas"]["ScoreboardDatapoint"][];
+        };
+        /** @description GraphQL only. A staff project; the project widgets of the dashboard count these. */
+        Project: {
+            /** Format: int32 */
+            ProjectId: number;
+            Name: string;
+            Description?: string | null;
+            /** @description One of planned, active, completed, cancelled. */
+            Status: string;
+            /** @description yyyy-mm-dd */
+            StartDate: string;
+            /** @description yyyy-mm-dd */
+            DueDate?: string | null;
+            /** @description yyyy-mm-dd; set exactly when Status is completed. */
+            CompletedDate?: string | null;
+            /**
+             * Format: int32
+             * @description The responsible login.
+             */
+            ManagerLoginId?: number | null;
+            /** Format: int32 */
+            AuditId: number;
+        };
+        /** @description GraphQL only. A sales opportunity; the sales widgets of the dashboard count these. */
+        SalesOpportunity: {
+            /** Format: int32 */
+            SalesOpportunityId: number;
+            Name: string;
+            /**
+             * Format: int32
+             * @description The prospect.
+             */
+            ContactId?: number | null;
+            /**
+             * Format: int32
+             * @description The sales person (a login).
+             */
+            SalesPersonLoginId?: number | null;
+            /** @description One of lead, qualified, proposal, negotiation, won, lost. */
+            Stage: string;
+            /** @description Exact to the cent. */
+            Amount: number;
+            /** @description yyyy-mm-dd */
+            OpenedDate: string;
+            /** @description yyyy-mm-dd; set exactly when the Stage is won or lost. */
+            ClosedDate?: string | null;
+            /** Format: int32 */
+            AuditId: number;
         };
         /** @description An image: the original upload (FileId) and the rendition served at Url (cropped, trimmed to the aspect ratio and resized for its usage). */
         Image: {
@@ -2980,6 +3150,204 @@ export interface components {
             /** Format: int32 */
             Id: number;
             Name: string;
+        };
+        /** @description One page of the change feed, oldest first (by ChangedAt, then PlatformID). */
+        PartnerChangesPage: {
+            Changes: components["schemas"]["PartnerChange"][];
+            /** @description Pass as `after` for the next page; null on the last page. */
+            NextCursor?: string | null;
+        };
+        /** @description One of our changes to a partner-linked contact, for the partner to apply: the contact as PartnerAudit, with what happened and when. */
+        PartnerChange: {
+            /** @description As the partner sent it; otherwise Organization or Person. */
+            ContactType?: string | null;
+            /**
+             * Format: int32
+             * @description The partner's national identifier.
+             */
+            NationalID?: number | null;
+            /**
+             * Format: int32
+             * @description Our contact id.
+             */
+            PlatformID?: number | null;
+            /** @description The state-level identifier. */
+            StateID?: string | null;
+            Affiliation?: string | null;
+            URL?: string | null;
+            Name?: string | null;
+            FirstName?: string | null;
+            LastName?: string | null;
+            Email?: string | null;
+            Title?: string | null;
+            Designation?: string | null;
+            OU?: string | null;
+            NumberOfEmployees?: string | null;
+            AgencyType?: string | null;
+            EOPolicyNumber?: string | null;
+            Status?: string | null;
+            /**
+             * Format: int32
+             * @description NationalID of the parent organization (a person: of their organization).
+             */
+            ParentNationalId?: number | null;
+            /**
+             * Format: int32
+             * @description Our contact id of that parent organization.
+             */
+            PlatformParentId?: number | null;
+            ParentAgency?: string | null;
+            InformalFirstName?: string | null;
+            Suffix?: string | null;
+            MiddleInitial?: string | null;
+            SocialLinkA?: string | null;
+            SocialLinkB?: string | null;
+            SocialLinkC?: string | null;
+            FederalID?: string | null;
+            Description?: string | null;
+            SocialLinkD?: string | null;
+            SocialLinkE?: string | null;
+            JobTitle?: string | null;
+            Department?: string | null;
+            WorkPhoneExtension?: string | null;
+            HomePhoneExtension?: string | null;
+            OtherPhoneExtension?: string | null;
+            PhoneExtension?: string | null;
+            WorkPhone?: string | null;
+            HomePhone?: string | null;
+            OtherPhone?: string | null;
+            MobilePhone?: string | null;
+            Fax?: string | null;
+            Phone?: string | null;
+            PhysicalLine1?: string | null;
+            PhysicalLine2?: string | null;
+            PhysicalCity?: string | null;
+            PhysicalState?: string | null;
+            PhysicalZip?: string | null;
+            PhysicalCountry?: string | null;
+            MailingLine1?: string | null;
+            MailingLine2?: string | null;
+            MailingCity?: string | null;
+            MailingState?: string | null;
+            MailingZip?: string | null;
+            MailingCountry?: string | null;
+            /** @description Changed or Deleted. */
+            ChangeType: string;
+            /** @description When we changed it (ISO 8601 UTC, microseconds). */
+            ChangedAt: string;
+        };
+        /** @description The partner view of one business (organization) or individual (person) contact. */
+        PartnerAudit: {
+            /** @description As the partner sent it; otherwise Organization or Person. */
+            ContactType?: string | null;
+            /**
+             * Format: int32
+             * @description The partner's national identifier.
+             */
+            NationalID?: number | null;
+            /**
+             * Format: int32
+             * @description Our contact id.
+             */
+            PlatformID?: number | null;
+            /** @description The state-level identifier. */
+            StateID?: string | null;
+            Affiliation?: string | null;
+            URL?: string | null;
+            Name?: string | null;
+            FirstName?: string | null;
+            LastName?: string | null;
+            Email?: string | null;
+            Title?: string | null;
+            Designation?: string | null;
+            OU?: string | null;
+            NumberOfEmployees?: string | null;
+            AgencyType?: string | null;
+            EOPolicyNumber?: string | null;
+            Status?: string | null;
+            /**
+             * Format: int32
+             * @description NationalID of the parent organization (a person: of their organization).
+             */
+            ParentNationalId?: number | null;
+            /**
+             * Format: int32
+             * @description Our contact id of that parent organization.
+             */
+            PlatformParentId?: number | null;
+            ParentAgency?: string | null;
+            InformalFirstName?: string | null;
+            Suffix?: string | null;
+            MiddleInitial?: string | null;
+            SocialLinkA?: string | null;
+            SocialLinkB?: string | null;
+            SocialLinkC?: string | null;
+            FederalID?: string | null;
+            Description?: string | null;
+            SocialLinkD?: string | null;
+            SocialLinkE?: string | null;
+            JobTitle?: string | null;
+            Department?: string | null;
+            WorkPhoneExtension?: string | null;
+            HomePhoneExtension?: string | null;
+            OtherPhoneExtension?: string | null;
+            PhoneExtension?: string | null;
+            WorkPhone?: string | null;
+            HomePhone?: string | null;
+            OtherPhone?: string | null;
+            MobilePhone?: string | null;
+            Fax?: string | null;
+            Phone?: string | null;
+            PhysicalLine1?: string | null;
+            PhysicalLine2?: string | null;
+            PhysicalCity?: string | null;
+            PhysicalState?: string | null;
+            PhysicalZip?: string | null;
+            PhysicalCountry?: string | null;
+            MailingLine1?: string | null;
+            MailingLine2?: string | null;
+            MailingCity?: string | null;
+            MailingState?: string | null;
+            MailingZip?: string | null;
+            MailingCountry?: string | null;
+        };
+        /** @description One received partner transaction and what became of it (staff). */
+        PartnerTransactionLogItem: {
+            /** Format: int32 */
+            TransactionLogId: number;
+            /** @description organization/upsert, person/move, ... */
+            Operation: string;
+            IsNational: boolean;
+            TransactionId?: string | null;
+            /** @description The partner's ChangedAt (ISO 8601). */
+            ChangedAt?: string | null;
+            /** Format: int32 */
+            NationalID?: number | null;
+            StateID?: string | null;
+            /**
+             * Format: int32
+             * @description Our contact id, once known.
+             */
+            PlatformID?: number | null;
+            /** @description received (being applied, or interrupted), applied, stale, duplicate or failed. */
+            Outcome: string;
+            /** @description Why it failed. */
+            Reason?: string | null;
+            /** @description When we received it (ISO 8601). */
+            ReceivedAt: string;
+            SettledAt?: string | null;
+        };
+        /** @description One period of a partner record's affiliation (the move history). */
+        PartnerAffiliationItem: {
+            StateID?: string | null;
+            Affiliation?: string | null;
+            /** Format: int32 */
+            ParentNationalId?: number | null;
+            /** @description The partner's ChangedAt that started it (ISO 8601). */
+            ValidFrom: string;
+            /** @description upsert or move. */
+            Cause: string;
+            TransactionId: string;
         };
         /** @description A SAML service provider as read for editing. EntityId and AssertionConsumerServiceUrl are additions to the documented model: the values its metadata carries. */
         SamlServiceProviderAddEdit: {
@@ -3446,319 +3814,55 @@ export interface components {
             Method: string;
             Reference?: string | null;
         };
-        /** @description The documented BillingContactInfo: to an anonymous caller only what it sent (never another contact's data); staff get the matched contact. */
-        BillingContactInfo: {
-            ContactId?: string | null;
-            Prefix?: string | null;
-            FirstName?: string | null;
-            CommonName?: string | null;
-            MiddleName?: string | null;
-            LastName?: string | null;
-            Suffix?: string | null;
-            OrganizationContactId?: string | null;
-            OrganizationName?: string | null;
-            Title?: string | null;
-            IsTaxExempt: boolean;
-            EmailAddress?: string | null;
-            Address?: string | null;
-            Phone?: string | null;
-            ContactRoles: string[];
-            Vouchers: string[];
-            MembershipIds: number[];
-            IsMember: boolean;
-            TaxSet?: string | null;
-            ContactType?: string | null;
-        };
-        /** @description The documented BillingContactInfo. Only the server decides ContactId, IsMember, MembershipIds, Vouchers and ContactRoles. */
-        BillingContactInfoInput: {
-            ContactId?: string | null;
-            Prefix?: string | null;
-            FirstName?: string | null;
-            CommonName?: string | null;
-            MiddleName?: string | null;
-            LastName?: string | null;
-            Suffix?: string | null;
-            OrganizationContactId?: string | null;
-            OrganizationName?: string | null;
-            Title?: string | null;
-            IsTaxExempt?: boolean | null;
-            EmailAddress?: string | null;
-            Address?: string | null;
-            Phone?: string | null;
-            /** @description Ignored (server-owned). */
-            ContactRoles?: string | null;
-            /** @description Ignored (server-owned). */
-            Vouchers?: string | null;
-            /** @description Ignored (server-owned). */
-            MembershipIds?: string | null;
-            /** @description Ignored (server-owned). */
-            IsMember?: boolean | null;
-            TaxSet?: string | null;
-            /** @description person or organization. */
-            ContactType?: string | null;
-        };
-        /** @description PublicApiResponse with the priced lines in Data (validate: everything register checks, nothing saved). */
-        EventSplitsResponse: {
-            /**
-             * Format: int32
-             * @description The HTTP status (200 on success).
-             */
-            Status: number;
-            StatusMessage?: string | null;
-            Data?: components["schemas"]["EventSplits"] | null;
-        };
-        /** @description The saleable items a submission uses and the amounts, per line, priced by the server. */
-        EventSplits: {
-            Lines: components["schemas"]["EventSplitLine"][];
-            Total: number;
-            AmountPaid: number;
-        };
-        /** @description One priced line of a submission: the saleable item used and the amount. */
-        EventSplitLine: {
-            /** @description registration, sponsorship, exhibitor, purchase or donation. */
-            Kind: string;
-            /** Format: int32 */
-            SaleableItemId?: number | null;
-            Description: string;
-            /** Format: int32 */
-            Quantity: number;
-            UnitPrice: number;
-            Amount: number;
-            /** @description Paid of this line so far (payments applied to the lines in order); 0 before registering. */
-            AmountPaid: number;
-        };
-        /** @description The documented SaveEventRegisterV2. The path id wins over EventId; DisableCaptchaCheck is honoured only for staff. */
-        SaveEventRegisterV2Input: {
-            CaptchaResponse?: string | null;
-            /** @description Honoured only for a staff credential. */
-            DisableCaptchaCheck?: boolean | null;
-            /** Format: int32 */
-            EventId?: number | null;
-            WebReferralSourceTypeId?: string | null;
-            SendEmailNotification?: boolean | null;
-            BillingInfo: components["schemas"]["EventBillingInfoInput"];
-            /** @description Accepted and ignored. */
-            Creator?: string | null;
-            Registrations?: components["schemas"]["EventAttendeeInput"][] | null;
-            Sponsorships?: components["schemas"]["EventOfferingChoiceInput"][] | null;
-            Exhibitors?: components["schemas"]["EventOfferingChoiceInput"][] | null;
-            AdditionalPurchaseItems?: components["schemas"]["EventOfferingChoiceInput"][] | null;
-            DonationItems?: components["schemas"]["EventDonationInput"][] | null;
-            Comments?: string | null;
-            /** @description Accepted; a registration is changed by staff, not resubmitted. */
-            IsUpdateOperation?: boolean | null;
-            /** @description Accepted and ignored: the attendees say who is registered. */
-            TargetContactId?: string | null;
-        };
-        /** @description Who pays. Matched to an existing contact by e-mail (never shown back), or a new contact is made. */
-        EventBillingInfoInput: {
-            FirstName: string;
-            LastName: string;
-            EmailAddress: string;
-            OrganizationName?: string | null;
-            Phone?: string | null;
-        };
-        /** @description One attendee to register. A price sent by the client is ignored: the server prices every line. */
-        EventAttendeeInput: {
-            /** Format: int32 */
-            EventRegistrationTypeId: number;
-            FirstName: string;
-            LastName: string;
-            EmailAddress: string;
-            /** @description Ignored: the server's price applies. */
-            Price?: number | null;
-        };
-        /** @description A sponsorship, exhibitor package or additional item chosen, with a quantity (price from the server). */
-        EventOfferingChoiceInput: {
-            /** Format: int32 */
-            EventOfferingId: number;
-            /**
-             * Format: int32
-             * @description Default 1.
-             */
-            Quantity?: number | null;
-            /** @description Ignored: the server's price applies. */
-            Price?: number | null;
-        };
-        /** @description A donation: the donor chooses the amount (more than 0, at most two decimals). */
-        EventDonationInput: {
-            /** Format: int32 */
-            EventOfferingId: number;
-            Amount: number;
-        };
-        /** @description PublicApiResponse with the saved registration in Data. */
-        EventRegistrationResponse: {
-            /**
-             * Format: int32
-             * @description The HTTP status (200 on success).
-             */
-            Status: number;
-            StatusMessage?: string | null;
-            Data?: components["schemas"]["EventRegistrationResult"] | null;
-        };
-        /** @description The documented SaveRegisterAttendees (the first registration form). IsStaff, IsMember and MemberSecurityMode are server-owned and ignored; IsFirstStep only checks. */
-        SaveRegisterAttendeesInput: {
-            CaptchaResponse?: string | null;
-            /** @description Honoured only for a staff credential. */
-            DisableCaptchaCheck?: boolean | null;
-            /** @description True: check everything, save nothing. */
-            IsFirstStep?: boolean | null;
-            /** @description Accepted and ignored. */
-            AllowCreateAndShowContact?: boolean | null;
-            /** @description Ignored (server-owned). */
-            IsStaff?: boolean | null;
-            /** @description Ignored (server-owned). */
-            IsMember?: boolean | null;
-            /** @description Ignored (server-owned). */
-            MemberSecurityMode?: string | null;
-            WebReferralSourceTypeId?: string | null;
-            BillingInfo: components["schemas"]["EventBillingInfoInput"];
-            /** @description The attendees. */
-            Models: components["schemas"]["EventAttendeeInput"][];
-            DonationItems?: components["schemas"]["EventDonationInput"][] | null;
-            /** @description Additional purchase items. */
-            ExtraItems?: components["schemas"]["EventOfferingChoiceInput"][] | null;
-            SendEmailNotification?: boolean | null;
-        };
-        /** @description The documented PublicApiResponse-Boolean. */
-        PublicApiResponseBoolean: {
-            /**
-             * Format: int32
-             * @description The HTTP status (200 on success).
-             */
-            Status: number;
-            StatusMessage?: string | null;
-            Data?: boolean | null;
-        };
-        /** @description The documented EventGroup to save (0 creates; the path id wins), or whose Members to set. */
-        EventGroupInput: {
-            /** Format: int32 */
-            EventGroupId?: number | null;
-            /**
-             * Format: int32
-             * @description Required to create.
-             */
-            EventId?: number | null;
-            Name?: string | null;
-            EventRegistrationTypeId?: string | null;
-            /** @description Ignored (read from the type). */
-            EventRegistrationTypeName?: string | null;
-            /** @description A whole number of seats from 1 to 10000; empty is unlimited. */
-            MaxToAssign?: string | null;
-            /** Format: int32 */
-            GroupNumber?: number | null;
-            GroupOrder?: string | null;
-            EventSessionId?: string | null;
-            Members?: components["schemas"]["EventGroupMemberInput"][] | null;
-            /** @description Ignored. */
-            IsDeleted?: boolean | null;
-            /** @description Ignored (server-owned). */
-            IsDeletable?: boolean | null;
-            /**
-             * Format: int32
-             * @description The version read; a stale one is 409.
-             */
-            AuditId?: number | null;
-        };
-        EventGroupMemberInput: {
-            /** Format: int32 */
-            EventRegistrationId: number;
-        };
-        /** @description An event to create (eventId 0) or update. */
-        EventInput: {
+        /** @description GraphQL only. A project to create or update. */
+        ProjectInput: {
             Name: string;
             Description?: string | null;
-            /** @description ISO 8601. */
-            StartDate: string;
-            /** @description ISO 8601, not before StartDate. */
-            EndDate: string;
-            Venue?: string | null;
-            /** @description One of draft, open, closed, cancelled; default draft. */
+            /** @description One of planned, active, completed, cancelled; planned when absent. */
             Status?: string | null;
-            /** Format: int32 */
-            Capacity?: number | null;
-            RegistrationOpensAt?: string | null;
-            RegistrationClosesAt?: string | null;
-            /** @description Default true: public registration needs the tenant's captcha. */
-            RequireCaptcha?: boolean | null;
-            /** Format: int32 */
-            GoalAttendees?: number | null;
-            GoalAttendeeRevenue?: number | null;
-            /** Format: int32 */
-            GoalSponsors?: number | null;
-            GoalSponsorRevenue?: number | null;
-            /** Format: int32 */
-            GoalExhibitors?: number | null;
-            GoalExhibitorRevenue?: number | null;
+            /** @description yyyy-mm-dd; today when absent. */
+            StartDate?: string | null;
+            /** @description yyyy-mm-dd, not before StartDate. */
+            DueDate?: string | null;
+            /** @description yyyy-mm-dd; only with Status completed (today when absent then). */
+            CompletedDate?: string | null;
+            /**
+             * Format: int32
+             * @description A login of the tenant.
+             */
+            ManagerLoginId?: number | null;
             /**
              * Format: int32
              * @description The version read; a stale one is 409.
              */
             AuditId?: number | null;
         };
-        EventSessionInput: {
-            /** Format: int32 */
-            EventId: number;
+        /** @description GraphQL only. A sales opportunity to create or update. */
+        SalesOpportunityInput: {
             Name: string;
-            StartDate?: string | null;
-            EndDate?: string | null;
-            /** Format: int32 */
-            AuditId?: number | null;
-        };
-        EventRegistrationTypeInput: {
-            /** Format: int32 */
-            EventId: number;
-            Name: string;
+            /**
+             * Format: int32
+             * @description A contact of the tenant.
+             */
+            ContactId?: number | null;
+            /**
+             * Format: int32
+             * @description A login of the tenant.
+             */
+            SalesPersonLoginId?: number | null;
+            /** @description One of lead, qualified, proposal, negotiation, won, lost; lead when absent. */
+            Stage?: string | null;
             /** @description At most two decimals, not negative. */
-            Price: number;
-            /** Format: int32 */
-            Capacity?: number | null;
-            MemberOnly?: boolean | null;
-            /** @description Sessions of the event this type includes. */
-            SessionIds?: number[] | null;
-            /** Format: int32 */
-            SaleableItemId?: number | null;
-            IsActive?: boolean | null;
-            /** Format: int32 */
-            SortOrder?: number | null;
-            /** Format: int32 */
+            Amount: number;
+            /** @description yyyy-mm-dd; today when absent. */
+            OpenedDate?: string | null;
+            /** @description yyyy-mm-dd, not before OpenedDate; only with Stage won or lost (today when absent then). */
+            ClosedDate?: string | null;
+            /**
+             * Format: int32
+             * @description The version read; a stale one is 409.
+             */
             AuditId?: number | null;
-        };
-        EventOfferingInput: {
-            /** Format: int32 */
-            EventId: number;
-            /** @description One of sponsorship, exhibitor, purchase, donation. */
-            Kind: string;
-            Name: string;
-            Price: number;
-            /** Format: int32 */
-            Capacity?: number | null;
-            /** Format: int32 */
-            SaleableItemId?: number | null;
-            IsActive?: boolean | null;
-            /** Format: int32 */
-            AuditId?: number | null;
-        };
-        /** @description A contact invited to an event. */
-        EventInvitationView: {
-            /** Format: int32 */
-            EventInvitationId: number;
-            /** Format: int32 */
-            EventId: number;
-            /** Format: int32 */
-            ContactId: number;
-            Status: string;
-            /** Format: int32 */
-            AuditId: number;
-        };
-        /** @description The tenant's captcha provider for public registration (the secret is stored, never answered). */
-        EventCaptchaSettingInput: {
-            /** @description One of turnstile, hcaptcha. */
-            Provider: string;
-            SiteKey: string;
-            Secret: string;
-            /** @description Overrides the provider's siteverify address (a private verifier). */
-            VerifyUrl?: string | null;
         };
         /** @description An image to create (ImageId 0: from an uploaded FileId) or update. On update, fields left out keep their value; null clears. */
         ImageAddEditInput: {
@@ -3809,6 +3913,103 @@ export interface components {
         /** @description The token from a sign-in link. */
         MagicLinkRedeemInput: {
             Token: string;
+        };
+        /** @description What became of a partner transaction (the documents answer "200 only"; this is the body we send). */
+        PartnerTransactionResult: {
+            /**
+             * Format: int32
+             * @description Its entry in the transaction log (staff: partnerTransactions).
+             */
+            TransactionLogId: number;
+            /** @description applied; stale (older than what we hold: nothing changed); duplicate (TransactionId applied before: nothing changed). */
+            Outcome: string;
+            /**
+             * Format: int32
+             * @description Our contact id (PlatformID).
+             */
+            PlatformID?: number | null;
+            /** Format: int32 */
+            NationalID?: number | null;
+        };
+        /** @description One change sent by the partner. */
+        PartnerTransactionInput: {
+            Transaction: components["schemas"]["PartnerTransactionDataInput"];
+            /** @description True when the partner's national level sent it (NationalID required), false (the default) when a state level did. */
+            IsNational?: boolean | null;
+        };
+        /** @description The documented Transaction (str) of a PartnerTransaction, as a JSON object: the partner's message id, the partner's time of the change, and the record. The partner's ChangedAt decides the order (ties: the greater TransactionId), never the order of arrival. */
+        PartnerTransactionDataInput: {
+            /** @description The partner's unique id of this message: a TransactionId applied before is recorded as a duplicate and changes nothing. */
+            TransactionId: string;
+            /** @description When the change happened at the partner (ISO 8601; no zone means UTC; millisecond precision; at most a day ahead of our clock). */
+            ChangedAt: string;
+            /** @description The record. Upsert: its fields. Move: only StateID, Affiliation, ParentNationalId and ParentAgency are read (the new affiliation). Delete: only NationalID (or StateID). */
+            Record: components["schemas"]["PartnerAuditInput"];
+        };
+        /** @description The partner's record. A field absent or null leaves ours unchanged; an empty string clears a text field, ParentNationalId 0 clears the parent. PlatformID and PlatformParentId are ours and not read. */
+        PartnerAuditInput: {
+            /** @description Given back as sent (default Organization or Person). */
+            ContactType?: string | null;
+            /**
+             * Format: int32
+             * @description Identifies the record; required in a national transaction.
+             */
+            NationalID?: number | null;
+            /** @description Identifies the record in a state transaction that has no NationalID. */
+            StateID?: string | null;
+            Affiliation?: string | null;
+            URL?: string | null;
+            Name?: string | null;
+            FirstName?: string | null;
+            LastName?: string | null;
+            Email?: string | null;
+            Title?: string | null;
+            Designation?: string | null;
+            OU?: string | null;
+            NumberOfEmployees?: string | null;
+            AgencyType?: string | null;
+            EOPolicyNumber?: string | null;
+            Status?: string | null;
+            /**
+             * Format: int32
+             * @description NationalID of the parent organization (a person: of their organization); one we have not seen yet is created as a placeholder organization.
+             */
+            ParentNationalId?: number | null;
+            ParentAgency?: string | null;
+            InformalFirstName?: string | null;
+            Suffix?: string | null;
+            MiddleInitial?: string | null;
+            SocialLinkA?: string | null;
+            SocialLinkB?: string | null;
+            SocialLinkC?: string | null;
+            FederalID?: string | null;
+            Description?: string | null;
+            SocialLinkD?: string | null;
+            SocialLinkE?: string | null;
+            JobTitle?: string | null;
+            Department?: string | null;
+            WorkPhoneExtension?: string | null;
+            HomePhoneExtension?: string | null;
+            OtherPhoneExtension?: string | null;
+            PhoneExtension?: string | null;
+            WorkPhone?: string | null;
+            HomePhone?: string | null;
+            OtherPhone?: string | null;
+            MobilePhone?: string | null;
+            Fax?: string | null;
+            Phone?: string | null;
+            PhysicalLine1?: string | null;
+            PhysicalLine2?: string | null;
+            PhysicalCity?: string | null;
+            PhysicalState?: string | null;
+            PhysicalZip?: string | null;
+            PhysicalCountry?: string | null;
+            MailingLine1?: string | null;
+            MailingLine2?: string | null;
+            MailingCity?: string | null;
+            MailingState?: string | null;
+            MailingZip?: string | null;
+            MailingCountry?: string | null;
         };
         /** @description A SAML service provider as listed, and as answered by a save. */
         SamlServiceProviderCollectionItem: {
@@ -4815,74 +5016,6 @@ export interface operations {
             };
         };
     };
-    post__api_public_events_decline_invitation_id_contactid_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-                contactid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PublicApiResponseBoolean"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     get__api_chapters_chapters_contacts_lookup_includeparent_: {
         parameters: {
             query?: never;
@@ -5719,1125 +5852,6 @@ export interface operations {
             };
             /** @description No valid credential. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    post__api_public_events_determinebillingcontact: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["BillingContactInfoInput"];
-                "text/json": components["schemas"]["BillingContactInfoInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["BillingContactInfoInput"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BillingContactInfo"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    get__api_public_events_getenv_id_contactid_null_regid_null_: {
-        parameters: {
-            query?: {
-                regid?: string | null;
-                contactid?: string | null;
-            };
-            header?: never;
-            path: {
-                id: number;
-                contactid: string;
-                regid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventEnvironmentResponse"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    post__api_public_events_register_id_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SaveRegisterAttendeesInput"];
-                "text/json": components["schemas"]["SaveRegisterAttendeesInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["SaveRegisterAttendeesInput"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventRegistrationResponse"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    post__api_public_events_register_v2_id_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SaveEventRegisterV2Input"];
-                "text/json": components["schemas"]["SaveEventRegisterV2Input"];
-                "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventRegistrationResponse"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    post__api_public_events_splits_id_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SaveEventRegisterV2Input"];
-                "text/json": components["schemas"]["SaveEventRegisterV2Input"];
-                "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventSplitsResponse"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    post__api_public_events_submit_id_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SaveEventRegisterV2Input"];
-                "text/json": components["schemas"]["SaveEventRegisterV2Input"];
-                "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventRegistrationResponse"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    post__api_public_events_validate_id_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SaveEventRegisterV2Input"];
-                "text/json": components["schemas"]["SaveEventRegisterV2Input"];
-                "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventSplitsResponse"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    post__api_eventgroups_groups_eventgroupid_members: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                eventgroupid: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["EventGroupInput"];
-                "text/json": components["schemas"]["EventGroupInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["EventGroupInput"];
-            };
-        };
-        responses: {
-            /** @description Done (empty body). */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    get__api_eventwidgets_eventid_goals_attendee: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                eventid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGoalWidget"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    get__api_eventwidgets_eventid_goals_attendeerevenue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                eventid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGoalWidget"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    get__api_eventwidgets_eventid_goals_exhibitor: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                eventid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGoalWidget"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    get__api_eventwidgets_eventid_goals_exhibitorrevenue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                eventid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGoalWidget"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    get__api_eventwidgets_eventid_goals_sponsor: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                eventid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGoalWidget"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    get__api_eventwidgets_eventid_goals_sponsorrevenue: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                eventid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGoalWidget"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8089,6 +7103,586 @@ export interface operations {
             };
             /** @description Conflict: stale AuditId or a duplicate. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_partnersync_organization_delete: {
+        parameters: {
+            query: {
+                model: string;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_partnersync_organization_move: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_partnersync_organization_upsert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_partnersync_person_delete: {
+        parameters: {
+            query: {
+                model: string;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_partnersync_person_move: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_partnersync_person_upsert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerTransactionResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10260,350 +9854,6 @@ export interface operations {
             };
         };
     };
-    get__api_eventgroups_events_eventid_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                eventid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventTableManagement"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    post__api_eventgroups_groups_eventgroupid_: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                eventgroupid: number;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["EventGroupInput"];
-                "text/json": components["schemas"]["EventGroupInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["EventGroupInput"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGroup"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The body is not application/json. */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    delete__api_eventgroups_groups_eventgroupid_: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
-                "Idempotency-Key"?: string;
-            };
-            path: {
-                eventgroupid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGroup"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    get__api_eventgroups_groups_eventid_eventgroupid_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                eventid: string;
-                eventgroupid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["EventGroup"];
-                };
-            };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No valid credential. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The role is not enough. */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
     get__api_categorylists_categorylistid_auditid_items: {
         parameters: {
             query?: never;
@@ -11125,6 +10375,2027 @@ export interface operations {
             };
             /** @description No valid credential. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_partnersync_getchangessince_utcdatetime_: {
+        parameters: {
+            query?: {
+                after?: string | null;
+                take?: number | null;
+            };
+            header?: never;
+            path: {
+                utcdatetime: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerChangesPage"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_partnersync_getcontactauditbynationalid_nationalid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                nationalid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartnerAudit"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_droppedmemberships_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_eventattendeeregistrations_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_membershipcategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_membershipstypedistribution_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_newmemberships_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_newprojectsthismonth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_newprojectsthisyear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_projectscompletedthismonth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_projectscompletedthisyear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_renewedmemberships: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_salesvelocity_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_saleswinsbymonth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_totalmemberships_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_wins_by_sales_person: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChartData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_eventspendingql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuickLookData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_openinvoicesqlwidget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuickLookData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_pendingapplicationsql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuickLookData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_pendingwebcontentql: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuickLookData"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_membershipmonthly: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardMembership"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_overallmembershipstats_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreboardDatapoint"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_overallorgstats_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreboardDatapoint"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_projectsactivecurrentmonth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreboardDatapoint"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_salesfunnelstatscurrentyear: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreboardDatapoint"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_overallstats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskDynamic"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_summary_tenantdashboardstats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskDynamic"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

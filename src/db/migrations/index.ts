@@ -13,6 +13,8 @@ import { CallbackParkedEvents } from './0010-callback-parked-events.js';
 import { Commerce } from './0011-commerce.js';
 import { Chapters } from './0012-chapters.js';
 import { Events } from './0015-events.js';
+import { PartnerSync } from './0018-partner-sync.js';
+import { Dashboards } from './0019-dashboards.js';
 import { RequestGuards } from './0020-request-guards.js';
 
 /** Every migration, oldest first. */
@@ -30,5 +32,7 @@ export const migrations: MigrationObject[] = [
   { name: '0011-commerce', class: Commerce },
   { name: '0012-chapters', class: Chapters },
   { name: '0015-events', class: Events },
+  { name: '0018-partner-sync', class: PartnerSync },
+  { name: '0019-dashboards', class: Dashboards },
   { name: '0020-request-guards', class: RequestGuards },
 ];
