@@ -226,14 +226,14 @@ export class EventRegistration extends Versioned {
   status: Opt<EventRegistrationStatus> = 'registered';
 
   /** The attendee as the form named them (an anonymous registrant never sees the matched contact's own data). */
-  @Property({ length: 100 })
-  firstName!: string;
+  @Property({ length: 100, default: '' })
+  firstName: Opt<string> = '';
 
-  @Property({ length: 100 })
-  lastName!: string;
+  @Property({ length: 100, default: '' })
+  lastName: Opt<string> = '';
 
-  @Property({ length: 254 })
-  email!: string;
+  @Property({ length: 254, default: '' })
+  email: Opt<string> = '';
 
   /** The price billed for this attendee (the registration type's price when registered). */
   @Property({ type: 'decimal', precision: 12, scale: 2 })
