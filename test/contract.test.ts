@@ -61,7 +61,8 @@ describe('OpenAPI document', () => {
 
   it('describes every routed operation with its documented method and path', () => {
     expect(openApi.openapi).toBe('3.1.0');
-    for (const row of routes) expect(openApi.paths[row.path]?.[row.method.toLowerCase()]).toBeDefined();
+    // OpenAPI templates name a parameter only: `{contactid=null}` is written `{contactid}`.
+    for (const row of routes) expect(openApi.paths[row.path.replace(/\{([^}=]+)=null\}/g, '{$1}')]?.[row.method.toLowerCase()]).toBeDefined();
     for (const operation of areaRoutes.flatMap((area) => area.operations)) {
       expect(openApi.paths[operation.path]?.[operation.method.toLowerCase()]).toBeDefined();
     }

@@ -3,6 +3,9 @@ import {
   Event, EventCaptchaSetting, EventGroup, EventGroupMember, EventInvitation, EventOffering, EventPurchase,
   EventRegistration, EventRegistrationOrder, EventRegistrationType, EventSession,
 } from '../entities/event.js';
+import { EventResolver } from '../resolvers/events.js';
+import { eventRoutes } from '../rest/events.js';
+import { seedEvents } from '../services/events.js';
 
 /** Events: staff event management (GraphQL), public registration, table groups and goal widgets. */
 export const eventsArea = defineArea({
@@ -11,4 +14,7 @@ export const eventsArea = defineArea({
     Event, EventSession, EventRegistrationType, EventOffering, EventRegistrationOrder, EventRegistration,
     EventPurchase, EventInvitation, EventGroup, EventGroupMember, EventCaptchaSetting,
   ],
+  resolvers: [EventResolver],
+  routes: eventRoutes,
+  demo: seedEvents,
 });

@@ -225,6 +225,16 @@ export class EventRegistration extends Versioned {
   @Property({ type: 'string', length: 16 })
   status: Opt<EventRegistrationStatus> = 'registered';
 
+  /** The attendee as the form named them (an anonymous registrant never sees the matched contact's own data). */
+  @Property({ length: 100, default: '' })
+  firstName: Opt<string> = '';
+
+  @Property({ length: 100, default: '' })
+  lastName: Opt<string> = '';
+
+  @Property({ length: 254, default: '' })
+  email: Opt<string> = '';
+
   /** The price billed for this attendee (the registration type's price when registered). */
   @Property({ type: 'decimal', precision: 12, scale: 2 })
   amount!: string;

@@ -89,7 +89,8 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
     if (row.body && !bodyArg) throw new Error(`Route ${row.path}: ${row.field} has no body argument ${row.body}`);
     const queryModelArg = row.queryModel ? field.args.find((arg) => arg.name === row.queryModel) ?? null : null;
     if (row.queryModel && !(queryModelArg && isInputObjectType(getNullableType(queryModelArg.type)))) throw new Error(`Route ${row.path}: ${row.field} has no input argument ${row.queryModel}`);
-    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment ? [segment.arg] : [])), bodyArg?.name, queryModelArg?.name, ...Object.keys(row.args ?? {})]);
+    // An optional path parameter (`{contactid=null}`) may come as a query parameter too; the path wins.
+    const taken = new Set([...segments.flatMap((segment) => ('arg' in segment && !segment.optional ? [segment.arg] : [])), bodyArg?.name, queryModelArg?.name, ...Object.keys(row.args ?? {})]);
     const documentedNames = [...Object.keys(row.query ?? {}), ...(documentedQuery.get(`${row.method} ${row.path}`) ?? [])];
     const queryArgs = new Map(field.args
       .filter((arg) => !taken.has(arg.name))
@@ -402,7 +403,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     } catch (error) {
       const apiError = toApiError(error, options.onUnexpectedError);
       // A refusal of the request itself (400, 415, ...) is its answer; a failure (5xx) may be retried.
-      await (apiError.status >= 500 ? releaseIdempotencyKey(pool, claim.recordId) : finishIdempotencyKey(pool, claim.recordId, problemResponse(apiError, request.url)));
+      await (apiError.status >= 500 ? releaseIdempotencyKey(pool, claim.recordId) : finishIdempotencyKey(pool, claim.recordId, problemResponse(apiError, request.url, route.row.publicApiResponse)));
       throw apiError;
     }
     await finishIdempotencyKey(pool, claim.recordId, response);
@@ -411,10 +412,17 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
 
   /** Runs the route's operation: its answer as status, content type, body and headers (errors as problem+json). */
   async function answer(route: CompiledRoute, params: PathParams, rawQuery: string, contextValue: RequestContext, request: FastifyRequest): Promise<GatewayResponse> {
-    const variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
+    let variables: Record<string, unknown>;
+    try {
+      variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
+    } catch (error) {
+      // A public operation answers its PublicApiResponse for bad input too.
+      if (!route.row.publicApiResponse || !(error instanceof ApiError)) throw error;
+      return problemResponse(error, request.url, route.row.publicApiResponse);
+    }
     const result = await route.run(contextValue, variables);
     if (result.errors?.length) {
-      return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url);
+      return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url, route.row.publicApiResponse);
     }
     if (route.row.emptyResponse) return { statusCode: 200, contentType: null, body: null, headers: {} };
     if (route.row.download) return downloadResponse((result.data as Record<string, FileDownload>)[route.fieldName]);
@@ -427,8 +435,11 @@ interface GatewayResponse extends StoredResponse {
   headers: Record<string, string>;
 }
 
-function problemResponse(error: ApiError, url: string): GatewayResponse {
-  return { statusCode: error.status, contentType: PROBLEM_CONTENT_TYPE, body: JSON.stringify(problemOf(error, url)), headers: headersOf(error) };
+/** A failure as problem+json; for a public operation answering PublicApiResponse, the problem also carries Status, StatusMessage and Data null. */
+function problemResponse(error: ApiError, url: string, publicApiResponse?: boolean): GatewayResponse {
+  const problem = problemOf(error, url);
+  const body = publicApiResponse ? { ...problem, Status: error.status, StatusMessage: error.message, Data: null } : problem;
+  return { statusCode: error.status, contentType: PROBLEM_CONTENT_TYPE, body: JSON.stringify(body), headers: headersOf(error) };
 }
 
 function send(reply: FastifyReply, response: GatewayResponse) {

@@ -31,6 +31,12 @@ export interface RouteRow {
    * HttpResponseMessage download.
    */
   download?: true;
+  /**
+   * The operation answers the documented PublicApiResponse (public event registration): a failure
+   * is then a problem document that is also a PublicApiResponse (`Status`, `StatusMessage`,
+   * `Data: null`), with Status the HTTP status.
+   */
+  publicApiResponse?: true;
   /** Our own addition, not one of the documented operations (listed in the OpenAPI all the same). */
   extension?: true;
   summary?: string;

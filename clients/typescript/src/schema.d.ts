@@ -442,6 +442,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/events/decline/invitation/{id}/{contactid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Public: the invitee declines the invitation to event `id`.
+         * @description GraphQL: `mutation { declineEventInvitation }`. Public.
+         */
+        post: operations["post__api_public_events_decline_invitation_id_contactid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/chapters/chapters/contacts/lookup/{includeparent}": {
         parameters: {
             query?: never;
@@ -938,6 +958,286 @@ export interface paths {
          * @description GraphQL: `query { directoriesSetup }`. Needs role: staff.
          */
         get: operations["get__api_directory_directories_setup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/events/determinebillingcontact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Public: matches the billing contact by e-mail and organization; anonymous callers get back only what they sent.
+         * @description GraphQL: `mutation { determineBillingContact }`. Public.
+         */
+        post: operations["post__api_public_events_determinebillingcontact"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/events/getenv/{id}/{contactid}/{regid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public (getenv): the registration environment. Contact defaults and an existing registration are shown only to staff or to that contact signed in.
+         * @description GraphQL: `query { eventRegistrationEnvironment }`. Public.
+         */
+        get: operations["get__api_public_events_getenv_id_contactid_null_regid_null_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/events/register/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Public (register, SaveRegisterAttendees): registers the attendees once (a repeated submission answers the same registration); IsFirstStep only checks (Data null).
+         * @description GraphQL: `mutation { registerEventAttendees }`. Public.
+         */
+        post: operations["post__api_public_events_register_id_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/events/register_v2/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Public (register_v2, SaveEventRegisterV2): registers attendees, sponsorships, exhibitors, purchases and donations once, priced by the server, with an invoice.
+         * @description GraphQL: `mutation { registerForEvent }`. Public.
+         */
+        post: operations["post__api_public_events_register_v2_id_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/events/splits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Public (splits): the saleable items a registration uses and the amounts, per line, with what is paid when it is registered.
+         * @description GraphQL: `mutation { eventRegistrationSplits }`. Public.
+         */
+        post: operations["post__api_public_events_splits_id_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/events/submit/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Public (submit): submits a SaveEventRegisterV2 form (the documents list no body); the same idempotent save as register_v2.
+         * @description GraphQL: `mutation { submitEventRegistration }`. Public.
+         */
+        post: operations["post__api_public_events_submit_id_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/events/validate/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Public: checks a registration as register would (but the single-use captcha) and prices it; nothing is saved.
+         * @description GraphQL: `mutation { validateEventRegistration }`. Public.
+         */
+        post: operations["post__api_public_events_validate_id_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventgroups/groups/{eventgroupid}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sets the group's members to the attendees in Members (at most MaxToAssign; one table per attendee and session).
+         * @description GraphQL: `mutation { setEventGroupMembers }`. Needs role: staff.
+         */
+        post: operations["post__api_eventgroups_groups_eventgroupid_members"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventwidgets/{eventid}/goals/attendee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Registered attendees against the attendee goal.
+         * @description GraphQL: `query { eventAttendeeGoalWidget }`. Needs role: staff.
+         */
+        get: operations["get__api_eventwidgets_eventid_goals_attendee"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventwidgets/{eventid}/goals/attendeerevenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Attendee revenue billed (and paid) against its goal.
+         * @description GraphQL: `query { eventAttendeeRevenueGoalWidget }`. Needs role: staff.
+         */
+        get: operations["get__api_eventwidgets_eventid_goals_attendeerevenue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventwidgets/{eventid}/goals/exhibitor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Exhibitor packages bought against the exhibitor goal.
+         * @description GraphQL: `query { eventExhibitorGoalWidget }`. Needs role: staff.
+         */
+        get: operations["get__api_eventwidgets_eventid_goals_exhibitor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventwidgets/{eventid}/goals/exhibitorrevenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Exhibitor revenue billed (and paid) against its goal.
+         * @description GraphQL: `query { eventExhibitorRevenueGoalWidget }`. Needs role: staff.
+         */
+        get: operations["get__api_eventwidgets_eventid_goals_exhibitorrevenue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventwidgets/{eventid}/goals/sponsor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sponsorships bought against the sponsor goal.
+         * @description GraphQL: `query { eventSponsorGoalWidget }`. Needs role: staff.
+         */
+        get: operations["get__api_eventwidgets_eventid_goals_sponsor"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventwidgets/{eventid}/goals/sponsorrevenue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sponsor revenue billed (and paid) against its goal.
+         * @description GraphQL: `query { eventSponsorRevenueGoalWidget }`. Needs role: staff.
+         */
+        get: operations["get__api_eventwidgets_eventid_goals_sponsorrevenue"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2693,6 +2993,70 @@ export interface paths {
          * @description GraphQL: `mutation { deleteDirectoryListingType }`. Needs role: staff.
          */
         delete: operations["delete__api_directory_directorylistingtypes_directorylistingtypeid_auditid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventgroups/events/{eventid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event's groups (tables) and the attendees not yet seated.
+         * @description GraphQL: `query { eventTableManagement }`. Needs role: staff.
+         */
+        get: operations["get__api_eventgroups_events_eventid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventgroups/groups/{eventgroupid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates (eventGroupId 0; EventId required) or updates a group; MaxToAssign may not fall below its members.
+         * @description GraphQL: `mutation { saveEventGroup }`. Needs role: staff.
+         */
+        post: operations["post__api_eventgroups_groups_eventgroupid_"];
+        /**
+         * Deletes an empty group (409 while it has members); answers it with IsDeleted true.
+         * @description GraphQL: `mutation { deleteEventGroup }`. Needs role: staff.
+         */
+        delete: operations["delete__api_eventgroups_groups_eventgroupid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventgroups/groups/{eventid}/{eventgroupid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One group of an event.
+         * @description GraphQL: `query { eventGroup }`. Needs role: staff.
+         */
+        get: operations["get__api_eventgroups_groups_eventid_eventgroupid_"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -5650,6 +6014,272 @@ export interface components {
             Description: boolean;
             CustomFields: boolean;
         };
+        /** @description PublicApiResponse with the registration environment in Data. */
+        EventEnvironmentResponse: {
+            /**
+             * Format: int32
+             * @description The HTTP status (200 on success).
+             */
+            Status: number;
+            StatusMessage?: string | null;
+            Data?: components["schemas"]["EventRegistrationEnvironment"] | null;
+        };
+        /** @description Everything a registration page needs: the event, its types and offerings with this visitor's prices and the seats left, the contact's defaults and an existing registration. */
+        EventRegistrationEnvironment: {
+            Event: components["schemas"]["EventView"];
+            Sessions: components["schemas"]["EventSessionView"][];
+            RegistrationTypes: components["schemas"]["EventRegistrationTypeView"][];
+            Sponsorships: components["schemas"]["EventOfferingView"][];
+            Exhibitors: components["schemas"]["EventOfferingView"][];
+            AdditionalPurchaseItems: components["schemas"]["EventOfferingView"][];
+            DonationItems: components["schemas"]["EventOfferingView"][];
+            /** @description Whether a captcha must accompany register (CaptchaSiteKey and CaptchaProvider say which). */
+            CaptchaRequired: boolean;
+            CaptchaProvider?: string | null;
+            /** @description The public site key (the secret is never answered). */
+            CaptchaSiteKey?: string | null;
+            Contact?: components["schemas"]["EventContactDefaults"] | null;
+            Registration?: components["schemas"]["EventRegistrationResult"] | null;
+        };
+        /** @description An event as staff manage it and visitors see it. */
+        EventView: {
+            /** Format: int32 */
+            EventId: number;
+            Name: string;
+            Description?: string | null;
+            /** @description ISO 8601 (UTC). */
+            StartDate: string;
+            /** @description ISO 8601 (UTC). */
+            EndDate: string;
+            Venue?: string | null;
+            /** @description One of draft, open, closed, cancelled. */
+            Status: string;
+            /**
+             * Format: int32
+             * @description Attendee seats; null is unlimited.
+             */
+            Capacity?: number | null;
+            /**
+             * Format: int32
+             * @description Attendee seats left; null is unlimited.
+             */
+            RemainingCapacity?: number | null;
+            RegistrationOpensAt?: string | null;
+            RegistrationClosesAt?: string | null;
+            /** @description Whether registering is possible now (open, within the registration window, not over). */
+            IsRegistrationOpen: boolean;
+            RequireCaptcha: boolean;
+            /** Format: int32 */
+            GoalAttendees?: number | null;
+            GoalAttendeeRevenue?: number | null;
+            /** Format: int32 */
+            GoalSponsors?: number | null;
+            GoalSponsorRevenue?: number | null;
+            /** Format: int32 */
+            GoalExhibitors?: number | null;
+            GoalExhibitorRevenue?: number | null;
+            /** Format: int32 */
+            AuditId: number;
+        };
+        /** @description A session of an event. */
+        EventSessionView: {
+            /** Format: int32 */
+            EventSessionId: number;
+            /** Format: int32 */
+            EventId: number;
+            Name: string;
+            /** @description ISO 8601 (UTC). */
+            StartDate?: string | null;
+            /** @description ISO 8601 (UTC). */
+            EndDate?: string | null;
+            /** Format: int32 */
+            AuditId: number;
+        };
+        /** @description A registration type as offered to this visitor: the server's price and the seats left. */
+        EventRegistrationTypeView: {
+            /** Format: int32 */
+            EventRegistrationTypeId: number;
+            /** Format: int32 */
+            EventId: number;
+            Name: string;
+            /** @description The price the server bills. */
+            Price: number;
+            /**
+             * Format: int32
+             * @description Seats of this type; null is unlimited.
+             */
+            Capacity?: number | null;
+            /**
+             * Format: int32
+             * @description Seats left (of the type and of the event); null is unlimited.
+             */
+            RemainingCapacity?: number | null;
+            MemberOnly: boolean;
+            /** @description Whether this visitor may register with it now (member-only types need a signed-in member; sold out is false). */
+            IsAvailable: boolean;
+            SessionIds: number[];
+            /** Format: int32 */
+            SaleableItemId?: number | null;
+            IsActive: boolean;
+            /** Format: int32 */
+            SortOrder: number;
+            /** Format: int32 */
+            AuditId: number;
+        };
+        /** @description A sponsorship or exhibitor package, additional purchase item or donation item of an event. */
+        EventOfferingView: {
+            /** Format: int32 */
+            EventOfferingId: number;
+            /** Format: int32 */
+            EventId: number;
+            /** @description One of sponsorship, exhibitor, purchase, donation. */
+            Kind: string;
+            Name: string;
+            /** @description The price the server bills (for a donation item, the suggested amount). */
+            Price: number;
+            /** Format: int32 */
+            Capacity?: number | null;
+            /**
+             * Format: int32
+             * @description Units left; null is unlimited.
+             */
+            RemainingCapacity?: number | null;
+            /** Format: int32 */
+            SaleableItemId?: number | null;
+            IsActive: boolean;
+            /** Format: int32 */
+            AuditId: number;
+        };
+        /** @description Who the registration form is filled for: shown only to staff or to the signed-in contact itself. */
+        EventContactDefaults: {
+            /** Format: int32 */
+            ContactId: number;
+            FirstName?: string | null;
+            LastName?: string | null;
+            EmailAddress?: string | null;
+            OrganizationName?: string | null;
+            IsMember: boolean;
+        };
+        /** @description A saved registration (one submitted form). */
+        EventRegistrationResult: {
+            /** Format: int32 */
+            EventRegistrationOrderId: number;
+            /** Format: int32 */
+            EventId: number;
+            Status: string;
+            /** @description What the registration costs, priced by the server. */
+            Total: number;
+            /**
+             * Format: int32
+             * @description The invoice billing it (none when it costs nothing).
+             */
+            InvoiceId?: number | null;
+            /** Format: int32 */
+            InvoiceNumber?: number | null;
+            /** @description False when the same submission had already been registered (nothing was registered twice). */
+            IsNew: boolean;
+            /** @description ISO 8601 (UTC). */
+            CreatedAt: string;
+            Attendees: components["schemas"]["EventAttendeeView"][];
+            Purchases: components["schemas"]["EventPurchaseView"][];
+        };
+        /** @description One attendee of a registration. */
+        EventAttendeeView: {
+            /** Format: int32 */
+            EventRegistrationId: number;
+            /**
+             * Format: int32
+             * @description Shown to staff only.
+             */
+            ContactId?: number | null;
+            FirstName?: string | null;
+            LastName?: string | null;
+            /** Format: int32 */
+            EventRegistrationTypeId: number;
+            EventRegistrationTypeName: string;
+            Amount: number;
+            Status: string;
+        };
+        /** @description A sponsorship, exhibitor, purchase or donation of a registration. */
+        EventPurchaseView: {
+            /** Format: int32 */
+            EventPurchaseId: number;
+            /** Format: int32 */
+            EventOfferingId: number;
+            Kind: string;
+            Name: string;
+            /** Format: int32 */
+            Quantity: number;
+            UnitPrice: number;
+            Amount: number;
+        };
+        /** @description The documented EventTableManagement: the event's groups and the attendees not yet seated. */
+        EventTableManagement: {
+            /** Format: int32 */
+            EventId: number;
+            Groups: components["schemas"]["EventGroup"][];
+            /** @description Registered attendees seated at no group of the event. */
+            Candidates: components["schemas"]["EventGroupMember"][];
+        };
+        /** @description The documented EventGroup: a table of an event (or of one of its sessions). */
+        EventGroup: {
+            /** Format: int32 */
+            EventGroupId: number;
+            /** Format: int32 */
+            EventId: number;
+            Name: string;
+            /** @description Only attendees of this type may sit here (null: any). */
+            EventRegistrationTypeId?: string | null;
+            EventRegistrationTypeName?: string | null;
+            /** @description Seats at the table, as a string of digits; null is unlimited. */
+            MaxToAssign?: string | null;
+            /** Format: int32 */
+            GroupNumber: number;
+            GroupOrder: string;
+            EventSessionId?: string | null;
+            Members: components["schemas"]["EventGroupMember"][];
+            IsDeleted: boolean;
+            /** @description Only an empty group may be deleted. */
+            IsDeletable: boolean;
+            /**
+             * Format: int32
+             * @description Record version (not in the documents): send it back to save; a stale one is 409.
+             */
+            AuditId: number;
+        };
+        /** @description An attendee seated in a group, or a candidate for one. */
+        EventGroupMember: {
+            /** Format: int32 */
+            EventRegistrationId: number;
+            /** Format: int32 */
+            ContactId: number;
+            Name: string;
+            /** Format: int32 */
+            EventRegistrationTypeId: number;
+            EventRegistrationTypeName: string;
+        };
+        /** @description The documented EventGoalWidget (one shape for all six goal widgets). */
+        EventGoalWidget: {
+            Name: string;
+            WidgetId: string;
+            /** Format: int32 */
+            GridWidth: number;
+            WidgetType: string;
+            ShowCondition?: string | null;
+            DisplayInfo?: string | null;
+            /** @description The figure: a count, or an amount with two decimals. */
+            Value: string;
+            Heading: string;
+            SubHeading: string;
+        };
+        /** @description The tenant's captcha provider (without its secret). */
+        EventCaptchaSettingView: {
+            Provider: string;
+            SiteKey: string;
+            VerifyUrl?: string | null;
+            /** @description A secret is stored. */
+            HasSecret: boolean;
+        };
         /** @description An image: the original upload (FileId) and the rendition served at Url (cropped, trimmed to the aspect ratio and resized for its usage). */
         Image: {
             /** Format: int32 */
@@ -7453,6 +8083,320 @@ export interface components {
             Website?: boolean | null;
             Description?: boolean | null;
             CustomFields?: boolean | null;
+        };
+        /** @description The documented BillingContactInfo: to an anonymous caller only what it sent (never another contact's data); staff get the matched contact. */
+        BillingContactInfo: {
+            ContactId?: string | null;
+            Prefix?: string | null;
+            FirstName?: string | null;
+            CommonName?: string | null;
+            MiddleName?: string | null;
+            LastName?: string | null;
+            Suffix?: string | null;
+            OrganizationContactId?: string | null;
+            OrganizationName?: string | null;
+            Title?: string | null;
+            IsTaxExempt: boolean;
+            EmailAddress?: string | null;
+            Address?: string | null;
+            Phone?: string | null;
+            ContactRoles: string[];
+            Vouchers: string[];
+            MembershipIds: number[];
+            IsMember: boolean;
+            TaxSet?: string | null;
+            ContactType?: string | null;
+        };
+        /** @description The documented BillingContactInfo. Only the server decides ContactId, IsMember, MembershipIds, Vouchers and ContactRoles. */
+        BillingContactInfoInput: {
+            ContactId?: string | null;
+            Prefix?: string | null;
+            FirstName?: string | null;
+            CommonName?: string | null;
+            MiddleName?: string | null;
+            LastName?: string | null;
+            Suffix?: string | null;
+            OrganizationContactId?: string | null;
+            OrganizationName?: string | null;
+            Title?: string | null;
+            IsTaxExempt?: boolean | null;
+            EmailAddress?: string | null;
+            Address?: string | null;
+            Phone?: string | null;
+            /** @description Ignored (server-owned). */
+            ContactRoles?: string | null;
+            /** @description Ignored (server-owned). */
+            Vouchers?: string | null;
+            /** @description Ignored (server-owned). */
+            MembershipIds?: string | null;
+            /** @description Ignored (server-owned). */
+            IsMember?: boolean | null;
+            TaxSet?: string | null;
+            /** @description person or organization. */
+            ContactType?: string | null;
+        };
+        /** @description PublicApiResponse with the priced lines in Data (validate: everything register checks, nothing saved). */
+        EventSplitsResponse: {
+            /**
+             * Format: int32
+             * @description The HTTP status (200 on success).
+             */
+            Status: number;
+            StatusMessage?: string | null;
+            Data?: components["schemas"]["EventSplits"] | null;
+        };
+        /** @description The saleable items a submission uses and the amounts, per line, priced by the server. */
+        EventSplits: {
+            Lines: components["schemas"]["EventSplitLine"][];
+            Total: number;
+            AmountPaid: number;
+        };
+        /** @description One priced line of a submission: the saleable item used and the amount. */
+        EventSplitLine: {
+            /** @description registration, sponsorship, exhibitor, purchase or donation. */
+            Kind: string;
+            /** Format: int32 */
+            SaleableItemId?: number | null;
+            Description: string;
+            /** Format: int32 */
+            Quantity: number;
+            UnitPrice: number;
+            Amount: number;
+            /** @description Paid of this line so far (payments applied to the lines in order); 0 before registering. */
+            AmountPaid: number;
+        };
+        /** @description The documented SaveEventRegisterV2. The path id wins over EventId; DisableCaptchaCheck is honoured only for staff. */
+        SaveEventRegisterV2Input: {
+            CaptchaResponse?: string | null;
+            /** @description Honoured only for a staff credential. */
+            DisableCaptchaCheck?: boolean | null;
+            /** Format: int32 */
+            EventId?: number | null;
+            WebReferralSourceTypeId?: string | null;
+            SendEmailNotification?: boolean | null;
+            BillingInfo: components["schemas"]["EventBillingInfoInput"];
+            /** @description Accepted and ignored. */
+            Creator?: string | null;
+            Registrations?: components["schemas"]["EventAttendeeInput"][] | null;
+            Sponsorships?: components["schemas"]["EventOfferingChoiceInput"][] | null;
+            Exhibitors?: components["schemas"]["EventOfferingChoiceInput"][] | null;
+            AdditionalPurchaseItems?: components["schemas"]["EventOfferingChoiceInput"][] | null;
+            DonationItems?: components["schemas"]["EventDonationInput"][] | null;
+            Comments?: string | null;
+            /** @description Accepted; a registration is changed by staff, not resubmitted. */
+            IsUpdateOperation?: boolean | null;
+            /** @description Accepted and ignored: the attendees say who is registered. */
+            TargetContactId?: string | null;
+        };
+        /** @description Who pays. Matched to an existing contact by e-mail (never shown back), or a new contact is made. */
+        EventBillingInfoInput: {
+            FirstName: string;
+            LastName: string;
+            EmailAddress: string;
+            OrganizationName?: string | null;
+            Phone?: string | null;
+        };
+        /** @description One attendee to register. A price sent by the client is ignored: the server prices every line. */
+        EventAttendeeInput: {
+            /** Format: int32 */
+            EventRegistrationTypeId: number;
+            FirstName: string;
+            LastName: string;
+            EmailAddress: string;
+            /** @description Ignored: the server's price applies. */
+            Price?: number | null;
+        };
+        /** @description A sponsorship, exhibitor package or additional item chosen, with a quantity (price from the server). */
+        EventOfferingChoiceInput: {
+            /** Format: int32 */
+            EventOfferingId: number;
+            /**
+             * Format: int32
+             * @description Default 1.
+             */
+            Quantity?: number | null;
+            /** @description Ignored: the server's price applies. */
+            Price?: number | null;
+        };
+        /** @description A donation: the donor chooses the amount (more than 0, at most two decimals). */
+        EventDonationInput: {
+            /** Format: int32 */
+            EventOfferingId: number;
+            Amount: number;
+        };
+        /** @description PublicApiResponse with the saved registration in Data. */
+        EventRegistrationResponse: {
+            /**
+             * Format: int32
+             * @description The HTTP status (200 on success).
+             */
+            Status: number;
+            StatusMessage?: string | null;
+            Data?: components["schemas"]["EventRegistrationResult"] | null;
+        };
+        /** @description The documented SaveRegisterAttendees (the first registration form). IsStaff, IsMember and MemberSecurityMode are server-owned and ignored; IsFirstStep only checks. */
+        SaveRegisterAttendeesInput: {
+            CaptchaResponse?: string | null;
+            /** @description Honoured only for a staff credential. */
+            DisableCaptchaCheck?: boolean | null;
+            /** @description True: check everything, save nothing. */
+            IsFirstStep?: boolean | null;
+            /** @description Accepted and ignored. */
+            AllowCreateAndShowContact?: boolean | null;
+            /** @description Ignored (server-owned). */
+            IsStaff?: boolean | null;
+            /** @description Ignored (server-owned). */
+            IsMember?: boolean | null;
+            /** @description Ignored (server-owned). */
+            MemberSecurityMode?: string | null;
+            WebReferralSourceTypeId?: string | null;
+            BillingInfo: components["schemas"]["EventBillingInfoInput"];
+            /** @description The attendees. */
+            Models: components["schemas"]["EventAttendeeInput"][];
+            DonationItems?: components["schemas"]["EventDonationInput"][] | null;
+            /** @description Additional purchase items. */
+            ExtraItems?: components["schemas"]["EventOfferingChoiceInput"][] | null;
+            SendEmailNotification?: boolean | null;
+        };
+        /** @description The documented PublicApiResponse-Boolean. */
+        PublicApiResponseBoolean: {
+            /**
+             * Format: int32
+             * @description The HTTP status (200 on success).
+             */
+            Status: number;
+            StatusMessage?: string | null;
+            Data?: boolean | null;
+        };
+        /** @description The documented EventGroup to save (0 creates; the path id wins), or whose Members to set. */
+        EventGroupInput: {
+            /** Format: int32 */
+            EventGroupId?: number | null;
+            /**
+             * Format: int32
+             * @description Required to create.
+             */
+            EventId?: number | null;
+            Name?: string | null;
+            EventRegistrationTypeId?: string | null;
+            /** @description Ignored (read from the type). */
+            EventRegistrationTypeName?: string | null;
+            /** @description A whole number of seats from 1 to 10000; empty is unlimited. */
+            MaxToAssign?: string | null;
+            /** Format: int32 */
+            GroupNumber?: number | null;
+            GroupOrder?: string | null;
+            EventSessionId?: string | null;
+            Members?: components["schemas"]["EventGroupMemberInput"][] | null;
+            /** @description Ignored. */
+            IsDeleted?: boolean | null;
+            /** @description Ignored (server-owned). */
+            IsDeletable?: boolean | null;
+            /**
+             * Format: int32
+             * @description The version read; a stale one is 409.
+             */
+            AuditId?: number | null;
+        };
+        EventGroupMemberInput: {
+            /** Format: int32 */
+            EventRegistrationId: number;
+        };
+        /** @description An event to create (eventId 0) or update. */
+        EventInput: {
+            Name: string;
+            Description?: string | null;
+            /** @description ISO 8601. */
+            StartDate: string;
+            /** @description ISO 8601, not before StartDate. */
+            EndDate: string;
+            Venue?: string | null;
+            /** @description One of draft, open, closed, cancelled; default draft. */
+            Status?: string | null;
+            /** Format: int32 */
+            Capacity?: number | null;
+            RegistrationOpensAt?: string | null;
+            RegistrationClosesAt?: string | null;
+            /** @description Default true: public registration needs the tenant's captcha. */
+            RequireCaptcha?: boolean | null;
+            /** Format: int32 */
+            GoalAttendees?: number | null;
+            GoalAttendeeRevenue?: number | null;
+            /** Format: int32 */
+            GoalSponsors?: number | null;
+            GoalSponsorRevenue?: number | null;
+            /** Format: int32 */
+            GoalExhibitors?: number | null;
+            GoalExhibitorRevenue?: number | null;
+            /**
+             * Format: int32
+             * @description The version read; a stale one is 409.
+             */
+            AuditId?: number | null;
+        };
+        EventSessionInput: {
+            /** Format: int32 */
+            EventId: number;
+            Name: string;
+            StartDate?: string | null;
+            EndDate?: string | null;
+            /** Format: int32 */
+            AuditId?: number | null;
+        };
+        EventRegistrationTypeInput: {
+            /** Format: int32 */
+            EventId: number;
+            Name: string;
+            /** @description At most two decimals, not negative. */
+            Price: number;
+            /** Format: int32 */
+            Capacity?: number | null;
+            MemberOnly?: boolean | null;
+            /** @description Sessions of the event this type includes. */
+            SessionIds?: number[] | null;
+            /** Format: int32 */
+            SaleableItemId?: number | null;
+            IsActive?: boolean | null;
+            /** Format: int32 */
+            SortOrder?: number | null;
+            /** Format: int32 */
+            AuditId?: number | null;
+        };
+        EventOfferingInput: {
+            /** Format: int32 */
+            EventId: number;
+            /** @description One of sponsorship, exhibitor, purchase, donation. */
+            Kind: string;
+            Name: string;
+            Price: number;
+            /** Format: int32 */
+            Capacity?: number | null;
+            /** Format: int32 */
+            SaleableItemId?: number | null;
+            IsActive?: boolean | null;
+            /** Format: int32 */
+            AuditId?: number | null;
+        };
+        /** @description A contact invited to an event. */
+        EventInvitationView: {
+            /** Format: int32 */
+            EventInvitationId: number;
+            /** Format: int32 */
+            EventId: number;
+            /** Format: int32 */
+            ContactId: number;
+            Status: string;
+            /** Format: int32 */
+            AuditId: number;
+        };
+        /** @description The tenant's captcha provider for public registration (the secret is stored, never answered). */
+        EventCaptchaSettingInput: {
+            /** @description One of turnstile, hcaptcha. */
+            Provider: string;
+            SiteKey: string;
+            Secret: string;
+            /** @description Overrides the provider's siteverify address (a private verifier). */
+            VerifyUrl?: string | null;
         };
         /** @description An image to create (ImageId 0: from an uploaded FileId) or update. On update, fields left out keep their value; null clears. */
         ImageAddEditInput: {
@@ -9519,6 +10463,74 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DirectoryDetail"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_public_events_decline_invitation_id_contactid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                contactid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicApiResponseBoolean"];
                 };
             };
             /** @description Bad input; `errors` names each field. */
@@ -11635,6 +12647,1125 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DirectoriesListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_public_events_determinebillingcontact: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingContactInfoInput"];
+                "text/json": components["schemas"]["BillingContactInfoInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["BillingContactInfoInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingContactInfo"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_public_events_getenv_id_contactid_null_regid_null_: {
+        parameters: {
+            query?: {
+                regid?: string | null;
+                contactid?: string | null;
+            };
+            header?: never;
+            path: {
+                id: number;
+                contactid: string;
+                regid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventEnvironmentResponse"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_public_events_register_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveRegisterAttendeesInput"];
+                "text/json": components["schemas"]["SaveRegisterAttendeesInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["SaveRegisterAttendeesInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistrationResponse"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_public_events_register_v2_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveEventRegisterV2Input"];
+                "text/json": components["schemas"]["SaveEventRegisterV2Input"];
+                "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistrationResponse"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_public_events_splits_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveEventRegisterV2Input"];
+                "text/json": components["schemas"]["SaveEventRegisterV2Input"];
+                "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventSplitsResponse"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_public_events_submit_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveEventRegisterV2Input"];
+                "text/json": components["schemas"]["SaveEventRegisterV2Input"];
+                "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistrationResponse"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_public_events_validate_id_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveEventRegisterV2Input"];
+                "text/json": components["schemas"]["SaveEventRegisterV2Input"];
+                "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventSplitsResponse"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_eventgroups_groups_eventgroupid_members: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                eventgroupid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventGroupInput"];
+                "text/json": components["schemas"]["EventGroupInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventGroupInput"];
+            };
+        };
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventwidgets_eventid_goals_attendee: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGoalWidget"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventwidgets_eventid_goals_attendeerevenue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGoalWidget"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventwidgets_eventid_goals_exhibitor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGoalWidget"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventwidgets_eventid_goals_exhibitorrevenue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGoalWidget"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventwidgets_eventid_goals_sponsor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGoalWidget"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventwidgets_eventid_goals_sponsorrevenue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
             /** @description Bad input; `errors` names each field. */
@@ -18947,6 +21078,350 @@ export interface operations {
             };
             /** @description The Idempotency-Key was used for a different request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventgroups_events_eventid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTableManagement"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_eventgroups_groups_eventgroupid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                eventgroupid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventGroupInput"];
+                "text/json": components["schemas"]["EventGroupInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventGroupInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGroup"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_eventgroups_groups_eventgroupid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                eventgroupid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGroup"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventgroups_groups_eventid_eventgroupid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventid: string;
+                eventgroupid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventGroup"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -40,7 +40,7 @@ export class Events extends Migration {
     this.addSql(`create index "event_registration_order_invoice_id_index" on "event_registration_order" ("invoice_id");`);
     this.addSql(`alter table "event_registration_order" add constraint "event_registration_order_tenant_id_idempotency_key_unique" unique ("tenant_id", "idempotency_key");`);
 
-    this.addSql(`create table "event_registration" ("id" serial primary key, "tenant_id" int not null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "audit_id" int not null default 1, "event_id" int not null, "order_id" int not null, "contact_id" int not null, "registration_type_id" int not null, "status" varchar(16) not null default 'registered', "amount" numeric(12,2) not null);`);
+    this.addSql(`create table "event_registration" ("id" serial primary key, "tenant_id" int not null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "audit_id" int not null default 1, "event_id" int not null, "order_id" int not null, "contact_id" int not null, "registration_type_id" int not null, "status" varchar(16) not null default 'registered', "first_name" varchar(100) not null default '', "last_name" varchar(100) not null default '', "email" varchar(254) not null default '', "amount" numeric(12,2) not null);`);
     this.addSql(`create index "event_registration_tenant_id_index" on "event_registration" ("tenant_id");`);
     this.addSql(`create index "event_registration_order_id_index" on "event_registration" ("order_id");`);
     this.addSql(`create index "event_registration_contact_id_index" on "event_registration" ("contact_id");`);
