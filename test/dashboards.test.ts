@@ -532,7 +532,8 @@ describe('statements per widget', () => {
   });
 });
 
-describe('timing on a tenant with 10,000 contacts and 20,000 memberships', () => {
+// A figure for BENCHMARKS.md, not a test (nothing here asserts a time): DASHBOARD_TIMING=1 npm test -- test/dashboards.test.ts
+(process.env.DASHBOARD_TIMING ? describe : describe.skip)('timing on a tenant with 10,000 contacts and 20,000 memberships', () => {
   it('prints the median answer time of every widget (no assertion on time)', async () => {
     const big = await createTestTenant(server, 'dash-big');
     const [first, second] = await seedBulk(big.id, 10_000);

@@ -1,5 +1,5 @@
 import type { Opt } from '@mikro-orm/core';
-import { Entity, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
+import { Entity, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { TenantOwned, Versioned } from './base.js';
 import { BenefitPackage } from './benefit-package.js';
 import { Contact } from './contact.js';
@@ -42,6 +42,8 @@ export type MembershipStatus = 'pending' | 'active' | 'lapsed' | 'cancelled';
 
 /** A contact's membership of a type (and optionally a level) for a period. */
 @Entity()
+// The dashboards compare each contact's memberships of a type in start order (new, renewed, dropped).
+@Index({ properties: ['tenant', 'contact', 'membershipType', 'startDate'] })
 export class Membership extends Versioned {
 
   @ManyToOne(() => Contact, { deleteRule: 'cascade', index: true })

@@ -1,6 +1,6 @@
 import { templateFileForDownload } from '../services/document-templates.js';
 import type { AreaRoutes } from './area-routes.js';
-import { contentDisposition, intParam } from './responses.js';
+import { intParam, sendAttachment } from './responses.js';
 
 /** The template download (HttpResponseMessage: the DOCX bytes themselves), outside the route table. */
 export const documentTemplateAreaRoutes: AreaRoutes = {
@@ -14,13 +14,7 @@ export const documentTemplateAreaRoutes: AreaRoutes = {
       const templateId = intParam(request.params.templateid, 'documentgenerationtemplateid');
       const fileId = intParam(request.params.fileid, 'fileid');
       const { file, bytes } = await templateFileForDownload(ctx, templateId, fileId);
-      return reply
-        .code(200)
-        .header('content-type', file.mediaType)
-        .header('content-length', bytes.length)
-        .header('content-disposition', contentDisposition('attachment', file.name))
-        .header('cache-control', 'private, no-cache')
-        .send(bytes);
+      return sendAttachment(reply, file, bytes, 'private, no-cache');
     });
   },
 };

@@ -21,3 +21,14 @@ export function contentDisposition(kind: 'inline' | 'attachment', name: string):
   const fallback = name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
+
+/** A stored file as a download: its bytes with Content-Type, Content-Length and an attachment Content-Disposition. */
+export function sendAttachment(reply: FastifyReply, file: { mediaType: string; name: string }, bytes: Buffer, cacheControl: string) {
+  return reply
+    .code(200)
+    .header('content-type', file.mediaType)
+    .header('content-length', bytes.length)
+    .header('content-disposition', contentDisposition('attachment', file.name))
+    .header('cache-control', cacheControl)
+    .send(bytes);
+}

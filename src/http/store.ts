@@ -1,6 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import type { AreaRoutes } from './area-routes.js';
-import { contentDisposition, intParam, sendJson } from './responses.js';
+import { intParam, sendAttachment, sendJson } from './responses.js';
 import { acceptUploads, readUpload } from './uploads.js';
 import { readFile } from '../services/files.js';
 import { storeDownloadFile, uploadStoreDownloadFile } from '../services/store-orders.js';
@@ -34,13 +34,7 @@ export const storeAreaRoutes: AreaRoutes = {
         const ctx = await contextFor(request);
         const file = await storeDownloadFile(ctx, purchaseId);
         const bytes = await readFile(ctx, file);
-        return reply
-          .code(200)
-          .header('content-type', file.mediaType)
-          .header('content-length', bytes.length)
-          .header('content-disposition', contentDisposition('attachment', file.name))
-          .header('cache-control', 'private, no-store')
-          .send(bytes);
+        return sendAttachment(reply, file, bytes, 'private, no-store');
       });
     });
   },

@@ -20,6 +20,7 @@ import { Billing } from './0017-billing.js';
 import { PartnerSync } from './0018-partner-sync.js';
 import { Dashboards } from './0019-dashboards.js';
 import { RequestGuards } from './0020-request-guards.js';
+import { MembershipHistoryIndex } from './0021-membership-history-index.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -43,4 +44,5 @@ export const migrations: MigrationObject[] = [
   { name: '0018-partner-sync', class: PartnerSync },
   { name: '0019-dashboards', class: Dashboards },
   { name: '0020-request-guards', class: RequestGuards },
+  { name: '0021-membership-history-index', class: MembershipHistoryIndex },
 ];
