@@ -8,7 +8,7 @@ import { PaymentGatewayResolver, PaymentPlanResolver, ScheduledBillingResolver }
 import { billingRoutes } from '../rest/billing.js';
 import { seedPaymentGateways } from '../services/payment-gateways.js';
 import { seedPaymentPlans } from '../services/payment-plans.js';
-import { scheduledBillingJobs, seedScheduledBilling } from '../services/scheduled-billing.js';
+import { billingJobSettingsFromEnv, scheduledBillingJobs, seedScheduledBilling } from '../services/scheduled-billing.js';
 
 /** Scheduled billing of memberships (runs as jobs), payment gateway statements and membership type payment plans. */
 export const billingArea = defineArea({
@@ -16,7 +16,7 @@ export const billingArea = defineArea({
   entities: [ScheduledBilling, ScheduledBillingRunRecord, ScheduledBillingRunItem, ScheduledBillingDownload, PaymentGatewayAccount, PaymentGatewayTransaction, MembershipTypePaymentPlan],
   resolvers: [ScheduledBillingResolver, PaymentGatewayResolver, PaymentPlanResolver],
   routes: billingRoutes,
-  jobs: scheduledBillingJobs(),
+  jobs: scheduledBillingJobs(billingJobSettingsFromEnv()),
   demo: async (em: EntityManager, tenant: Tenant, marker: string) => {
     await seedScheduledBilling(em, tenant, marker);
     await seedPaymentGateways(em, tenant, marker);

@@ -578,6 +578,20 @@ export interface BillingJobSettings {
 
 export const DEFAULT_BILLING_JOB_SETTINGS: BillingJobSettings = { expireInSeconds: 900, retryDelaySeconds: 5, pollingIntervalSeconds: 2 };
 
+/**
+ * The run job's settings from the environment: `BILLING_RUN_EXPIRE_SECONDS` (default 900, at
+ * least 10) is how long a run may stay active before it is taken to have died with its worker
+ * and retried. Shorter only for tests that kill a worker mid-run; a healthy run that outlives it
+ * is retried alongside itself (still billing each item once, as two workers on one run do).
+ */
+export function billingJobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<BillingJobSettings> {
+  const value = env.BILLING_RUN_EXPIRE_SECONDS;
+  if (value === undefined || value === '') return {};
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 10) throw new Error(`Invalid configuration: BILLING_RUN_EXPIRE_SECONDS must be a whole number of seconds, at least 10 (is ${value})`);
+  return { expireInSeconds: seconds };
+}
+
 /** The jobs of scheduled billing: runs, and run result downloads. Tests shorten the delays. */
 export function scheduledBillingJobs(settings: Partial<BillingJobSettings> = {}): JobDefinition[] {
   const { expireInSeconds, retryDelaySeconds, pollingIntervalSeconds } = { ...DEFAULT_BILLING_JOB_SETTINGS, ...settings };
