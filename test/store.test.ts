@@ -245,9 +245,12 @@ describe('checkout and orders', () => {
     expect((await post(`/api/store/storeorders/${id}`, { ...read.body, Notes: 'stale' })).status).toBe(409);
     expect((await post(`/api/store/storeorders/${id}`, { PurchaseStatusId: 'Lost' })).body.errors[0].field).toBe('PurchaseStatusId');
 
-    // Cancelling puts the stock back; a cancelled order is not reopened.
+    // Cancelling puts the stock back and voids the unpaid invoice; a cancelled order is not reopened.
     expect((await post(`/api/store/storeorders/${id}`, { PurchaseStatusId: 'Cancelled' })).status).toBe(200);
     expect(await remaining(item)).toBe(10);
+    const [invoice] = await server.orm.em.fork().getConnection().execute<{ status: string }[]>(
+      'SELECT status FROM invoice WHERE tenant_id = ? AND source_key = ?', [acme.id, `store-order:${id}`]);
+    expect(invoice.status).toBe('void');
     expect((await post(`/api/store/storeorders/${id}`, { PurchaseStatusId: 'Paid' })).status).toBe(409);
 
     // Another member's order does not exist for this member.

@@ -153,6 +153,19 @@ export async function recordPayment(
   });
 }
 
+/**
+ * Voids an invoice nothing was paid on, in one UPDATE (a payment racing it either lands first and
+ * the void is refused, or finds the invoice void). Answers whether it was voided: an invoice with
+ * money received stays open for staff to refund first (a negative payment), then void.
+ */
+export async function voidInvoice(ctx: RequestContext, invoiceId: number): Promise<boolean> {
+  const voided = await ctx.em.execute<{ id: number }[]>(
+    "UPDATE invoice SET status = 'void', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND tenant_id = ? AND status = 'open' AND amount_paid = 0 RETURNING id",
+    [invoiceId, ctx.tenantId],
+  );
+  return voided.length === 1;
+}
+
 export async function listInvoices(ctx: RequestContext, filter: InvoiceFilterInput | null | undefined): Promise<InvoiceView[]> {
   const where = allOf<Invoice>(filter?.ContactId ? { contact: filter.ContactId } : null, filter?.Status ? { status: filter.Status } : null);
   const { rows } = await listQuery(ctx, Invoice, invoiceList, filter, { fields: INVOICE_FIELDS, where });

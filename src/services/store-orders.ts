@@ -23,7 +23,7 @@ import type {
 import { findFile, storeFile, storeTenantFile, type FileRecord } from './files.js';
 import { IMAGE_PURPOSE } from './images.js';
 import { imageFacts } from './image-processing.js';
-import { createInvoice } from './invoices.js';
+import { createInvoice, voidInvoice } from './invoices.js';
 import { contactName, STORE_DOWNLOAD_PURPOSE, storeSettingsRow } from './store-items.js';
 
 /*
@@ -343,7 +343,11 @@ export async function updateStoreOrder(ctx: RequestContext, orderId: number, inp
     // Forces the versioned UPDATE even when nothing changed, so a concurrent save of the same version is a 409.
     order.updatedAt = new Date();
     await ctx.em.flush();
-    if (cancelling) await releaseStock(ctx, lines);
+    if (cancelling) {
+      await releaseStock(ctx, lines);
+      // An unpaid order's invoice is voided with it; money already received is for staff to refund.
+      if (order.invoice) await voidInvoice(ctx, idOf(order.invoice));
+    }
   });
   return getStoreOrder(ctx, orderId);
 }
