@@ -335,8 +335,12 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
   if (!run || run.state === 'completed' || run.state === 'failed') return;
   await base.nativeUpdate(ScheduledBillingRunRecord, { id: runId, tenant: tenantId }, { state: 'running', startedAt: new Date() });
   const ctx = jobContext(base, tenantId, deps);
+  // Due schedules first, then the items already recorded: an item another worker bills between the
+  // two reads (its date moved and its item recorded in one transaction) is then among the recorded
+  // ones, so the count below is exact. The other order could miss it in both (39 of 40).
+  const due = await dueSchedules(ctx, run.parameters);
   const done = new Set((await leanRows(base, ScheduledBillingRunItem, { fields: ['schedule'], where: { run: runId } })).map((item) => idOf(item.schedule)));
-  const remaining = (await dueSchedules(ctx, run.parameters)).filter((row) => !done.has(row.id));
+  const remaining = due.filter((row) => !done.has(row.id));
   await base.nativeUpdate(ScheduledBillingRunRecord, { id: runId, tenant: tenantId }, { itemCount: done.size + remaining.length });
   for (const row of remaining) {
     const itemCtx = jobContext(base.fork(), tenantId, deps);
