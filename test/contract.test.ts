@@ -107,7 +107,10 @@ describe('OpenAPI document', () => {
       expect(assets.length).toBeGreaterThan(1);
       for (const asset of assets) {
         expect(asset.startsWith('/')).toBe(true);
-        expect((await fetch(`${server.baseUrl}${asset}`)).status).toBe(200);
+        const served = await fetch(`${server.baseUrl}${asset}`);
+        expect(served.status).toBe(200);
+        // Read to the end: an unread body keeps its response in flight, and closing the server waits for it.
+        expect((await served.arrayBuffer()).byteLength).toBeGreaterThan(0);
       }
     }
   });
