@@ -315,11 +315,9 @@ export class StoreOrderView {
   @Field(() => Int, { description: 'Record version (not in the documents).' }) AuditId!: number;
 }
 
-@InputType('StoreOrderInput', {
-  description: 'Changes to an order: status, shipping details and notes. Totals, lines and ShippingOption are the server\'s and are ignored.',
-})
-export class StoreOrderInput {
-  @Field(() => Int, { nullable: true, description: 'Ignored: the path names it.' }) @IsOptional() @Min(0) StorePurchaseId?: number | null;
+/** The buyer's contact and shipping details, shared by checkout and an order's update. */
+@InputType('StoreShippingDetailsInput')
+abstract class StoreShippingDetailsInput {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 200) ContactName?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 254) @IsEmail({}, { message: 'EmailAddress must be an e-mail address' }) EmailAddress?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 40) PhoneNumber?: string | null;
@@ -332,6 +330,13 @@ export class StoreOrderInput {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) Country?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) StateProvince?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 20) PostalCode?: string | null;
+}
+
+@InputType('StoreOrderInput', {
+  description: 'Changes to an order: status, shipping details and notes. Totals, lines and ShippingOption are the server\'s and are ignored.',
+})
+export class StoreOrderInput extends StoreShippingDetailsInput {
+  @Field(() => Int, { nullable: true, description: 'Ignored: the path names it.' }) @IsOptional() @Min(0) StorePurchaseId?: number | null;
   @Field(() => String, { nullable: true, description: 'Pending, Paid, Shipped, Completed or Cancelled (cancelling puts the stock back).' }) @IsOptional() @Length(0, 16) PurchaseStatusId?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 4000) Notes?: string | null;
   @Field(() => Int, { nullable: true, description: 'The AuditId read; a stale one is 409.' }) @IsOptional() @Min(0) AuditId?: number | null;
@@ -355,22 +360,10 @@ export class StoreCheckoutLineInput {
 @InputType('StoreCheckoutInput', {
   description: 'A cart to buy (GraphQL only; not a documented REST operation). No prices: the server prices every line, adds shipping and tax from the store settings, reserves the stock and bills the order.',
 })
-export class StoreCheckoutInput {
+export class StoreCheckoutInput extends StoreShippingDetailsInput {
   @Field(() => Int, { nullable: true, description: 'Staff: the buyer (required). Members buy for their own contact; this is ignored.' }) @IsOptional() @Min(1) ContactId?: number | null;
   @Field(() => [StoreCheckoutLineInput]) @ArrayMinSize(1) @ArrayMaxSize(100) @ValidateNested({ each: true }) Items!: StoreCheckoutLineInput[];
   @Field(() => String, { nullable: true, description: 'Ship (default) or Pickup.' }) @IsOptional() @Matches(/^(ship|pickup)$/i, { message: 'ShippingOption must be Ship or Pickup' }) ShippingOption?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 200) ContactName?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 254) @IsEmail({}, { message: 'EmailAddress must be an e-mail address' }) EmailAddress?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 40) PhoneNumber?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 200) ShipToCompanyName?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 200) ShipToContactName?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 200) Address1?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 200) Address2?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) City?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 8) CountryId?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) Country?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) StateProvince?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 20) PostalCode?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 4000) Notes?: string | null;
 }
 

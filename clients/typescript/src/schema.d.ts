@@ -8978,14 +8978,6 @@ export interface components {
         };
         /** @description A cart to buy (GraphQL only; not a documented REST operation). No prices: the server prices every line, adds shipping and tax from the store settings, reserves the stock and bills the order. */
         StoreCheckoutInput: {
-            /**
-             * Format: int32
-             * @description Staff: the buyer (required). Members buy for their own contact; this is ignored.
-             */
-            ContactId?: number | null;
-            Items: components["schemas"]["StoreCheckoutLineInput"][];
-            /** @description Ship (default) or Pickup. */
-            ShippingOption?: string | null;
             ContactName?: string | null;
             EmailAddress?: string | null;
             PhoneNumber?: string | null;
@@ -8998,6 +8990,14 @@ export interface components {
             Country?: string | null;
             StateProvince?: string | null;
             PostalCode?: string | null;
+            /**
+             * Format: int32
+             * @description Staff: the buyer (required). Members buy for their own contact; this is ignored.
+             */
+            ContactId?: number | null;
+            Items: components["schemas"]["StoreCheckoutLineInput"][];
+            /** @description Ship (default) or Pickup. */
+            ShippingOption?: string | null;
             Notes?: string | null;
         };
         StoreCheckoutLineInput: {
@@ -9013,11 +9013,6 @@ export interface components {
         };
         /** @description Changes to an order: status, shipping details and notes. Totals, lines and ShippingOption are the server's and are ignored. */
         StoreOrderInput: {
-            /**
-             * Format: int32
-             * @description Ignored: the path names it.
-             */
-            StorePurchaseId?: number | null;
             ContactName?: string | null;
             EmailAddress?: string | null;
             PhoneNumber?: string | null;
@@ -9030,6 +9025,11 @@ export interface components {
             Country?: string | null;
             StateProvince?: string | null;
             PostalCode?: string | null;
+            /**
+             * Format: int32
+             * @description Ignored: the path names it.
+             */
+            StorePurchaseId?: number | null;
             /** @description Pending, Paid, Shipped, Completed or Cancelled (cancelling puts the stock back). */
             PurchaseStatusId?: string | null;
             Notes?: string | null;
