@@ -76,7 +76,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     pool,
     publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
     metrics: new Metrics(pool, options.jobs),
-    credentials: new CredentialCache(orm.config.get('clientUrl')!, config.CREDENTIAL_CACHE_SECONDS, server.log),
+    credentials: new CredentialCache(orm.config.get('clientUrl'), config.CREDENTIAL_CACHE_SECONDS, server.log),
   };
   await deps.credentials.start();
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
