@@ -147,4 +147,14 @@ describeInBrowser('GraphiQL and Swagger UI in Chromium', () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it('the guard works: a request to another host is stopped and reported', async () => {
+    const page = await context.newPage();
+    // A blank page (the service's own pages forbid other origins by their Content-Security-Policy
+    // before a request is even made). `.invalid` never resolves (RFC 2606), and the route aborts
+    // the request before it is sent.
+    await page.setContent('<img src="http://guard-check.invalid/asset.png">');
+    expect(external.splice(0)).toEqual(['http://guard-check.invalid/asset.png']);
+    await page.close();
+  });
 });
