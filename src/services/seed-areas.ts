@@ -1,5 +1,5 @@
 import type { Faker } from '@faker-js/faker';
-import type { EntityClass, RequiredEntityData } from '@mikro-orm/core';
+import type { EntityClass, EntityDictionary, RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays, addMonths } from '../core/dates.js';
 import { money, toMoneyString } from '../core/money.js';
@@ -63,15 +63,34 @@ async function insertRows<T extends object>(
   seeding: Seeding, entity: EntityClass<T>, label: string, count: number, make: (index: number) => RequiredEntityData<T>,
 ): Promise<number[]> {
   const step = seeding.progress(label, count);
+  const defaults = initialValues(seeding.em, entity);
   const ids: number[] = [];
   for (let start = 0; start < count; start += BATCH) {
-    const rows = Array.from({ length: Math.min(BATCH, count - start) }, (_, offset) => make(start + offset));
-    ids.push(...(await seeding.em.insertMany(entity, rows)) as number[]);
+    const rows = Array.from({ length: Math.min(BATCH, count - start) }, (_, offset) => ({ ...defaults, ...make(start + offset) })) as EntityDictionary<T>[];
+    // The driver's insert (em.insertMany answers only the first id on PostgreSQL): one statement,
+    // `RETURNING id`. A sequence numbers one statement's rows in VALUES order, so sorted ids match the rows.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- MikroORM types the transaction context as any
+    const result = await seeding.em.getDriver().nativeInsertMany(entity, rows, { ctx: seeding.em.getTransactionContext() });
+    const batchIds = ((result.rows ?? []) as { id: number }[]).map((row) => Number(row.id)).sort((a, b) => a - b);
+    if (batchIds.length !== rows.length) throw new Error(`${label}: ${rows.length} rows inserted but ${batchIds.length} ids returned`);
+    ids.push(...batchIds);
     step.tick(rows.length);
   }
   step.finish();
   seeding.counts[label] = (seeding.counts[label] ?? 0) + count;
   return ids;
+}
+
+/**
+ * The values an entity's class initializes its properties to (`owners = []`, `isActive = true`):
+ * `em.create` applies them, a native insert does not, and many columns have no database default.
+ */
+function initialValues<T extends object>(em: EntityManager, entity: EntityClass<T>): Record<string, unknown> {
+  const properties = em.getMetadata().get(entity).properties as Record<string, { persist?: boolean; primary?: boolean; generated?: unknown }>;
+  return Object.fromEntries(Object.entries(new (entity as new () => T)()).filter(([name, value]) => {
+    const property = properties[name];
+    return value !== undefined && property && property.persist !== false && !property.primary && !property.generated;
+  }));
 }
 
 /** A name not made before: `make()` a few times, then the last try with a number. */
@@ -408,7 +427,7 @@ export async function seedEvents(seeding: Seeding, chapters: LocalChapter[], peo
     const past = endsAt.getTime() < now;
     const status = past ? 'closed' as const : faker.helpers.weightedArrayElement([{ value: 'open' as const, weight: 85 }, { value: 'draft' as const, weight: 10 }, { value: 'cancelled' as const, weight: 5 }]);
     const registrations = status === 'draft' ? 0 : faker.number.int({ min: volumes.registrationsPerEvent[0], max: volumes.registrationsPerEvent[1] });
-    const capacity = faker.datatype.boolean(0.8) ? registrations + faker.number.int({ min: 0, max: 60 }) : null;
+    const capacity = faker.datatype.boolean(0.8) ? Math.max(registrations, 20) + faker.number.int({ min: 0, max: 60 }) : null;
     const basePrice = price(faker, 15, 300);
     const types = [{ name: 'General admission', price: basePrice, memberOnly: false }];
     if (faker.datatype.boolean(0.7)) types.push({ name: 'Member', price: toMoneyString(money(basePrice).mul(0.75)), memberOnly: true });

@@ -92,6 +92,12 @@ function defaultTenantName(key: string): string {
 
 /** The summary the CLI prints: one line per kind of record. */
 export function describeSeed(result: SeedResult, size: SeedSize, seed: number): string {
-  const lines = Object.entries(result.counts).map(([kind, count]) => `  ${kind.padEnd(28)} ${count.toLocaleString('en-US')}`);
-  return [`tenant ${result.tenantKey} ${result.tenantCreated ? 'created and ' : ''}seeded (${size}, seed ${seed}) in ${result.seconds.toFixed(1)} s:`, ...lines].join('\n');
+  const { counts } = result;
+  const contacts = (counts.people ?? 0) + (counts.organizations ?? 0) + (counts['chapter contacts'] ?? 0);
+  const line = (kind: string, count: number) => `  ${kind.padEnd(28)} ${count.toLocaleString('en-US')}`;
+  return [
+    `tenant ${result.tenantKey} ${result.tenantCreated ? 'created and ' : ''}seeded (${size}, seed ${seed}) in ${result.seconds.toFixed(1)} s:`,
+    line('contacts (all kinds)', contacts),
+    ...Object.entries(counts).map(([kind, count]) => line(kind, count)),
+  ].join('\n');
 }
