@@ -27,9 +27,6 @@ export function progressReporter(output: ProgressOutput = process.stderr): Start
   return (label, total) => (output.isTTY ? barStep(output, label, total) : lineStep(output, label, total));
 }
 
-/** For callers that want no output (the server applying migrations at start, tests). */
-export const noProgress: StartProgress = () => ({ tick() {}, finish() {} });
-
 function barStep(output: ProgressOutput, label: string, total: number): ProgressStep {
   const bar = new cliProgress.SingleBar({
     format: `${label.padEnd(24)} [{bar}] {percentage}% | {value}/{total} | {duration_formatted}`,
