@@ -5,6 +5,7 @@ import { TENANT_FILTER } from '../entities/base.js';
 import { entities, tenantOwnedEntities } from '../areas/index.js';
 import { migrations } from './migrations/index.js';
 import { addListIndexes } from '../core/list-query.js';
+import type { StartProgress } from '../core/progress.js';
 
 export interface OrmOptions {
   url: string;
@@ -47,10 +48,19 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(options));
 }
 
-/** Applies pending migrations; returns the names applied. */
-export async function migrate(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.migrator.up();
-  return applied.map((migration) => migration.name);
+/** Applies pending migrations; returns the names applied. With `progress`, each applied migration is a tick. */
+export async function migrate(orm: MikroORM, progress?: StartProgress): Promise<string[]> {
+  const pending = progress ? (await orm.migrator.getPending()).length : 0;
+  if (!progress || !pending) return (await orm.migrator.up()).map((migration) => migration.name);
+  const step = progress('migrations', pending);
+  const tick = () => step.tick();
+  orm.migrator.on('migrated', tick);
+  try {
+    return (await orm.migrator.up()).map((migration) => migration.name);
+  } finally {
+    orm.migrator.off('migrated', tick);
+    step.finish();
+  }
 }
 
 function countingLogger(onQuery: (sql: string) => void) {
