@@ -65,6 +65,8 @@ const configSchema = z.object({
   /** Static credentials; when unset the AWS SDK's default chain (environment, profile, instance role) applies. */
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Days the audit trail keeps an entry; an hourly job deletes older ones. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
 });
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };

@@ -21,6 +21,8 @@ interface CredentialRow {
   tenant_id: number;
   login_id: number;
   contact_id: number | null;
+  email: string;
+  kind: string;
   roles: Role[];
   expires_at: Date | null;
   last_used_at: Date | null;
@@ -34,14 +36,14 @@ export async function authenticate(em: EntityManager, authorization: string | un
   const match = authorization ? BEARER.exec(authorization) : null;
   if (!match) return null;
   const [row] = await em.getConnection().execute<CredentialRow[]>(
-    `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.roles, c.expires_at, c.last_used_at
+    `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.email, c.kind, l.roles, c.expires_at, c.last_used_at
      FROM credential c JOIN login l ON l.id = c.login_id
      WHERE c.token_hash = ? AND c.revoked_at IS NULL LIMIT 1`,
     [hashToken(match[1])],
   );
   if (!row || (row.expires_at && new Date(row.expires_at).getTime() <= Date.now())) return null;
   await recordUse(em, row);
-  return { tenantId: row.tenant_id, loginId: row.login_id, contactId: row.contact_id, roles: row.roles, credentialId: row.id };
+  return { tenantId: row.tenant_id, loginId: row.login_id, contactId: row.contact_id, roles: row.roles, credentialId: row.id, login: row.email, credentialKind: row.kind };
 }
 
 /** How stale `lastUsedAt` may get before a request refreshes it (a write on every request would cost too much). */
