@@ -89,7 +89,8 @@ function auditSettings(actor: AuditActor): string[] {
  */
 export class AuditActorSubscriber implements EventSubscriber {
   async afterTransactionStart(args: TransactionEventArgs): Promise<void> {
-    if (!args.transaction || args.transaction.savepointName) return;
+    const transaction = args.transaction as { savepointName?: string } | undefined;
+    if (!transaction || transaction.savepointName) return;
     const em = args.em as EntityManager;
     const actor = actorOf(em.getLoggerContext({ disableContextResolution: true })) ?? actorScope.getStore();
     if (!actor) return;

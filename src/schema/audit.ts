@@ -5,6 +5,10 @@ import { FilterBaseInput } from './common.js';
 
 // The audit trail is not a documented REST model: GraphQL only (staff).
 
+/** Filter text is one line: no control characters (PostgreSQL refuses NUL). */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
+
 @ObjectType({ description: 'One change to one record, as the audit trail recorded it in the transaction of the change (GraphQL only, staff).' })
 export class AuditTrailEntry {
   @Field(() => Float, { description: 'Counts up in the order changes were written.' }) AuditEntryId!: number;
@@ -41,11 +45,11 @@ export class AuditTrailFilterInput extends FilterBaseInput {
   ActorLoginId?: number | null;
 
   @Field(() => String, { nullable: true, description: 'The sign-in name (email) of the login, ignoring case.' })
-  @IsOptional() @IsString() @Length(1, 254) @Matches(/^[^\u0000]*$/, { message: 'must not contain NUL characters' })
+  @IsOptional() @IsString() @Length(1, 254) @Matches(SINGLE_LINE, { message: 'must not contain control characters' })
   ActorLogin?: string | null;
 
   @Field(() => String, { nullable: true, description: 'The operation, exactly as listed (saveVendor, POST /api/vendors, system).' })
-  @IsOptional() @IsString() @Length(1, 300) @Matches(/^[^\u0000]*$/, { message: 'must not contain NUL characters' })
+  @IsOptional() @IsString() @Length(1, 300) @Matches(SINGLE_LINE, { message: 'must not contain control characters' })
   Operation?: string | null;
 
   @Field(() => String, { nullable: true, description: 'insert, update or delete.' })
