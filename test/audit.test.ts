@@ -191,6 +191,17 @@ describe('the audit trail records every write', () => {
     expect([...excluded.list].sort()).toEqual([...AUDIT_EXCLUDED_TABLES].sort());
   });
 
+  it('attaches itself to a new area\'s table with audit_attach_all(), redacting its secret columns', async () => {
+    const connection = server.orm.em.getConnection();
+    await connection.execute('CREATE TABLE audit_probe (id serial PRIMARY KEY, tenant_id int NOT NULL, label text, api_token text)');
+    const [attached] = await connection.execute<{ n: number }[]>('SELECT audit_attach_all() AS n');
+    expect(attached.n).toBe(1);
+    await connection.execute("INSERT INTO audit_probe (tenant_id, label, api_token) VALUES (?, 'probe', 'tok-123')", [acme.id]);
+    const [entry] = await trail({ TableName: 'audit_probe' });
+    expect(entry).toMatchObject({ Action: 'insert', Operation: 'system', After: { label: 'probe', api_token: '[redacted]' } });
+    await connection.execute('DROP TABLE audit_probe');
+  });
+
   it("does not record a credential's last-use stamp", async () => {
     await server.orm.em.getConnection().execute('UPDATE credential SET last_used_at = now() WHERE tenant_id = ?', [acme.id]);
     const entries = await trail({ TableName: 'credential', Action: 'update' });

@@ -19,30 +19,47 @@ export class AuditTrail extends Migration {
     // One row per changed row, in the transaction of the change. Who and through which operation
     // come from the transaction-local settings the service sets when a transaction starts
     // (core/audit.ts); without them (command line, migrations) the change is the system's.
-    // Only changed columns are kept; bookkeeping columns are left out (an UPDATE that changes
-    // nothing else — a credential's last-use stamp — records nothing); secrets are redacted and
-    // very long values replaced by their length.
+    // Only changed columns are kept, bookkeeping columns left out (an UPDATE that changes nothing
+    // else, such as a credential's last-use stamp, records nothing). The trigger's arguments name
+    // the table's secret columns (audit_attach_all finds them): their values become "[redacted]".
+    // Plain jsonb expressions but one query (the update's diff): this runs on every write.
     this.addSql(`create function audit_record_change() returns trigger language plpgsql as $$
     declare
-      old_row jsonb := case when TG_OP <> 'INSERT' then to_jsonb(OLD) end;
-      new_row jsonb := case when TG_OP <> 'DELETE' then to_jsonb(NEW) end;
-      changed_before jsonb;
-      changed_after jsonb;
+      ignored constant text[] := array['id', 'tenant_id', 'created_at', 'updated_at', 'last_used_at'];
+      old_row jsonb;
+      new_row jsonb;
+      record_id bigint;
+      secret text;
     begin
-      select
-        jsonb_object_agg(key, audit_value(key, o.value)) filter (where o.value is not null),
-        jsonb_object_agg(key, audit_value(key, n.value)) filter (where n.value is not null)
-      into changed_before, changed_after
-      from jsonb_each(old_row) o full join jsonb_each(new_row) n using (key)
-      where key not in ('id', 'tenant_id', 'created_at', 'updated_at', 'last_used_at')
-        and o.value is distinct from n.value;
-      if TG_OP = 'UPDATE' and changed_before is null and changed_after is null then
-        return null;
+      if TG_OP = 'INSERT' then
+        new_row := to_jsonb(NEW);
+        record_id := (new_row ->> 'id')::bigint;
+        new_row := new_row - ignored;
+      elsif TG_OP = 'DELETE' then
+        old_row := to_jsonb(OLD);
+        record_id := (old_row ->> 'id')::bigint;
+        old_row := old_row - ignored;
+      else
+        old_row := to_jsonb(OLD) - ignored;
+        new_row := to_jsonb(NEW);
+        record_id := (new_row ->> 'id')::bigint;
+        new_row := new_row - ignored;
+        select jsonb_object_agg(n.key, old_row -> n.key), jsonb_object_agg(n.key, n.value) into old_row, new_row
+        from jsonb_each(new_row) n where n.value is distinct from old_row -> n.key;
+        if new_row is null then
+          return null;
+        end if;
+      end if;
+      if TG_NARGS > 0 then
+        foreach secret in array TG_ARGV loop
+          if old_row -> secret <> 'null'::jsonb then old_row := jsonb_set(old_row, array[secret], '"[redacted]"'); end if;
+          if new_row -> secret <> 'null'::jsonb then new_row := jsonb_set(new_row, array[secret], '"[redacted]"'); end if;
+        end loop;
       end if;
       insert into audit_entry (tenant_id, table_name, record_id, action, operation, actor_login_id, actor_login,
         actor_credential_id, actor_credential_kind, actor_role, request_id, before, after)
       values (
-        (coalesce(new_row, old_row) ->> 'tenant_id')::int, TG_TABLE_NAME, (coalesce(new_row, old_row) ->> 'id')::bigint, lower(TG_OP),
+        case when TG_OP = 'DELETE' then OLD.tenant_id else NEW.tenant_id end, TG_TABLE_NAME, record_id, lower(TG_OP),
         coalesce(nullif(current_setting('app.audit_operation', true), ''), 'system'),
         nullif(current_setting('app.audit_login_id', true), '')::int,
         nullif(current_setting('app.audit_login', true), ''),
@@ -50,36 +67,29 @@ export class AuditTrail extends Migration {
         nullif(current_setting('app.audit_credential_kind', true), ''),
         nullif(current_setting('app.audit_role', true), ''),
         nullif(current_setting('app.audit_request_id', true), ''),
-        changed_before, changed_after);
+        old_row, new_row);
       return null;
     end
     $$;`);
 
-    // A column's value as the trail keeps it: secrets (password, secret, token, hash, salt in the
-    // column name) as "[redacted]" unless empty, values longer than 2000 characters by their length.
-    this.addSql(`create function audit_value(column_name text, value jsonb) returns jsonb language sql immutable as $$
-      select case
-        when value = 'null'::jsonb then value
-        when column_name ~* '(password|passwd|secret|token|hash|salt)' then '"[redacted]"'::jsonb
-        when length(value::text) > 2000 then to_jsonb('[' || length(value::text) || ' characters]')
-        else value
-      end
-    $$;`);
-
-    // Attaches the trigger to every table with a tenant_id that lacks it, but the excluded ones;
-    // answers how many it attached. A migration adding tables ends with: select audit_attach_all();
+    // Attaches the trigger to every table with a tenant_id that lacks it, but the excluded ones,
+    // naming as its arguments the table's secret columns (password, secret, token, hash or salt in
+    // the name); answers how many it attached. A migration adding tables ends with: select audit_attach_all();
     this.addSql(`create function audit_attach_all() returns int language plpgsql as $$
     declare
       target record;
+      secrets text;
       attached int := 0;
     begin
       for target in
-        select c.relname from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attname = 'tenant_id' and not a.attisdropped
+        select c.oid, c.relname from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attname = 'tenant_id' and not a.attisdropped
         where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r'
           and c.relname <> all (audit_excluded_tables())
           and not exists (select 1 from pg_trigger t where t.tgrelid = c.oid and t.tgname = 'audit_trail')
       loop
-        execute format('create trigger audit_trail after insert or update or delete on %I for each row execute function audit_record_change()', target.relname);
+        select string_agg(quote_literal(s.attname), ', ') into secrets from pg_attribute s
+        where s.attrelid = target.oid and s.attnum > 0 and not s.attisdropped and s.attname ~* '(password|passwd|secret|token|hash|salt)';
+        execute format('create trigger audit_trail after insert or update or delete on %I for each row execute function audit_record_change(%s)', target.relname, coalesce(secrets, ''));
         attached := attached + 1;
       end loop;
       return attached;
@@ -94,7 +104,7 @@ export class AuditTrail extends Migration {
         execute format('drop trigger audit_trail on %s', target.name);
       end loop;
     end $$;`);
-    this.addSql(`drop function audit_attach_all(); drop function audit_record_change(); drop function audit_value(text, jsonb); drop function audit_excluded_tables();`);
+    this.addSql(`drop function audit_attach_all(); drop function audit_record_change(); drop function audit_excluded_tables();`);
     this.addSql(`drop table if exists "audit_entry" cascade;`);
   }
 
