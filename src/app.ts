@@ -9,6 +9,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { buildApiSchema, rawRoutes, routes } from './areas/index.js';
 import { trustProxySetting, type Config } from './core/config.js';
+import { auditRootFields } from './core/audit.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
 import { CredentialCache } from './core/credential-cache.js';
 import { Metrics } from './core/metrics.js';
@@ -122,7 +123,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   const metricsListener = await mountMetrics(server, deps.metrics, config);
-  const schema = await buildApiSchema();
+  const schema = auditRootFields(await buildApiSchema());
   mountHealth(server, orm);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError, metrics: deps.metrics });
   // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.

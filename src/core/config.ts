@@ -85,6 +85,8 @@ export const configSchema = z.object({
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   /** Secret of S3_ACCESS_KEY_ID (set both or neither). */
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Days the audit trail keeps an entry; an hourly job deletes older ones. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
 });
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };

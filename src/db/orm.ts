@@ -1,6 +1,7 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import { AuditActorSubscriber, AuditedPostgreSqlDriver } from '../core/audit.js';
 import { TENANT_FILTER } from '../entities/base.js';
 import { entities, tenantOwnedEntities } from '../areas/index.js';
 import { migrations } from './migrations/index.js';
@@ -21,6 +22,9 @@ export function ormConfig(options: OrmOptions): Options {
     entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
+    // Name the author of every change for the audit trail's trigger (core/audit.ts).
+    driver: AuditedPostgreSqlDriver,
+    subscribers: [new AuditActorSubscriber()],
     pool: { min: 0, max: options.poolMax ?? 10 },
     filters: {
       // The tenant filter: confines every read, update and delete of a tenant-owned entity to

@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import { Kind, type GraphQLSchema } from 'graphql';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
@@ -52,6 +52,21 @@ function operationMetrics(metrics: Metrics): ApolloServerPlugin<RequestContext> 
   };
 }
 
+/**
+ * Names the request's operation for the audit trail by its root fields (`saveVendor`; several
+ * joined by commas), before anything runs.
+ */
+const auditOperation: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ contextValue, operation }) {
+        const fields = (operation?.selectionSet.selections ?? []).flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : []));
+        if (contextValue.audit && fields.length) contextValue.audit.operation = fields.join(',').slice(0, 300);
+      },
+    };
+  },
+};
+
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
   const armor = new ApolloArmor({
@@ -79,7 +94,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
     plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(),
       // Cache-control hints are unused, and the plugin wraps every field resolver (measurable per request).
-      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics)],
+      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics), auditOperation],
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
