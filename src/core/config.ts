@@ -11,7 +11,23 @@ const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   /** Port of the embedded PostgreSQL (used only without DATABASE_URL). */
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  /** Connections of each pool this instance opens on PostgreSQL (the ORM's, the plain pg pool's, each replica's): see SCALING.md. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * Read replicas of DATABASE_URL, comma-separated complete URLs. Reads of query operations (GraphQL
+   * queries, REST routes of query fields) go there unless the request sends `X-Read-Primary: true`;
+   * mutations, transactions, authentication and jobs use the primary (`core/read-routing.ts`).
+   */
+  DATABASE_REPLICA_URLS: z.string().optional().refine(
+    (value) => (value ?? '').split(',').map((url) => url.trim()).filter(Boolean).every((url) => /^postgres(ql)?:\/\/[^/]+\/[^/?#]+/.test(url) && URL.canParse(url)),
+    'must be comma-separated postgres:// URLs, each naming its database',
+  ),
+  /**
+   * DATABASE_URL points at PgBouncer in transaction mode: the service then keeps no state on a
+   * server connection between transactions (no named prepared statements; it uses no session-level
+   * SET, advisory locks or LISTEN in any mode). See SCALING.md.
+   */
+  DATABASE_PGBOUNCER: z.stringbool().default(false),
   /** Guards DELETE /api/login/delete; the operation is disabled while unset. */
   MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Base URL that magic links point at (the member portal). */

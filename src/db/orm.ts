@@ -1,5 +1,6 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { replicaConnections, ReplicaRoutingDriver } from '../core/read-routing.js';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { TENANT_FILTER } from '../entities/base.js';
 import { entities, tenantOwnedEntities } from '../areas/index.js';
@@ -8,14 +9,21 @@ import { migrations } from './migrations/index.js';
 export interface OrmOptions {
   url: string;
   poolMax?: number;
-  /** Called once per SQL statement; used by tests and benchmarks to count statements. */
-  onQuery?: () => void;
+  /**
+   * Read replicas (complete PostgreSQL URLs): reads of query operations go there
+   * (`core/read-routing.ts`); everything else stays on `url`.
+   */
+  replicaUrls?: readonly string[];
+  /** Called once per SQL statement (with the connection that ran it); used by tests and benchmarks to count statements. */
+  onQuery?: (connection: { type?: string; name?: string } | undefined) => void;
 }
 
 /** The one ORM configuration every entry point (server, CLI, tests) uses. */
 export function ormConfig(options: OrmOptions): Options {
   return defineConfig({
     clientUrl: options.url,
+    driver: ReplicaRoutingDriver,
+    ...(options.replicaUrls?.length ? { replicas: replicaConnections(options.replicaUrls), preferReadReplicas: true } : {}),
     entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
@@ -50,13 +58,13 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
   return applied.map((migration) => migration.name);
 }
 
-function countingLogger(onQuery: () => void) {
+function countingLogger(onQuery: NonNullable<OrmOptions['onQuery']>) {
   const ignore = () => {};
   return {
     log: ignore,
     error: ignore,
     warn: ignore,
-    logQuery: () => onQuery(),
+    logQuery: (context: { connection?: { type?: string; name?: string } }) => onQuery(context.connection),
     setDebugMode: ignore,
     isEnabled: (namespace: string) => namespace === 'query',
   };
