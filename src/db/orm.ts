@@ -14,8 +14,8 @@ export interface OrmOptions {
    * (`core/read-routing.ts`); everything else stays on `url`.
    */
   replicaUrls?: readonly string[];
-  /** Called once per SQL statement (with the connection that ran it); used by tests and benchmarks to count statements. */
-  onQuery?: (connection: { type?: string; name?: string } | undefined) => void;
+  /** Called once per SQL statement (with its text and the connection that ran it); used by tests and benchmarks to count statements. */
+  onQuery?: (statement: { query?: string; connection?: { type?: string; name?: string } }) => void;
 }
 
 /** The one ORM configuration every entry point (server, CLI, tests) uses. */
@@ -64,7 +64,7 @@ function countingLogger(onQuery: NonNullable<OrmOptions['onQuery']>) {
     log: ignore,
     error: ignore,
     warn: ignore,
-    logQuery: (context: { connection?: { type?: string; name?: string } }) => onQuery(context.connection),
+    logQuery: (context: { query?: string; connection?: { type?: string; name?: string } }) => onQuery(context),
     setDebugMode: ignore,
     isEnabled: (namespace: string) => namespace === 'query',
   };
