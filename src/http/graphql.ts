@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import { OperationTypeNode, type GraphQLSchema } from 'graphql';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
@@ -48,7 +48,7 @@ const replicaReadsForQueries: ApolloServerPlugin<RequestContext> = {
   async requestDidStart() {
     return {
       async didResolveOperation({ operation, request }) {
-        if (operation?.operation === 'query' && !wantsPrimary(request.http?.headers.get(READ_PRIMARY_HEADER))) allowReplicaReads();
+        if (operation?.operation === OperationTypeNode.QUERY && !wantsPrimary(request.http?.headers.get(READ_PRIMARY_HEADER))) allowReplicaReads();
       },
     };
   },
