@@ -105,7 +105,7 @@ export async function startPgbouncer(binary: string, serverUrl: string, options:
     } catch (error) {
       if (child.exitCode !== null || Date.now() > deadline) {
         await stop();
-        throw new Error(`pgbouncer did not start: ${(error as Error).message}\n${log}`);
+        throw new Error(`pgbouncer did not start: ${(error as Error).message}\n${log}`, { cause: error });
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
