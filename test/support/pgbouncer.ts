@@ -92,7 +92,7 @@ export async function startPgbouncer(binary: string, serverUrl: string, options:
     if (child.exitCode === null) {
       const exited = new Promise((resolve) => child.once('close', resolve));
       child.kill('SIGINT');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
       if (child.exitCode === null) child.kill('SIGKILL');
     }
     await rm(dir, { recursive: true, force: true });

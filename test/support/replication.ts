@@ -72,7 +72,7 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
     if (replica && replica.exitCode === null) {
       const exited = new Promise((resolve) => replica!.once('close', resolve));
       replica.kill('SIGINT'); // fast shutdown
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
       if (replica.exitCode === null) replica.kill('SIGKILL');
     }
     await primary.stop();
