@@ -73,6 +73,7 @@ describe('read replicas (a real streaming replica)', () => {
     const id = created.body.VendorId as number;
     await pair.caughtUp();
     const before = (await rest(server, 'GET', `/api/vendors/${id}`, { token: acme.staffToken })).body;
+    expect(before).toMatchObject({ VendorId: id, Name: 'Before Pause', AuditId: 1 });
     await pair.pauseReplay();
     try {
       // A write while the replica shows nothing new: it succeeds (the primary) and answers what it wrote.

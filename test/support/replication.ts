@@ -31,7 +31,8 @@ export interface ReplicatedPair {
 
 const PASSWORD = 'replication-test-password';
 const SLOT = 'scale_replica';
-const FAST = ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=on', '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=100'];
+// fsync off for speed; commits stay synchronous, so a commit's WAL is written (and can be streamed) when it returns.
+const FAST = ['-c', 'fsync=off', '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=100'];
 
 async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
@@ -141,7 +142,8 @@ export async function startReplicatedPair(): Promise<ReplicatedPair> {
     primaryUrl,
     replicaUrl,
     async caughtUp(timeoutMs = 30_000) {
-      const [{ lsn }] = await query<{ lsn: string }>(primaryUrl, 'SELECT pg_current_wal_lsn()::text AS lsn');
+      // The insert position: everything committed so far, also what the WAL writer has not written out yet.
+      const [{ lsn }] = await query<{ lsn: string }>(primaryUrl, 'SELECT pg_current_wal_insert_lsn()::text AS lsn');
       await until(async () => (await query<{ done: boolean }>(replicaUrl, 'SELECT pg_last_wal_replay_lsn() >= $1::pg_lsn AS done', [lsn]))[0].done,
         `the replica to replay ${lsn}`, timeoutMs);
     },
