@@ -77,7 +77,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     pool,
     publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
     metrics: new Metrics(pool, options.jobs),
-    credentials: new CredentialCache(orm.config.get('clientUrl'), config.CREDENTIAL_CACHE_SECONDS, server.log),
+    // Behind a transaction-pooling PgBouncer no session can LISTEN: every request looks its credential up.
+    credentials: new CredentialCache(orm.config.get('clientUrl'), config.DATABASE_PGBOUNCER ? 0 : config.CREDENTIAL_CACHE_SECONDS, server.log),
   };
   await deps.credentials.start();
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
@@ -105,7 +106,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await server.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && corsOrigins.has(origin)),
     methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Read-Primary'],
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'ETag', 'Content-Disposition'],
     credentials: false,
     maxAge: 600,

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './core/config.js';
 import type { StartProgress } from './core/progress.js';
 import { externalDatabase, startEmbeddedDatabase, type DatabaseServer } from './db/database.js';
+import { parseReplicaUrls } from './core/read-routing.js';
 import { migrate, openOrm } from './db/orm.js';
 
 /** The database server and ORM every entry point (server, CLI) starts the same way. */
@@ -17,7 +18,7 @@ export async function startRuntime(config: Config, log: (message: string) => voi
     ? externalDatabase(config.DATABASE_URL)
     : await startEmbeddedDatabase({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, database: 'membership', log });
   try {
-    const orm = await openOrm({ url: database.url, poolMax: config.DATABASE_POOL_MAX });
+    const orm = await openOrm({ url: database.url, poolMax: config.DATABASE_POOL_MAX, replicaUrls: parseReplicaUrls(config.DATABASE_REPLICA_URLS) });
     const applied = await migrate(orm, progress);
     if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
     return {

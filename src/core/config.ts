@@ -14,8 +14,23 @@ export const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   /** Port of the embedded PostgreSQL (used only without DATABASE_URL). */
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
-  /** Database connections per process, for the ORM and again for the plain pool (ingestion, rate limits, idempotency). */
+  /** Connections of each pool this instance opens on PostgreSQL (the ORM's, the plain pg pool's, each replica's): see SCALING.md. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * Read replicas of DATABASE_URL, comma-separated complete URLs. Reads of query operations (GraphQL
+   * queries, REST routes of query fields) go there unless the request sends `X-Read-Primary: true`;
+   * mutations, transactions, authentication and jobs use the primary (`core/read-routing.ts`).
+   */
+  DATABASE_REPLICA_URLS: z.string().optional().refine(
+    (value) => (value ?? '').split(',').map((url) => url.trim()).filter(Boolean).every((url) => /^postgres(ql)?:\/\/[^/]+\/[^/?#]+/.test(url) && URL.canParse(url)),
+    'must be comma-separated postgres:// URLs, each naming its database',
+  ),
+  /**
+   * DATABASE_URL points at PgBouncer in transaction mode: the service then keeps no state on a
+   * server connection between transactions (no named prepared statements, and no LISTEN, so the
+   * credential cache is off; it uses no session-level SET or advisory locks in any mode). See SCALING.md.
+   */
+  DATABASE_PGBOUNCER: z.stringbool().default(false),
   /** Guards DELETE /api/login/delete; the operation is disabled while unset. */
   MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Base URL that magic links point at (the member portal). */
@@ -58,7 +73,7 @@ export const configSchema = z.object({
   /**
    * How long (seconds) an instance may answer a bearer credential from memory instead of
    * looking it up; revocations reach every instance at once through PostgreSQL notifications
-   * (LISTEN needs a session: set 0 behind a transaction-pooling PgBouncer). 0 turns the cache off.
+   * (LISTEN needs a session: off with DATABASE_PGBOUNCER). 0 turns the cache off.
    */
   CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /** Serves Prometheus metrics at /metrics on the service's port to `Authorization: Bearer <METRICS_TOKEN>`. */

@@ -1,7 +1,8 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { replicaConnections, ReplicaRoutingDriver } from '../core/read-routing.js';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
-import { AuditActorSubscriber, AuditedPostgreSqlDriver } from '../core/audit.js';
+import { AuditActorSubscriber } from '../core/audit.js';
 import { TENANT_FILTER } from '../entities/base.js';
 import { entities, tenantOwnedEntities } from '../areas/index.js';
 import { migrations } from './migrations/index.js';
@@ -11,19 +12,26 @@ import type { StartProgress } from '../core/progress.js';
 export interface OrmOptions {
   url: string;
   poolMax?: number;
-  /** Called once per SQL statement (with its text); used by tests and benchmarks to count statements. */
-  onQuery?: (sql: string) => void;
+  /**
+   * Read replicas (complete PostgreSQL URLs): reads of query operations go there
+   * (`core/read-routing.ts`); everything else stays on `url`.
+   */
+  replicaUrls?: readonly string[];
+  /** Called once per SQL statement (with its text and the connection that ran it); used by tests and benchmarks to count statements. */
+  onQuery?: (statement: { query?: string; connection?: { type?: string; name?: string } }) => void;
 }
 
 /** The one ORM configuration every entry point (server, CLI, tests) uses. */
 export function ormConfig(options: OrmOptions): Options {
   return defineConfig({
     clientUrl: options.url,
+    // Reads of query operations may go to replicas; writes name their author for the audit trail.
+    driver: ReplicaRoutingDriver,
+    ...(options.replicaUrls?.length ? { replicas: replicaConnections(options.replicaUrls), preferReadReplicas: true } : {}),
     entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
-    // Name the author of every change for the audit trail's trigger (core/audit.ts).
-    driver: AuditedPostgreSqlDriver,
+    // Names the author of every change for the audit trail's trigger (core/audit.ts).
     subscribers: [new AuditActorSubscriber()],
     pool: { min: 0, max: options.poolMax ?? 10 },
     filters: {
@@ -67,13 +75,13 @@ export async function migrate(orm: MikroORM, progress?: StartProgress): Promise<
   }
 }
 
-function countingLogger(onQuery: (sql: string) => void) {
+function countingLogger(onQuery: NonNullable<OrmOptions['onQuery']>) {
   const ignore = () => {};
   return {
     log: ignore,
     error: ignore,
     warn: ignore,
-    logQuery: (context: { query: string }) => onQuery(context.query),
+    logQuery: (context: { query?: string; connection?: { type?: string; name?: string } }) => onQuery(context),
     setDebugMode: ignore,
     isEnabled: (namespace: string) => namespace === 'query',
   };

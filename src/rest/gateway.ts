@@ -20,6 +20,7 @@ import { limitAnonymous } from '../core/rate-limit.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
 import type { FileDownload } from '../schema/file-download.js';
+import { READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/read-routing.js';
 
 /**
  * The REST gateway: matches a request against the route table (case-insensitive, trailing
@@ -440,7 +441,8 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
       if (!route.row.publicApiResponse || !(error instanceof ApiError)) throw error;
       return problemResponse(error, request.url, route.row.publicApiResponse);
     }
-    const result = await route.run(contextValue, variables);
+    // A query field's reads may be served by a read replica (core/read-routing.ts); a mutation's never are.
+    const result = await withReadScope(() => route.run(contextValue, variables), route.operationType === 'query' && !wantsPrimary(request.headers[READ_PRIMARY_HEADER]));
     if (result.errors?.length) {
       return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url, route.row.publicApiResponse);
     }
