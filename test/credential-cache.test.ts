@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildApp, type App } from '../src/app.js';
 import { CredentialCache } from '../src/core/credential-cache.js';
 import { createLogger } from '../src/core/logger.js';
-import { createTestTenant, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, eventuallyStatus, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // A known credential costs a request no SQL statement; whatever ends or changes it — on this
 // instance, on another, or straight in the database — is honoured by every instance at once
@@ -36,16 +36,6 @@ async function statementsOf(call: () => Promise<unknown>): Promise<number> {
   return server.statements() - before;
 }
 
-/** The database's own notification is asynchronous: a few milliseconds on this machine; bounded here. */
-async function eventually(call: () => Promise<{ status: number }>, status: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const result = await call();
-    if (result.status === status) return attempt;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`never answered ${status}`);
-}
-
 async function newSession(email: string, role: 'staff' | 'member' = 'staff'): Promise<string> {
   const em = server.orm.em.fork();
   const { createLogin, createSession, findTenant } = await import('../src/services/identity.js');
@@ -68,8 +58,8 @@ describe('credential cache', () => {
     expect((await check(token)).status).toBe(200);
     expect((await check(token, { baseUrl: secondUrl })).status).toBe(200);
     await server.orm.em.getConnection().execute(`update credential set revoked_at = now() where login_id = (select id from login where email = 'revoked@acme.example')`);
-    await eventually(() => check(token), 401);
-    await eventually(() => check(token, { baseUrl: secondUrl }), 401);
+    await eventuallyStatus(() => check(token), 401);
+    await eventuallyStatus(() => check(token, { baseUrl: secondUrl }), 401);
   });
 
   it('sees a changed role at once: staff made member loses staff operations', async () => {
@@ -77,7 +67,7 @@ describe('credential cache', () => {
     const setup = () => rest(server, 'GET', '/api/setup/termsofuse', { token });
     expect((await setup()).status).toBe(200);
     await server.orm.em.getConnection().execute(`update login set roles = '{member}' where email = 'demoted@acme.example'`);
-    await eventually(setup, 403);
+    await eventuallyStatus(setup, 403);
   });
 
   it('refuses at once, on the instance that deleted it, a login removed with the master key', async () => {

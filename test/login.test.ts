@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Credential, Login, MagicLinkToken, OutboxMessage } from '../src/entities/index.js';
 import { hashToken } from '../src/core/secrets.js';
 import { createApiKey, createLogin, createSession, findLogin, findTenant, revokeApiKey } from '../src/services/identity.js';
-import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, eventuallyStatus, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -201,7 +201,7 @@ describe('credentials', () => {
     const used = await server.orm.em.fork().findOneOrFail(Credential, { id: key.credentialId }, { filters: false });
     expect(used.lastUsedAt?.getTime()).toBeGreaterThan(Date.now() - 60_000);
     await revokeApiKey(em, tenant, key.credentialId);
-    expect((await rest(server, 'GET', '/api/login/logincheck', { token: key.token })).status).toBe(401);
+    await eventuallyStatus(() => rest(server, 'GET', '/api/login/logincheck', { token: key.token }), 401);
 
     const expiring = await createApiKey(em, login, 'short', new Date(Date.now() - 1000));
     expect((await rest(server, 'GET', '/api/login/logincheck', { token: expiring.token })).status).toBe(401);

@@ -164,6 +164,21 @@ export async function expectStatementsIndependentOfPageSize(server: TestServer, 
 }
 
 /**
+ * Calls `call` until it answers `status` (at most 1 s): for what the service learns through a
+ * PostgreSQL notification — a credential revoked outside this instance reaches its credential
+ * cache a few milliseconds after the commit, not at the commit itself.
+ */
+export async function eventuallyStatus(call: () => Promise<{ status: number }>, status: number): Promise<void> {
+  let last = 0;
+  for (let attempt = 0; attempt < 50; attempt++) {
+    last = (await call()).status;
+    if (last === status) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(last).toBe(status);
+}
+
+/**
  * Fires `attempts` requests at once (all sent before any is answered) and asserts that exactly
  * one succeeded with 200 and every other one was refused with one of `refusals` (the record is
  * gone: 404; its version moved on: 409). Answers the statuses.
