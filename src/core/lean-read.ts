@@ -1,5 +1,7 @@
 import { raw, type EntityClass, type EntityData, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { TENANT_FILTER } from '../entities/base.js';
+import { compiledFor, remember, sentinelsFor, shapeOf, withSentinels, type CompiledStatement, type Shaped } from './statement-cache.js';
 
 export interface LeanQuery<T> {
   fields: (keyof T & string)[];
@@ -12,20 +14,57 @@ export interface LeanQuery<T> {
 /**
  * The read path for lists and single reads: plain rows keyed by property name, no entities, no
  * identity map (hydrating entities cost more than the SQL in our benchmark). The EntityManager's
- * filters — the tenant filter above all — are applied exactly as `em.find` would.
+ * filters — the tenant filter above all — are applied exactly as `em.find` would. The SQL of each
+ * query shape is built once (`statement-cache.ts`); a shape it cannot cache is built each time.
  */
 export async function leanRows<T extends object, F extends keyof T & string>(
   em: EntityManager,
   entity: EntityClass<T>,
   query: LeanQuery<T> & { fields: F[] },
 ): Promise<Pick<T, F>[]> {
+  const shape = shapeOf(em, { entity: entity.name, fields: query.fields, where: query.where, orderBy: query.orderBy, limit: query.limit, offset: query.offset });
+  let statement = shape ? compiledFor(shape) : null;
+  if (shape && statement === undefined) statement = await compileShape(em, entity, query, shape);
+  if (!shape || !statement) {
+    const qb = await buildRowQuery(em, entity, query);
+    return qb.execute('all', { mapResults: true }) as Promise<Pick<T, F>[]>;
+  }
+  const context: unknown = em.getTransactionContext();
+  const driver = em.getDriver();
+  // As the QueryBuilder does: a read outside a transaction may go to a replica (core/read-routing.ts).
+  const rows = await driver.getConnection(context ? 'write' : 'read').execute<EntityData<T>[]>(
+    statement.sql, statement.slots.map((slot) => shape.values[slot]), 'all', context);
+  const meta = em.getMetadata().get(entity);
+  return rows.map((row) => driver.mapResult(row, meta) as unknown as Pick<T, F>);
+}
+
+async function buildRowQuery<T extends object>(em: EntityManager, entity: EntityClass<T>, query: LeanQuery<T>) {
   const qb = rowQuery(em, entity);
   qb.select(query.fields).where(query.where);
   if (query.orderBy?.length) qb.orderBy(query.orderBy);
   if (query.limit !== undefined) qb.limit(query.limit);
   if (query.offset) qb.offset(query.offset);
   await qb.applyFilters();
-  return qb.execute('all', { mapResults: true }) as Promise<Pick<T, F>[]>;
+  return qb;
+}
+
+/** Builds a shape's SQL once with sentinel values (see statement-cache.ts); null when it cannot be cached. */
+async function compileShape<T extends object>(em: EntityManager, entity: EntityClass<T>, query: LeanQuery<T>, shape: Shaped): Promise<CompiledStatement | null> {
+  const sentinels = sentinelsFor(shape.values);
+  const next = { index: 0 };
+  const where = withSentinels(query.where, sentinels, next);
+  const probe = em.fork({ clear: true, useContext: false });
+  const tenant = em.getFilterParams(TENANT_FILTER) as { tenantId?: number } | undefined;
+  if (tenant?.tenantId !== undefined) probe.setFilterParams(TENANT_FILTER, { tenantId: sentinels[next.index++] });
+  const limit = query.limit !== undefined ? (sentinels[next.index++] as number) : undefined;
+  const offset = query.offset ? (sentinels[next.index++] as number) : undefined;
+  try {
+    const qb = await buildRowQuery(probe, entity, { ...query, where, limit, offset });
+    const { sql, params } = qb.toQuery();
+    return remember(shape, sql, params, sentinels);
+  } catch {
+    return remember(shape, '', [undefined], sentinels); // the QueryBuilder refused the stand-ins: never cached
+  }
 }
 
 /**
@@ -142,6 +181,7 @@ interface RowQuery {
   limit(limit: number): RowQuery;
   offset(offset: number): RowQuery;
   applyFilters(): Promise<void>;
+  toQuery(): { sql: string; params: readonly unknown[] };
   execute(method: 'all', options: { mapResults: boolean }): Promise<unknown[]>;
   getCount(): Promise<number>;
 }

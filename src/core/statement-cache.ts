@@ -1,0 +1,108 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { TENANT_FILTER } from '../entities/base.js';
+
+/**
+ * The SQL of a lean read, built once per query *shape* instead of once per request. MikroORM's
+ * QueryBuilder turns a filter object into SQL on every call — the largest single cost of a list
+ * request in our profiles — though requests of one shape (same entity, fields, order, filter
+ * structure, tenant filter on) differ only in their values.
+ *
+ * How a shape is compiled, safely: the query is built once with a distinct sentinel in place of
+ * every value (each filter value, the tenant filter's id, limit and offset). The shape is kept only
+ * if every SQL parameter is exactly one of the sentinels and every sentinel is a parameter (none
+ * was inlined into the SQL text or transformed); the parameter list then says which value goes
+ * where, and later requests of the shape send the same SQL with their own values. Anything
+ * else — booleans, nulls and operators are part of the shape; values of other kinds (entities,
+ * raw fragments, dates) make the shape uncacheable — falls back to the QueryBuilder.
+ */
+
+/** Compiled SQL and, per parameter, which of the request's values it takes. */
+export interface CompiledStatement {
+  sql: string;
+  slots: number[];
+}
+
+/** The values of one request, in the order the shape found them, and its shape key. */
+export interface Shaped {
+  key: string;
+  values: unknown[];
+}
+
+const MAX_SHAPES = 5000;
+const compiled = new Map<string, CompiledStatement | null>();
+
+/** A value's part of the shape key: a slot for numbers and strings, the value itself for what SQL may inline. */
+function describe(value: unknown, values: unknown[], out: string[]): boolean {
+  if (typeof value === 'number' || typeof value === 'string') {
+    values.push(value);
+    out.push(typeof value === 'number' ? '#' : '$');
+    return true;
+  }
+  if (value === null || value === undefined || typeof value === 'boolean') {
+    out.push(String(value));
+    return true;
+  }
+  if (Array.isArray(value)) {
+    out.push('[');
+    for (const item of value) if (!describe(item, values, out)) return false;
+    out.push(']');
+    return true;
+  }
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    out.push('{');
+    for (const [key, item] of Object.entries(value)) {
+      out.push(JSON.stringify(key), ':');
+      if (!describe(item, values, out)) return false;
+    }
+    out.push('}');
+    return true;
+  }
+  return false; // a date, an entity, a raw SQL fragment, ...: not cached
+}
+
+/** The shape of a lean query and its values, or null when it cannot be cached. */
+export function shapeOf(em: EntityManager, parts: { entity: string; fields: string[]; where: unknown; orderBy: unknown; limit?: number; offset?: number }): Shaped | null {
+  const values: unknown[] = [];
+  const out = [parts.entity, '|', parts.fields.join(','), '|', JSON.stringify(parts.orderBy ?? null), '|'];
+  if (!describe(parts.where, values, out)) return null;
+  const tenant = (em.getFilterParams(TENANT_FILTER) as { tenantId?: number } | undefined)?.tenantId;
+  out.push('|t', tenant === undefined ? '-' : '#', '|l', parts.limit === undefined ? '-' : '#', '|o', parts.offset ? '#' : '-');
+  if (tenant !== undefined) values.push(tenant);
+  if (parts.limit !== undefined) values.push(parts.limit);
+  if (parts.offset) values.push(parts.offset);
+  return { key: out.join(''), values };
+}
+
+/** The compiled statement of a shape: undefined when not yet compiled, null when it cannot be. */
+export function compiledFor(shape: Shaped): CompiledStatement | null | undefined {
+  return compiled.get(shape.key);
+}
+
+/**
+ * Compiles a shape from the SQL and parameters the QueryBuilder made for sentinel values
+ * (`sentinels[i]` stood for value i) and remembers the result.
+ */
+export function remember(shape: Shaped, sql: string, params: readonly unknown[], sentinels: readonly unknown[]): CompiledStatement | null {
+  const slots = params.map((param) => sentinels.indexOf(param));
+  const everyParamIsASentinel = slots.every((slot) => slot >= 0);
+  const everySentinelIsAParam = sentinels.every((_sentinel, index) => slots.includes(index));
+  const noneInlined = sentinels.every((sentinel) => !sql.includes(String(sentinel)));
+  const statement = everyParamIsASentinel && everySentinelIsAParam && noneInlined ? { sql, slots } : null;
+  if (compiled.size < MAX_SHAPES) compiled.set(shape.key, statement);
+  return statement;
+}
+
+/** Distinct stand-ins for a shape's values, of the same kinds (numbers stay 32-bit integers). */
+export function sentinelsFor(values: readonly unknown[]): unknown[] {
+  return values.map((value, index) => (typeof value === 'number' ? 1_700_000_001 + index * 7 : `\u0002sentinel${index}\u0003`));
+}
+
+/** Rebuilds a value tree with the sentinels in the order `describe` found its values. */
+export function withSentinels<T>(value: T, sentinels: readonly unknown[], next = { index: 0 }): T {
+  if (typeof value === 'number' || typeof value === 'string') return sentinels[next.index++] as T;
+  if (Array.isArray(value)) return value.map((item: unknown) => withSentinels(item, sentinels, next)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withSentinels(item, sentinels, next)])) as T;
+  }
+  return value;
+}
