@@ -1,17 +1,13 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/core/config.js';
-import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
 import { migrate, openOrm } from '../src/db/orm.js';
 import { callbackSignature, setCallbackSecret } from '../src/services/callbacks.js';
 import { createLogin, createSession, createTenant } from '../src/services/identity.js';
+import { freePort, root, scratchDatabase, startFlags, startServer } from './support.js';
 
 /**
  * `npm run bench`: starts the service (embedded PostgreSQL, or DATABASE_URL) in its own process,
@@ -34,31 +30,9 @@ const smoke = options.smoke;
 const duration = smoke ? 1 : Number(options.duration);
 const connections = smoke ? 4 : Number(options.connections);
 const rounds = smoke ? 1 : Number(options.rounds);
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-    server.on('error', reject);
-  });
-}
 
 /** A fresh benchmark database on DATABASE_URL's server, or on an embedded one under .data/bench. */
-async function benchDatabase(): Promise<{ url: string; server: DatabaseServer; drop(): Promise<void> }> {
-  const config = loadConfig();
-  const name = 'membership_bench';
-  const server = config.DATABASE_URL
-    ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir: path.join(root, '.data', 'bench'), port: await freePort(), database: 'postgres', fast: true });
-  await dropDatabase(server.url, name);
-  await ensureDatabase(server.url, name);
-  return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
-}
+const benchDatabase = () => scratchDatabase('membership_bench', 'bench');
 
 async function seed(url: string): Promise<{ token: string; vendorIds: number[]; callbackSecret: string }> {
   const orm = await openOrm({ url });
@@ -81,24 +55,6 @@ async function seed(url: string): Promise<{ token: string; vendorIds: number[]; 
   const callbackSecret = await setCallbackSecret(em, tenant, 'emailprovider1');
   await orm.close();
   return { token, vendorIds, callbackSecret };
-}
-
-function startServer(url: string, port: number): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    // The same V8 memory flags as `npm start` (package.json), so RSS is measured as served.
-    const child = spawn(process.execPath, [...startFlags(), path.join(here, 'server.js')], {
-      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
-    child.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
-}
-
-/** The node flags of the `start` script in package.json. */
-function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 interface Scenario {
@@ -241,7 +197,8 @@ async function main(): Promise<void> {
   const database = await benchDatabase();
   const { token, vendorIds, callbackSecret } = await seed(database.url);
   const port = await freePort();
-  const server = await startServer(database.url, port);
+  // The credential limit is on, as in production, but far above what the benchmark sends: its cost is measured.
+  const server = await startServer(database.url, port, { CREDENTIAL_RATE_LIMIT_PER_MINUTE: '100000000' });
   const base = `http://127.0.0.1:${port}`;
   try {
     const results: Measured[] = [];

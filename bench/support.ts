@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/core/config.js';
+import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
+
+/** What the long-running measurements (`npm run bench`, `npm run fuzz`) share: a database and the server in its own process. */
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** The project folder (this file runs from dist/bench). */
+export const root = path.resolve(here, '../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** A fresh database `name` on DATABASE_URL's server, or on an embedded one under .data/<folder>. */
+export async function scratchDatabase(name: string, folder: string): Promise<{ url: string; server: DatabaseServer; drop(): Promise<void> }> {
+  const config = loadConfig();
+  const server = config.DATABASE_URL
+    ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
+    : await startEmbeddedDatabase({ dataDir: path.join(root, '.data', folder), port: await freePort(), database: 'postgres', fast: true });
+  await dropDatabase(server.url, name);
+  await ensureDatabase(server.url, name);
+  return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
+}
+
+/**
+ * Starts bench/server.js (the service plus the benchmark's baseline and stats routes) in its own
+ * process, in production mode with the node flags of `npm start`, so memory is measured as served.
+ * `env` adds settings (rate limits).
+ */
+export function startServer(url: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...startFlags(), path.join(here, 'server.js')], {
+      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
+    child.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+  });
+}
+
+/** The node flags of the `start` script in package.json. */
+export function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
