@@ -55,3 +55,40 @@ export function startFlags(): string[] {
   const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
   return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
+
+/**
+ * Starts the service exactly as `npm start` does (dist/src/main.js, its node flags) on `url`, in
+ * production mode, in its own process; resolves once it listens. Its log lines (JSON) are kept:
+ * `logLines()` answers those at `level` or above.
+ */
+export function startService(url: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess & { logLines(level?: number): string[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...startFlags(), path.join(root, 'dist', 'src', 'main.js')], {
+      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const lines: string[] = [];
+    let partial = '';
+    let ready = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = partial + chunk.toString();
+      const complete = text.split('\n');
+      partial = complete.pop() ?? '';
+      // The first thousand lines are enough to see what failed; the pipe is read to the end regardless.
+      for (const line of complete) if (lines.length < 1000) lines.push(line);
+      if (!ready && /GraphQL:/.test(text)) {
+        ready = true;
+        resolve(Object.assign(child, {
+          logLines: (level = 50) => lines.filter((line) => {
+            try {
+              return (JSON.parse(line) as { level?: number }).level! >= level;
+            } catch {
+              return false;
+            }
+          }),
+        }));
+      }
+    });
+    child.on('exit', (code) => { if (!ready) reject(new Error(`the service exited with ${code}:\n${lines.join('\n')}`)); });
+  });
+}
