@@ -151,9 +151,10 @@ describe('request size and shape limits', () => {
   ])('GraphQL %s: 400 with extensions.code', async (_name, query, message) => {
     const response = await graphql(server, query, {}, tenant.staffToken);
     expect(response.status).toBe(400);
-    expect(response.body.errors.length).toBeGreaterThan(0);
-    for (const error of response.body.errors) expect(typeof error.extensions.code).toBe('string');
-    expect(response.body.errors.some((error) => message.test(error.message))).toBe(true);
+    const errors = response.body.errors ?? [];
+    expect(errors.length).toBeGreaterThan(0);
+    for (const error of errors) expect(typeof error.extensions.code).toBe('string');
+    expect(errors.some((error) => message.test(error.message))).toBe(true);
   });
 
   it('GraphQL batches are refused: 400 with extensions.code', async () => {
