@@ -5,7 +5,7 @@ import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -15,7 +15,7 @@ import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
 import { CredentialRateLimiter } from './core/credential-rate-limit.js';
 import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
-import { ApiError, NotFound } from './core/errors.js';
+import { ApiError, BadInput, NotFound } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
@@ -64,6 +64,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     connectionTimeout: config.CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
     clientErrorHandler: answerClientError,
+    // The router's own refusals (a path parameter that is not valid percent-encoding) answer like any other error.
+    frameworkErrors: (error, request, reply) => { void answerError(error, request, reply); },
     http: timeouts,
     ...(config.TLS_CERT_FILE && config.TLS_KEY_FILE
       ? { https: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE), ...timeouts } }
@@ -87,6 +89,14 @@ export async function buildApp(options: AppOptions): Promise<App> {
     metrics: new Metrics(pool, options.jobs),
   };
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
+  /** Any failure as problem+json, or on /graphql as GraphQL errors with extensions.code. */
+  const answerError = (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = error instanceof ApiError ? error : fromFastifyError(error, onUnexpectedError);
+    if (!request.url.startsWith('/graphql')) {
+      return reply.code(apiError.status).headers(headersOf(apiError)).type(PROBLEM_CONTENT_TYPE).send(problemOf(apiError, request.url));
+    }
+    return reply.code(apiError.status).send({ errors: [{ message: apiError.message, extensions: { code: apiError.code } }] });
+  };
   const credentialLimit = new CredentialRateLimiter(pool, config.CREDENTIAL_RATE_LIMIT_PER_MINUTE, server.log);
 
   /**
@@ -121,13 +131,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     credentials: false,
     maxAge: 600,
   });
-  server.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    const apiError = error instanceof ApiError ? error : fromFastifyError(error, onUnexpectedError);
-    if (!request.url.startsWith('/graphql')) {
-      return reply.code(apiError.status).headers(headersOf(apiError)).type(PROBLEM_CONTENT_TYPE).send(problemOf(apiError, request.url));
-    }
-    return reply.code(apiError.status).send({ errors: [{ message: apiError.message, extensions: { code: apiError.code } }] });
-  });
+  server.setErrorHandler((error: FastifyError | ApiError, request, reply) => answerError(error, request, reply));
   server.setNotFoundHandler((request, reply) => {
     const error = new NotFound('The resource');
     return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
@@ -182,6 +186,7 @@ function fromFastifyError(error: FastifyError, onUnexpectedError: (error: unknow
   const status = error.statusCode ?? 500;
   if (status === 413) return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
   if (status === 415) return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
+  if (error.code === 'FST_ERR_BAD_URL') return BadInput.field('path', 'is not valid percent-encoding');
   if (status >= 400 && status < 500) return new ApiError(status, 'BAD_REQUEST', error.message);
   return toApiError(error, onUnexpectedError);
 }

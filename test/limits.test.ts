@@ -223,6 +223,12 @@ describe('slow and malformed clients', () => {
     expectRawProblem(await rawExchange((send) => send('NOT HTTP AT ALL\r\n\r\n')), 400);
   });
 
+  it('a path parameter of a raw route that is not valid percent-encoding: 400 problem+json (found by the long fuzz run)', async () => {
+    const response = await rest(server, 'GET', '/api/images/image/%E0%A4%A');
+    expectProblem(response, 400);
+    expect(response.body.errors[0].field).toBe('path');
+  });
+
   it('an idle keep-alive connection is still served after the header deadline has passed', async () => {
     expect((await rest(server, 'GET', '/healthz')).status).toBe(200);
     await sleep(2500);
