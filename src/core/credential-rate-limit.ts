@@ -29,11 +29,12 @@ interface CredentialWindow {
  * (one statement for all credentials it saw), learning the other instances' counts from the
  * same statement. The first request of a credential in a window reads the shared row once.
  *
- * Tolerance: an instance decides on the shared total as of its last flush, so across instances
- * a credential may get through up to one flush interval (~1 s) of the *other* instances' traffic
- * beyond the limit — at 6,000/min spread over two instances, about 100 requests. On one
- * instance the limit is exact. Windows follow each instance's clock (aligned to the minute), so
- * instances whose clocks differ by a second share a window for all but that second.
+ * Tolerance: an instance decides on the shared total as of its last flush, and flushes within a
+ * second of admitting a request, so across instances a credential may get up to about one second
+ * of its traffic (summed over the instances) beyond the limit before every instance refuses —
+ * at 6,000/min, about 100 requests. On one instance the limit is exact. Windows follow each
+ * instance's clock (aligned to the minute), so instances whose clocks differ by a second share a
+ * window for all but that second.
  */
 export class CredentialRateLimiter {
   private readonly windows = new Map<number, CredentialWindow>();
