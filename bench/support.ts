@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/core/config.js';
 import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
 
-/** What the long-running measurements (`npm run bench`, `npm run fuzz`) share: a database and the server in its own process. */
+/** For the long runs outside the test suite (`npm run fuzz`): a scratch database and the service in its own process. */
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The project folder (this file runs from dist/bench). */
@@ -32,22 +32,6 @@ export async function scratchDatabase(name: string, folder: string): Promise<{ u
   await dropDatabase(server.url, name);
   await ensureDatabase(server.url, name);
   return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
-}
-
-/**
- * Starts bench/server.js (the service plus the benchmark's baseline and stats routes) in its own
- * process, in production mode with the node flags of `npm start`, so memory is measured as served.
- * `env` adds settings (rate limits).
- */
-export function startServer(url: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...startFlags(), path.join(here, 'server.js')], {
-      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
-    child.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
 }
 
 /** The node flags of the `start` script in package.json. */

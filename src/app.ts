@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { buildApiSchema, rawRoutes, routes } from './areas/index.js';
 import { trustProxySetting, type Config } from './core/config.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
+import { CredentialCache } from './core/credential-cache.js';
 import { CredentialRateLimiter } from './core/credential-rate-limit.js';
 import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
@@ -87,7 +88,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     pool,
     publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
     metrics: new Metrics(pool, options.jobs),
+    credentials: new CredentialCache(orm.config.get('clientUrl'), config.CREDENTIAL_CACHE_SECONDS, server.log),
   };
+  await deps.credentials.start();
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
   /** Any failure as problem+json, or on /graphql as GraphQL errors with extensions.code. */
   const answerError = (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
@@ -105,7 +108,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
    */
   const contextFor = async (request: FastifyRequest): Promise<RequestContext> => {
     const em = orm.em.fork({ clear: true, useContext: false });
-    const caller = await authenticate(em, request.headers.authorization);
+    const caller = await authenticate(em, request.headers.authorization, deps.credentials);
     if (caller) await credentialLimit.take(caller.credentialId);
     return new RequestContext(deps, em, caller, requestInfo(request));
   };
@@ -156,6 +159,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await server.close();
       await credentialLimit.stop();
       await apollo.stop();
+      await deps.credentials.stop();
       await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));
       if (!options.pool) await pool.end();
     },

@@ -47,6 +47,12 @@ const configSchema = z.object({
    */
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(300),
   /**
+   * How long (seconds) an instance may answer a bearer credential from memory instead of
+   * looking it up; revocations reach every instance at once through PostgreSQL notifications
+   * (LISTEN needs a session: set 0 behind a transaction-pooling PgBouncer). 0 turns the cache off.
+   */
+  CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  /**
    * Requests one credential (API key or session) may make per minute, counted across all
    * instances (within about one second of traffic: core/credential-rate-limit.ts); 0 turns the
    * limit off. 6,000 (100 a second, sustained) leaves a partner integration's sync or a busy
