@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app.js';
+import { ConfigError, loadConfig } from '../src/core/config.js';
 import { createLogger } from '../src/core/logger.js';
 import { hashToken } from '../src/core/secrets.js';
 import { createTestTenant, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
@@ -221,6 +222,14 @@ describe('slow and malformed clients', () => {
 
   it('bytes that are not HTTP: 400 problem+json', async () => {
     expectRawProblem(await rawExchange((send) => send('NOT HTTP AT ALL\r\n\r\n')), 400);
+  });
+
+  it('takes the timeouts from the configuration, the header deadline within the request deadline', () => {
+    expect(loadConfig({})).toMatchObject({
+      REQUEST_TIMEOUT_MS: 60_000, HEADERS_TIMEOUT_MS: 15_000, CONNECTION_TIMEOUT_MS: 120_000, KEEP_ALIVE_TIMEOUT_MS: 72_000, CREDENTIAL_RATE_LIMIT_PER_MINUTE: 6000,
+    });
+    expect(() => loadConfig({ REQUEST_TIMEOUT_MS: '2000', HEADERS_TIMEOUT_MS: '5000' })).toThrow(ConfigError);
+    expect(server.app.server.server.keepAliveTimeout).toBe(72_000);
   });
 
   it('a path parameter of a raw route that is not valid percent-encoding: 400 problem+json (found by the long fuzz run)', async () => {
