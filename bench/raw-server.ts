@@ -22,7 +22,7 @@ async function caller(request: IncomingMessage): Promise<Caller | null> {
   const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   if (!token) return null;
   const { rows } = await pool.query<Caller & { expires_at: Date | null }>(
-    `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.roles, c.expires_at, c.last_used_at
+    `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.email, c.kind, l.roles, c.expires_at, c.last_used_at
      FROM credential c JOIN login l ON l.id = c.login_id
      WHERE c.token_hash = $1 AND c.revoked_at IS NULL LIMIT 1`, [createHash('sha256').update(token).digest('hex')]);
   const row = rows[0];

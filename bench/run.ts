@@ -115,7 +115,9 @@ async function seed(url: string): Promise<Seeded> {
 function startProcess(script: string, env: Record<string, string>): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     // The same V8 memory flags as `npm start` (package.json), so RSS is measured as served.
-    const child = spawn(process.execPath, [...startFlags(), path.join(here, script)], {
+    // BENCH_SERVICE_FLAGS adds node flags to the service alone (e.g. `--cpu-prof` to profile it).
+    const extra = script === 'server.js' ? (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter(Boolean) : [];
+    const child = spawn(process.execPath, [...startFlags(), ...extra, path.join(here, script)], {
       env: { ...process.env, HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

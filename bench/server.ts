@@ -17,8 +17,9 @@ const config = loadConfig();
 const url = config.DATABASE_URL!;
 let statements = 0;
 const seen = new Set<string>();
-const orm = await openOrm({ url, poolMax: config.DATABASE_POOL_MAX, onQuery: (sql) => {
+const orm = await openOrm({ url, poolMax: config.DATABASE_POOL_MAX, onQuery: ({ query: sql = '' }) => {
   statements++;
+  // BENCH_SQL=1: each distinct statement once, to compare with the baseline's SQL (bench/raw-server.ts).
   if (process.env.BENCH_SQL && !seen.has(sql)) { seen.add(sql); process.stderr.write(`SQL ${sql}\n`); }
 } });
 /** The service's own plain pool (AppDeps.pool, pipeline mode as in buildApp), its statements counted too. */

@@ -11,6 +11,7 @@ import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { buildApiSchema, rawRoutes, routes } from './areas/index.js';
 import { trustProxySetting, type Config } from './core/config.js';
+import { auditRootFields } from './core/audit.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
 import { CredentialCache } from './core/credential-cache.js';
 import { CredentialRateLimiter } from './core/credential-rate-limit.js';
@@ -88,7 +89,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     pool,
     publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
     metrics: new Metrics(pool, options.jobs),
-    credentials: new CredentialCache(orm.config.get('clientUrl'), config.CREDENTIAL_CACHE_SECONDS, server.log),
+    // Behind a transaction-pooling PgBouncer no session can LISTEN: every request looks its credential up.
+    credentials: new CredentialCache(orm.config.get('clientUrl'), config.DATABASE_PGBOUNCER ? 0 : config.CREDENTIAL_CACHE_SECONDS, server.log),
   };
   await deps.credentials.start();
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
@@ -129,7 +131,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await server.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && corsOrigins.has(origin)),
     methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Read-Primary'],
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'ETag', 'Content-Disposition'],
     credentials: false,
     maxAge: 600,
@@ -141,7 +143,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   });
 
   const metricsListener = await mountMetrics(server, deps.metrics, config);
-  const schema = await buildApiSchema();
+  const schema = auditRootFields(await buildApiSchema());
   mountHealth(server, orm);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError, metrics: deps.metrics });
   // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.

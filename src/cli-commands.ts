@@ -5,9 +5,11 @@ import pg from 'pg';
 import { loadConfig } from './core/config.js';
 import { startJobs } from './core/jobs.js';
 import { createLogger } from './core/logger.js';
+import { progressReporter } from './core/progress.js';
 import { callbackJobs, queueCallbacks } from './services/callback-processing.js';
 import { setCallbackSecret } from './services/callbacks.js';
 import { createApiKey, createLogin, createSession, createTenant, findLogin, findTenant, revokeApiKey } from './services/identity.js';
+import { describeSeed, SEED_SIZES, seedTenant, type SeedSize } from './services/seed.js';
 import { writeMigrationIndex } from './db/migration-index.js';
 import type { Runtime } from './runtime.js';
 
@@ -68,12 +70,25 @@ export const commands: Record<string, (runtime: Runtime, options: Options) => Pr
     const client = new pg.Client({ connectionString: runtime.database.url });
     await client.connect();
     try {
-      const count = await queueCallbacks(client, boss, 'dead', tenant?.id ?? null);
+      const [{ dead }] = (await client.query<{ dead: number }>(
+        `SELECT count(*)::int AS dead FROM provider_callback WHERE state = 'dead' AND ($1::int IS NULL OR tenant_id = $1)`, [tenant?.id ?? null])).rows;
+      const step = progressReporter()('callbacks queued', dead);
+      const count = await queueCallbacks(client, boss, 'dead', tenant?.id ?? null, (queued) => step.tick(queued));
+      step.finish();
       return `${count} dead callback${count === 1 ? '' : 's'} queued again`;
     } finally {
       await client.end();
       await boss.stop({ graceful: false, timeout: 2000 });
     }
+  },
+  async seed(runtime, options) {
+    const size = required(options, 'size');
+    if (!(size in SEED_SIZES)) throw new UsageError(`--size must be ${Object.keys(SEED_SIZES).join(' or ')}`);
+    const seed = Number(options.seed ?? '1');
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError('--seed must be a whole number of 0 or more');
+    // A tenant seeded before is refused (AlreadySeeded: its message, exit code 1).
+    const result = await seedTenant(runtime.orm.em.fork(), { tenantKey: required(options, 'tenant'), tenantName: options.name, size: size as SeedSize, seed, progress: progressReporter() });
+    return describeSeed(result, size as SeedSize, seed);
   },
   async migrate() {
     return 'migrations are up to date'; // startRuntime has applied them

@@ -12,16 +12,19 @@ const help: Record<string, string> = {
     '    prints a new callback signing secret (only the secret; shown once)',
   'callbacks requeue': 'callbacks requeue [--tenant KEY]\n    queues dead-lettered callbacks for processing again',
   migrate: 'migrate\n    applies pending migrations',
+  seed: 'seed --tenant KEY --size small|large [--seed N] [--name NAME]\n' +
+    '    fills a tenant (created if missing) with demo data: small about 300 contacts, large 110,000 contacts and 100,000 vendors; once per tenant',
   'migration create': 'migration create [--name WHAT]\n    writes src/db/migrations/000N-WHAT.ts for entity changes and regenerates the migration index (development)',
 };
 
 const usage = `Usage: npm run cli -- <command> [options]     (npm run cli -- <command> --help for one command)
 ${Object.values(help).map((text) => `  ${text}`).join('\n')}
 Uses DATABASE_URL, or the embedded PostgreSQL under DATA_DIR (shared with a running server).
+Long-running commands show their progress on stderr: a bar on a terminal, plain lines otherwise.
 Exit codes: 0 done, 1 failed (the reason on stderr), 2 wrong usage.`;
 
 const STRING_OPTIONS: Record<string, { type: 'string' }> = Object.fromEntries(
-  ['key', 'name', 'domain', 'tenant', 'email', 'role', 'first-name', 'last-name', 'expires', 'id', 'provider'].map((name) => [name, { type: 'string' }]),
+  ['key', 'name', 'domain', 'tenant', 'email', 'role', 'first-name', 'last-name', 'expires', 'id', 'provider', 'size', 'seed'].map((name) => [name, { type: 'string' }]),
 );
 
 async function main(): Promise<number> {
@@ -52,8 +55,10 @@ async function main(): Promise<number> {
     return 2;
   }
   // Loaded only now: the services, the ORM and the schema are what make a command slow to start.
-  const [{ commands, UsageError }, { startRuntime }, { loadConfig }] = await Promise.all([import('./cli-commands.js'), import('./runtime.js'), import('./core/config.js')]);
-  const runtime = await startRuntime(loadConfig(), () => {});
+  const [{ commands, UsageError }, { startRuntime }, { loadConfig }, { progressReporter }] = await Promise.all([
+    import('./cli-commands.js'), import('./runtime.js'), import('./core/config.js'), import('./core/progress.js'),
+  ]);
+  const runtime = await startRuntime(loadConfig(), () => {}, progressReporter());
   try {
     process.stdout.write(`${await commands[name](runtime, options)}\n`);
     return 0;

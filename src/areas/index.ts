@@ -3,6 +3,7 @@ import { buildSchema } from 'type-graphql';
 import type { Area } from '../core/area.js';
 import { authChecker, validateInput } from '../core/graphql-policies.js';
 import { TenantOwned } from '../entities/base.js';
+import { auditArea } from './audit.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { billingArea } from './billing.js';
 import { calendarsArea } from './calendars.js';
@@ -50,6 +51,7 @@ export const areas: readonly Area[] = [
   reportingArea,
   documentTemplatesArea,
   billingArea,
+  auditArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

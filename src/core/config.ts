@@ -1,9 +1,12 @@
 import { z } from 'zod';
 
 /** Every setting the service reads from its environment, validated once at start. */
-const configSchema = z.object({
+export const configSchema = z.object({
+  /** `production` turns off GraphiQL, introspection, field suggestions, the demo tenant and the logging of sign-in links. */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** Address the server listens on (`0.0.0.0` in a container behind a load balancer). */
   HOST: z.string().min(1).default('127.0.0.1'),
+  /** Port of the APIs, docs pages and health checks. */
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   /** Local state (the embedded database's data folder) lives here. */
   DATA_DIR: z.string().min(1).default('.data'),
@@ -11,7 +14,23 @@ const configSchema = z.object({
   DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
   /** Port of the embedded PostgreSQL (used only without DATABASE_URL). */
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  /** Connections of each pool this instance opens on PostgreSQL (the ORM's, the plain pg pool's, each replica's): see SCALING.md. */
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /**
+   * Read replicas of DATABASE_URL, comma-separated complete URLs. Reads of query operations (GraphQL
+   * queries, REST routes of query fields) go there unless the request sends `X-Read-Primary: true`;
+   * mutations, transactions, authentication and jobs use the primary (`core/read-routing.ts`).
+   */
+  DATABASE_REPLICA_URLS: z.string().optional().refine(
+    (value) => (value ?? '').split(',').map((url) => url.trim()).filter(Boolean).every((url) => /^postgres(ql)?:\/\/[^/]+\/[^/?#]+/.test(url) && URL.canParse(url)),
+    'must be comma-separated postgres:// URLs, each naming its database',
+  ),
+  /**
+   * DATABASE_URL points at PgBouncer in transaction mode: the service then keeps no state on a
+   * server connection between transactions (no named prepared statements, and no LISTEN, so the
+   * credential cache is off; it uses no session-level SET or advisory locks in any mode). See SCALING.md.
+   */
+  DATABASE_PGBOUNCER: z.stringbool().default(false),
   /** Guards DELETE /api/login/delete; the operation is disabled while unset. */
   MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Base URL that magic links point at (the member portal). */
@@ -25,14 +44,19 @@ const configSchema = z.object({
    * `https://portal.example.org,https://admin.example.org`. Unset: no cross-origin calls.
    */
   CORS_ORIGINS: z.string().optional(),
+  /** PEM certificate chain: with TLS_KEY_FILE the server speaks HTTPS itself (set both or neither). */
   TLS_CERT_FILE: z.string().min(1).optional(),
+  /** PEM private key of TLS_CERT_FILE. */
   TLS_KEY_FILE: z.string().min(1).optional(),
   /** Fastify's trustProxy: true/false, a hop count, or a list of addresses. */
   TRUST_PROXY: z.string().optional(),
   /** false disables the pg-boss worker on this instance (jobs can still be queued). */
   JOBS_WORKER: z.stringbool().default(true),
+  /** pino level of the JSON log on stdout. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Lifetime of a session token issued by sign-in (hours). */
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 14),
+  /** How long a sign-in link may be redeemed (minutes). */
   MAGIC_LINK_TTL_MINUTES: z.coerce.number().int().min(1).max(24 * 60).default(15),
   /** Magic links one address may be sent per hour. */
   MAGIC_LINK_PER_HOUR: z.coerce.number().int().min(1).max(1000).default(5),
@@ -49,7 +73,7 @@ const configSchema = z.object({
   /**
    * How long (seconds) an instance may answer a bearer credential from memory instead of
    * looking it up; revocations reach every instance at once through PostgreSQL notifications
-   * (LISTEN needs a session: set 0 behind a transaction-pooling PgBouncer). 0 turns the cache off.
+   * (LISTEN needs a session: off with DATABASE_PGBOUNCER). 0 turns the cache off.
    */
   CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /**
@@ -75,21 +99,28 @@ const configSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Serves Prometheus metrics at /metrics on a separate port (no credential; bind it privately). */
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Address of the METRICS_PORT listener. */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Largest file one upload may carry (bytes); larger is a 413. */
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
   /** Where file bytes live: `database` (PostgreSQL, the default) or `s3` (an S3-compatible object store). */
   FILE_STORAGE: z.enum(['database', 's3']).default('database'),
+  /** Bucket for file contents; required when FILE_STORAGE is `s3`. */
   S3_BUCKET: z.string().min(3).max(63).optional(),
+  /** Region of the bucket. */
   S3_REGION: z.string().min(1).default('us-east-1'),
   /** An S3-compatible endpoint other than AWS (MinIO, R2, ...). */
   S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  /** Addresses objects as `endpoint/bucket/key` instead of `bucket.endpoint/key` (MinIO and most self-hosted stores need it). */
   S3_FORCE_PATH_STYLE: z.stringbool().default(false),
   /** Key prefix for every object this service writes. */
   S3_PREFIX: z.string().max(200).default('files/'),
-  /** Static credentials; when unset the AWS SDK's default chain (environment, profile, instance role) applies. */
+  /** Static credentials (with S3_SECRET_ACCESS_KEY); when unset the AWS SDK's default chain (environment, profile, instance role) applies. */
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  /** Secret of S3_ACCESS_KEY_ID (set both or neither). */
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Days the audit trail keeps an entry; an hourly job deletes older ones. */
+  AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
 });
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };

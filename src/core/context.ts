@@ -8,8 +8,9 @@ import { TENANT_FILTER } from '../entities/base.js';
 import type { Role } from '../entities/login.js';
 import { Forbidden, NotFound, Unauthenticated } from './errors.js';
 import { createLoaders, type Loaders } from './loaders.js';
-import type { Metrics } from './metrics.js';
+import { operationOf, type Metrics } from './metrics.js';
 import { TENANT_KEY_PATTERN } from './values.js';
+import { attachAuditActor, type AuditActor } from './audit.js';
 
 /** Who is calling: resolved from the bearer credential. */
 export interface Caller {
@@ -18,6 +19,9 @@ export interface Caller {
   contactId: number | null;
   roles: readonly Role[];
   credentialId: number;
+  /** The login's sign-in name (email) and the credential's kind (`session`, `api_key`): recorded in the audit trail. */
+  login?: string;
+  credentialKind?: string;
 }
 
 /** Facts about the HTTP request that some operations record (terms acceptance, audit). */
@@ -29,6 +33,11 @@ export interface RequestInfo {
   tenantKey: string | null;
   /** The Host header without its port, lower-cased: a tenant's own domain also names it. */
   host: string | null;
+  /**
+   * The operation the request reached (the documented REST operation, `POST /graphql` until the
+   * GraphQL fields are known): the audit trail records it. Absent for background work.
+   */
+  operation?: string;
 }
 
 /** Process-wide dependencies the services may use. */
@@ -58,6 +67,8 @@ export class RequestContext {
   readonly loaders: Loaders;
   /** The tenant a public operation serves when there is no caller (`usePublicTenant`). */
   private publicTenantId: number | null = null;
+  /** Who the audit trail names for this request's changes (null for background work, which names its job). */
+  readonly audit: AuditActor | null = null;
 
   constructor(
     readonly app: AppDeps,
@@ -66,6 +77,18 @@ export class RequestContext {
     readonly request: RequestInfo,
   ) {
     if (caller) em.setFilterParams(TENANT_FILTER, { tenantId: caller.tenantId });
+    if (request.operation !== undefined) {
+      this.audit = {
+        operation: request.operation,
+        loginId: caller?.loginId ?? null,
+        login: caller?.login ?? null,
+        credentialId: caller?.credentialId ?? null,
+        credentialKind: caller?.credentialKind ?? null,
+        role: caller ? caller.roles.join(',') : null,
+        requestId: request.id,
+      };
+      attachAuditActor(em, this.audit);
+    }
     this.loaders = createLoaders(em);
   }
 
@@ -132,5 +155,6 @@ export function requestInfo(request: FastifyRequest): RequestInfo {
     userAgent: request.headers['user-agent'] ?? null,
     tenantKey: TENANT_KEY_PATTERN.test(given) ? given : null,
     host: host.length > 0 && host.length <= 253 ? host : null,
+    operation: operationOf(request),
   };
 }

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import pg from 'pg';
 import { PgBoss, type JobResult, type Queue } from 'pg-boss';
+import { runAsJob } from './audit.js';
 
 /** What a handler knows about the job it runs. */
 export interface JobRun {
@@ -71,7 +72,7 @@ export async function startJobs(options: {
         const results: JobResult[] = [];
         for (const item of batch) {
           try {
-            await job.handle(options.orm, item.data, { id: item.id, retryCount: item.retryCount, retryLimit: item.retryLimit });
+            await runAsJob(job.name, () => job.handle(options.orm, item.data, { id: item.id, retryCount: item.retryCount, retryLimit: item.retryLimit }));
             results.push({ id: item.id, status: 'completed' });
           } catch (error) {
             options.log.warn({ err: error, job: job.name, jobId: item.id, retryCount: item.retryCount }, 'job failed');

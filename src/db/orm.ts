@@ -1,25 +1,38 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
+import { replicaConnections, ReplicaRoutingDriver } from '../core/read-routing.js';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
+import { AuditActorSubscriber } from '../core/audit.js';
 import { TENANT_FILTER } from '../entities/base.js';
 import { entities, tenantOwnedEntities } from '../areas/index.js';
 import { migrations } from './migrations/index.js';
 import { addListIndexes } from '../core/list-query.js';
+import type { StartProgress } from '../core/progress.js';
 
 export interface OrmOptions {
   url: string;
   poolMax?: number;
-  /** Called once per SQL statement (with its text); used by tests and benchmarks to count statements. */
-  onQuery?: (sql: string) => void;
+  /**
+   * Read replicas (complete PostgreSQL URLs): reads of query operations go there
+   * (`core/read-routing.ts`); everything else stays on `url`.
+   */
+  replicaUrls?: readonly string[];
+  /** Called once per SQL statement (with its text and the connection that ran it); used by tests and benchmarks to count statements. */
+  onQuery?: (statement: { query?: string; connection?: { type?: string; name?: string } }) => void;
 }
 
 /** The one ORM configuration every entry point (server, CLI, tests) uses. */
 export function ormConfig(options: OrmOptions): Options {
   return defineConfig({
     clientUrl: options.url,
+    // Reads of query operations may go to replicas; writes name their author for the audit trail.
+    driver: ReplicaRoutingDriver,
+    ...(options.replicaUrls?.length ? { replicas: replicaConnections(options.replicaUrls), preferReadReplicas: true } : {}),
     entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
+    // Names the author of every change for the audit trail's trigger (core/audit.ts).
+    subscribers: [new AuditActorSubscriber()],
     pool: { min: 0, max: options.poolMax ?? 10 },
     filters: {
       // The tenant filter: confines every read, update and delete of a tenant-owned entity to
@@ -47,19 +60,28 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(options));
 }
 
-/** Applies pending migrations; returns the names applied. */
-export async function migrate(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.migrator.up();
-  return applied.map((migration) => migration.name);
+/** Applies pending migrations; returns the names applied. With `progress`, each applied migration is a tick. */
+export async function migrate(orm: MikroORM, progress?: StartProgress): Promise<string[]> {
+  const pending = progress ? (await orm.migrator.getPending()).length : 0;
+  if (!progress || !pending) return (await orm.migrator.up()).map((migration) => migration.name);
+  const step = progress('migrations', pending);
+  const tick = () => step.tick();
+  orm.migrator.on('migrated', tick);
+  try {
+    return (await orm.migrator.up()).map((migration) => migration.name);
+  } finally {
+    orm.migrator.off('migrated', tick);
+    step.finish();
+  }
 }
 
-function countingLogger(onQuery: (sql: string) => void) {
+function countingLogger(onQuery: NonNullable<OrmOptions['onQuery']>) {
   const ignore = () => {};
   return {
     log: ignore,
     error: ignore,
     warn: ignore,
-    logQuery: (context: { query: string }) => onQuery(context.query),
+    logQuery: (context: { query?: string; connection?: { type?: string; name?: string } }) => onQuery(context),
     setDebugMode: ignore,
     isEnabled: (namespace: string) => namespace === 'query',
   };

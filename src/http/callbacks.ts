@@ -87,7 +87,7 @@ async function receive(deps: AppDeps, secrets: CallbackSecrets, provider: Callba
   }
   await storeCallback(deps.pool, { tenantId: found.tenantId, provider, headers, body: text }, (error) => {
     request.log.error({ err: error, provider }, 'callback not stored');
-  });
+  }, { prepared: !deps.config.DATABASE_PGBOUNCER });
   deps.metrics.callbacksStored.inc({ provider });
   return reply.code(200).send();
 }

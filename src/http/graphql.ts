@@ -3,12 +3,13 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { GraphQLSchema } from 'graphql';
+import { Kind, OperationTypeNode, type GraphQLSchema } from 'graphql';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
 import type { Metrics } from '../core/metrics.js';
 import { limitAnonymous } from '../core/rate-limit.js';
+import { allowReplicaReads, READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/read-routing.js';
 import type { FieldProblem } from '../core/errors.js';
 
 /** The most tokens a GraphQL document may hold (graphql-js counts them while parsing). */
@@ -39,6 +40,20 @@ const statusFromErrors: ApolloServerPlugin<RequestContext> = {
   },
 };
 
+/**
+ * A query operation's reads may be served by a read replica (core/read-routing.ts), unless the
+ * caller sends `X-Read-Primary: true`; a mutation (and anything unrecognised) reads the primary.
+ */
+const replicaReadsForQueries: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ operation, request }) {
+        if (operation?.operation === OperationTypeNode.QUERY && !wantsPrimary(request.http?.headers.get(READ_PRIMARY_HEADER))) allowReplicaReads();
+      },
+    };
+  },
+};
+
 /** Counts GraphQL operations by name (`anonymous` when unnamed), type and outcome. */
 function operationMetrics(metrics: Metrics): ApolloServerPlugin<RequestContext> {
   return {
@@ -51,6 +66,21 @@ function operationMetrics(metrics: Metrics): ApolloServerPlugin<RequestContext> 
     },
   };
 }
+
+/**
+ * Names the request's operation for the audit trail by its root fields (`saveVendor`; several
+ * joined by commas), before anything runs.
+ */
+const auditOperation: ApolloServerPlugin<RequestContext> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ contextValue, operation }) {
+        const fields = (operation?.selectionSet.selections ?? []).flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : []));
+        if (contextValue.audit && fields.length) contextValue.audit.operation = fields.join(',').slice(0, 300);
+      },
+    };
+  },
+};
 
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
@@ -79,7 +109,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
     plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(),
       // Cache-control hints are unused, and the plugin wraps every field resolver (measurable per request).
-      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics)],
+      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics), auditOperation, replicaReadsForQueries],
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
@@ -97,22 +127,26 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     },
   });
   await apollo.start();
+  const handler = fastifyApolloHandler(apollo, {
+    // A failure here (say, the database is down) carries its status, as a resolver error would.
+    context: async (request) => {
+      try {
+        const context = await options.contextFor(request);
+        // Without a credential only public fields answer; their callers are counted per address.
+        await limitAnonymous(context, 'graphql');
+        return context;
+      } catch (error) {
+        throw toApiError(error, options.onUnexpectedError);
+      }
+    },
+  });
   app.route({
     url: '/graphql',
     method: ['GET', 'POST'], // OPTIONS: CORS preflight (app.ts)
-    handler: fastifyApolloHandler(apollo, {
-      // A failure here (say, the database is down) carries its status, as a resolver error would.
-      context: async (request) => {
-        try {
-          const context = await options.contextFor(request);
-          // Without a credential only public fields answer; their callers are counted per address.
-          await limitAnonymous(context, 'graphql');
-          return context;
-        } catch (error) {
-          throw toApiError(error, options.onUnexpectedError);
-        }
-      },
-    }),
+    // Each request in a read scope of its own, which a query operation opens to replicas.
+    handler(request, reply) {
+      return withReadScope(() => handler.call(this, request as Parameters<typeof handler>[0], reply as Parameters<typeof handler>[1]));
+    },
   });
   // Other methods are the GraphQL endpoint's 405 (in GraphQL's error shape), not the server's 404.
   app.route({

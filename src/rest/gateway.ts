@@ -20,6 +20,7 @@ import { limitAnonymous } from '../core/rate-limit.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
 import type { RouteRow } from './route-table.js';
 import type { FileDownload } from '../schema/file-download.js';
+import { READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/read-routing.js';
 
 /**
  * The REST gateway: matches a request against the route table (case-insensitive, trailing
@@ -111,8 +112,28 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
   return compiled.sort((a, b) => b.literalCount - a.literalCount);
 }
 
+/**
+ * The routes that can match a path, by its first two segments (lower-cased): every documented
+ * path starts with literals (`/api/vendors`, `/api/setup/...`), so a request is checked against
+ * a handful of routes instead of the whole table.
+ */
+export type RouteIndex = Map<string, CompiledRoute[]>;
+
+const prefixOf = (parts: string[]) => parts.slice(0, 2).join('/').toLowerCase();
+
+export function indexRoutes(routes: CompiledRoute[]): RouteIndex {
+  const index: RouteIndex = new Map();
+  for (const route of routes) {
+    const literals = route.segments.slice(0, 2).map((segment) => ('literal' in segment ? segment.literal : null));
+    if (literals.includes(null)) throw new Error(`Route ${route.row.path}: its first two segments must be literal`);
+    const key = literals.join('/');
+    index.set(key, [...(index.get(key) ?? []), route]);
+  }
+  return index;
+}
+
 /** Finds the route for a method and raw path; 404 when none, 405 when only other methods match. */
-export function matchRoute(routes: CompiledRoute[], method: string, rawPath: string) {
+export function matchRoute(routes: RouteIndex, method: string, rawPath: string) {
   const parts = rawPath.split('/').filter(Boolean).map((part, index) => {
     try {
       return decodeURIComponent(part);
@@ -121,7 +142,7 @@ export function matchRoute(routes: CompiledRoute[], method: string, rawPath: str
     }
   });
   const allowed = new Set<string>();
-  for (const route of routes) {
+  for (const route of routes.get(prefixOf(parts)) ?? []) {
     const params = matchSegments(route.segments, parts);
     if (!params) continue;
     if (route.row.method === method) return { route, params };
@@ -363,7 +384,7 @@ export function closeUnreadBody(request: FastifyRequest, reply: FastifyReply): v
 
 /** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
 export async function restGateway(app: FastifyInstance, options: GatewayOptions): Promise<void> {
-  const { routes } = options;
+  const routes = indexRoutes(options.routes);
 
   // The gateway reads bodies itself (to unwrap documented bodies and answer 415 and 400 properly).
   app.removeAllContentTypeParsers();
@@ -420,7 +441,8 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
       if (!route.row.publicApiResponse || !(error instanceof ApiError)) throw error;
       return problemResponse(error, request.url, route.row.publicApiResponse);
     }
-    const result = await route.run(contextValue, variables);
+    // A query field's reads may be served by a read replica (core/read-routing.ts); a mutation's never are.
+    const result = await withReadScope(() => route.run(contextValue, variables), route.operationType === 'query' && !wantsPrimary(request.headers[READ_PRIMARY_HEADER]));
     if (result.errors?.length) {
       return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url, route.row.publicApiResponse);
     }

@@ -197,7 +197,9 @@ function errorText(error: unknown): string {
  * queued, in transactions of up to 500: `received` ones are the dispatcher's work (stored, not yet
  * queued), `dead` ones are re-queued by the CLI (the last error stays until processed).
  */
-export async function queueCallbacks(client: pg.ClientBase, boss: PgBoss, from: 'received' | 'dead', tenantId: number | null): Promise<number> {
+export async function queueCallbacks(
+  client: pg.ClientBase, boss: PgBoss, from: 'received' | 'dead', tenantId: number | null, onBatch?: (queued: number) => void,
+): Promise<number> {
   let total = 0;
   for (;;) {
     await client.query('BEGIN');
@@ -217,6 +219,7 @@ export async function queueCallbacks(client: pg.ClientBase, boss: PgBoss, from: 
       }
       await client.query('COMMIT');
       total += rows.length;
+      onBatch?.(rows.length);
       if (rows.length < 500) return total;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});

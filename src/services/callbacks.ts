@@ -117,11 +117,14 @@ const INSERT_CALLBACK = `INSERT INTO provider_callback (tenant_id, receipt, prov
  * (`queueCallbacks(…, 'received', …)`, pumped by the worker instances), so the acknowledgement
  * costs one statement; a callback stored just before a crash is queued after the restart.
  */
-export async function storeCallback(pool: pg.Pool, callback: IncomingCallback, log: (error: unknown) => void): Promise<string> {
+export async function storeCallback(pool: pg.Pool, callback: IncomingCallback, log: (error: unknown) => void, options: { prepared?: boolean } = {}): Promise<string> {
   const receipt = randomUUID();
   try {
     // A named (prepared) statement: PostgreSQL plans it once per connection, not once per callback.
-    await pool.query({ name: 'store_callback', text: INSERT_CALLBACK, values: [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body] });
+    // Behind PgBouncer in transaction mode (`prepared: false`) a named statement may meet another
+    // server connection than the one it was prepared on, so it is sent unnamed.
+    const values = [callback.tenantId, receipt, callback.provider, JSON.stringify(callback.headers), callback.body];
+    await pool.query(options.prepared === false ? { text: INSERT_CALLBACK, values } : { name: 'store_callback', text: INSERT_CALLBACK, values });
   } catch (error) {
     log(error);
     throw notStored();

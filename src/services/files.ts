@@ -1,5 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import { ForeignKeyConstraintViolationException, ReferenceKind } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, type Config } from '../core/config.js';
@@ -71,74 +70,24 @@ class DatabaseBlobStore implements BlobStore {
   async remove(): Promise<void> {}
 }
 
-/** Bytes in an S3-compatible object store, one object per content row. */
-export class S3BlobStore implements BlobStore {
-  readonly kind = 's3' as const;
-  private readonly client: S3Client;
-
-  constructor(private readonly config: Pick<Config, 'S3_BUCKET' | 'S3_REGION' | 'S3_ENDPOINT' | 'S3_FORCE_PATH_STYLE' | 'S3_PREFIX' | 'S3_ACCESS_KEY_ID' | 'S3_SECRET_ACCESS_KEY'>) {
-    this.client = new S3Client({
-      region: config.S3_REGION,
-      ...(config.S3_ENDPOINT ? { endpoint: config.S3_ENDPOINT } : {}),
-      forcePathStyle: config.S3_FORCE_PATH_STYLE,
-      ...(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY
-        ? { credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY } }
-        : {}),
-      // Plain PUTs with a Content-MD5-free body: S3-compatible stores differ in their support of
-      // the newer flexible checksums, and the SHA-256 of every content is kept in its row anyway.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-      maxAttempts: 3,
-    });
-  }
-
-  private get bucket(): string {
-    return this.config.S3_BUCKET!;
-  }
-
-  async save(tenantId: number, sha256: string, bytes: Buffer) {
-    // A fresh key per content row: a content deleted and uploaded again never shares an object.
-    const storageKey = `${this.config.S3_PREFIX}${tenantId}/${sha256}-${randomUUID()}`;
-    await this.call(() => this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: storageKey, Body: bytes, ContentLength: bytes.length })));
-    return { bytes: null, storageKey };
-  }
-
-  async load(storageKey: string): Promise<Buffer> {
-    const response = await this.call(() => this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: storageKey })));
-    if (!response.Body) throw new ServiceUnavailable('The file store answered without the file.');
-    return Buffer.from(await response.Body.transformToByteArray());
-  }
-
-  async remove(storageKeys: string[]): Promise<void> {
-    for (let start = 0; start < storageKeys.length; start += 1000) {
-      const Objects = storageKeys.slice(start, start + 1000).map((Key) => ({ Key }));
-      await this.call(() => this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects, Quiet: true } })));
-    }
-  }
-
-  private async call<T>(send: () => Promise<T>): Promise<T> {
-    try {
-      return await send();
-    } catch (error) {
-      if (error instanceof NoSuchKey) throw new NotFound('The file content');
-      throw Object.assign(new ServiceUnavailable('The file store is temporarily unavailable.'), { cause: error });
-    }
-  }
-}
-
 const databaseStore = new DatabaseBlobStore();
-const s3Stores = new WeakMap<Config, S3BlobStore>();
+const s3Stores = new WeakMap<Config, BlobStore>();
 
 /** The store new contents go to under this configuration (S3 clients are made once per configuration). */
-export function blobStoreFor(config: Config): BlobStore {
-  return config.FILE_STORAGE === 's3' ? s3StoreFor(config) : databaseStore;
+export function blobStoreFor(config: Config): Promise<BlobStore> {
+  return config.FILE_STORAGE === 's3' ? s3StoreFor(config) : Promise.resolve(databaseStore);
 }
 
-function s3StoreFor(config: Config): S3BlobStore {
+/**
+ * The S3 store of this configuration. The AWS SDK is loaded on first use (it is a third of the
+ * server's memory at start, and most deployments keep files in PostgreSQL).
+ */
+async function s3StoreFor(config: Config): Promise<BlobStore> {
   let store = s3Stores.get(config);
   if (!store) {
     if (!config.S3_BUCKET) throw new ServiceUnavailable('Files kept in S3 cannot be read: S3 is not configured.');
-    store = new S3BlobStore(config);
+    const { S3BlobStore } = await import('./s3-blob-store.js');
+    store = s3Stores.get(config) ?? new S3BlobStore(config);
     s3Stores.set(config, store);
   }
   return store;
@@ -163,7 +112,7 @@ export interface FileOwner {
 export async function storeTenantFile(em: EntityManager, owner: FileOwner, file: NewFile): Promise<FileRecord> {
   const { tenantId } = owner;
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
-  const store = blobStoreFor(owner.config);
+  const store = await blobStoreFor(owner.config);
   const { record, duplicateKey } = await em.transactional(async (em) => {
     const connection = em.getDriver().getConnection();
     const tx: unknown = em.getTransactionContext();
@@ -216,7 +165,7 @@ export async function readFile(ctx: RequestContext, file: Pick<FileRecord, 'id'>
      where f.id = ? and f.tenant_id = ?`, [file.id, ctx.tenantId]);
   if (!row) throw new NotFound('The file');
   if (row.storage === 'database') return row.bytes ?? Buffer.alloc(0);
-  return s3StoreFor(ctx.app.config).load(row.storage_key!);
+  return (await s3StoreFor(ctx.app.config)).load(row.storage_key!);
 }
 
 /**
@@ -235,7 +184,7 @@ export async function releaseFiles(ctx: RequestContext, fileIds: readonly (numbe
     if (error instanceof ForeignKeyConstraintViolationException) return;
     throw error;
   }
-  if (keys.length) await s3StoreFor(ctx.app.config).remove(keys);
+  if (keys.length) await (await s3StoreFor(ctx.app.config)).remove(keys);
 }
 
 /**
@@ -260,7 +209,7 @@ export async function purgeUnusedFiles(orm: MikroORM, config: Config, age: strin
     const fileIds = candidates.slice(start, start + 500).map((row) => row.id);
     try {
       const { deleted, keys } = await em.transactional((tx) => deleteUnreferenced(tx, { fileIds }));
-      if (keys.length) await s3StoreFor(config).remove(keys);
+      if (keys.length) await (await s3StoreFor(config)).remove(keys);
       purged += deleted;
     } catch (error) {
       if (!(error instanceof ForeignKeyConstraintViolationException)) throw error; // referenced meanwhile: next run

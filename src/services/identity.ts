@@ -22,6 +22,8 @@ interface CredentialRow {
   tenant_id: number;
   login_id: number;
   contact_id: number | null;
+  email: string;
+  kind: string;
   roles: Role[];
   expires_at: Date | null;
   last_used_at: Date | null;
@@ -40,14 +42,14 @@ export async function authenticate(em: EntityManager, authorization: string | un
   let known = cache?.get(tokenHash);
   if (!known) {
     const [row] = await em.getConnection().execute<CredentialRow[]>(
-      `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.roles, c.expires_at, c.last_used_at
+      `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.email, c.kind, l.roles, c.expires_at, c.last_used_at
        FROM credential c JOIN login l ON l.id = c.login_id
        WHERE c.token_hash = ? AND c.revoked_at IS NULL LIMIT 1`,
       [tokenHash],
     );
     if (!row) return null;
     known = {
-      caller: { tenantId: row.tenant_id, loginId: row.login_id, contactId: row.contact_id, roles: row.roles, credentialId: row.id },
+      caller: { tenantId: row.tenant_id, loginId: row.login_id, contactId: row.contact_id, roles: row.roles, credentialId: row.id, login: row.email, credentialKind: row.kind },
       expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
       lastUsedAt: row.last_used_at ? new Date(row.last_used_at).getTime() : null,
     };

@@ -9,7 +9,7 @@ import { loadConfig, type Config } from '../../src/core/config.js';
 import { startJobs, type JobDefinition } from '../../src/core/jobs.js';
 import { createLogger } from '../../src/core/logger.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/database.js';
-import { migrate, openOrm } from '../../src/db/orm.js';
+import { migrate, openOrm, type OrmOptions } from '../../src/db/orm.js';
 import { createLogin, createSession, createTenant } from '../../src/services/identity.js';
 
 /** A running service on its own fresh database, reached over real HTTP. */
@@ -31,14 +31,21 @@ export interface TestServer {
  * `jobs`, pg-boss runs on that database too (with these job definitions, worker on unless
  * `worker: false`), as in `npm start`; without, the service runs with no job queue.
  */
-export async function startTestServer(env: Record<string, string> = {}, options: { jobs?: JobDefinition[]; worker?: boolean } = {}): Promise<TestServer> {
-  const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { jobs?: JobDefinition[]; worker?: boolean; adminUrl?: string; replicaAdminUrls?: string[]; onQuery?: OrmOptions['onQuery'] } = {},
+): Promise<TestServer> {
+  // `adminUrl`: another PostgreSQL server than the test run's; `replicaAdminUrls`: its read replicas (the test database is named in them).
+  const adminUrl = options.adminUrl ?? process.env.TEST_ADMIN_DATABASE_URL;
   if (!adminUrl) throw new Error('TEST_ADMIN_DATABASE_URL is not set: run the tests through jest (global-setup.mjs)');
   const database = `test_${randomBytes(6).toString('hex')}`;
   await ensureDatabase(adminUrl, database);
   const databaseUrl = withDatabase(adminUrl, database);
   let statements = 0;
-  const orm = await openOrm({ url: databaseUrl, poolMax: Number(env.DATABASE_POOL_MAX ?? 5), onQuery: () => { statements++; } });
+  const replicaUrls = (options.replicaAdminUrls ?? []).map((url) => withDatabase(url, database));
+  const orm = await openOrm({
+    url: databaseUrl, poolMax: Number(env.DATABASE_POOL_MAX ?? 5), replicaUrls, onQuery: (statement) => { statements++; options.onQuery?.(statement); },
+  });
   await migrate(orm);
   // Tests make many requests from one address and one token: the rate limits are high unless a test sets them.
   const config = loadConfig({

@@ -4517,6 +4517,75 @@ export interface components {
                 message?: string;
             }[];
         };
+        /** @description One change to one record, as the audit trail recorded it in the transaction of the change (GraphQL only, staff). */
+        AuditTrailEntry: {
+            /** @description Counts up in the order changes were written. */
+            AuditEntryId: number;
+            /** @description When the change's transaction ran (ISO 8601, UTC). */
+            OccurredAt: string;
+            /** @description The table of the changed record (e.g. vendor, contact, credential). */
+            TableName: string;
+            /** @description The changed record's id. */
+            RecordId?: number | null;
+            /** @description insert, update or delete. */
+            Action: string;
+            /** @description The GraphQL field(s) (saveVendor), the documented REST operation (POST /api/vendors), the background job (billing-run), or system (the command line, migrations). */
+            Operation: string;
+            /**
+             * Format: int32
+             * @description The login that made the change; null for an anonymous caller or background work.
+             */
+            ActorLoginId?: number | null;
+            /** @description That login's sign-in name (email) at the time. */
+            ActorLogin?: string | null;
+            /**
+             * Format: int32
+             * @description The credential used: a session or an API key.
+             */
+            ActorCredentialId?: number | null;
+            /** @description session or api_key. */
+            ActorCredentialKind?: string | null;
+            /** @description The caller's role(s): staff, member, partner. */
+            ActorRole?: string | null;
+            /** @description The x-request-id of the request. */
+            RequestId?: string | null;
+            /** @description The changed columns as they were (updates, deletes); secrets (password, token, secret, hash, salt columns) as "[redacted]". */
+            Before?: string | null;
+            /** @description The changed columns as they became (inserts, updates); secrets as "[redacted]". */
+            After?: string | null;
+        };
+        /** @description Which audit entries to list, newest first: FilterBase paging (OrderBy AuditEntryId, OccurredAt, TableName, Operation, ActorLogin), CalendarStartDate/CalendarEndDate bound OccurredAt (a date includes its whole day; a date-time is exact), Filter matches table, operation and login; and exact matches on the fields below. */
+        AuditTrailFilterInput: {
+            /** @description Alias of Take. */
+            Top?: string | null;
+            /** @description Page size. */
+            Take?: string | null;
+            /** @description Rows to skip. */
+            Skip?: string | null;
+            /** @description Case-insensitive text match. */
+            Filter?: string | null;
+            /** @description "Field" or "Field desc", documented field names only. */
+            OrderBy?: string | null;
+            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            CalendarStartDate?: string | null;
+            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            CalendarEndDate?: string | null;
+            /** @description The table (entity) of the changed records, e.g. vendor. */
+            TableName?: string | null;
+            /**
+             * Format: int32
+             * @description The changed record's id (with TableName: one record's history).
+             */
+            RecordId?: number | null;
+            /** Format: int32 */
+            ActorLoginId?: number | null;
+            /** @description The sign-in name (email) of the login, ignoring case. */
+            ActorLogin?: string | null;
+            /** @description The operation, exactly as listed (saveVendor, POST /api/vendors, system). */
+            Operation?: string | null;
+            /** @description insert, update or delete. */
+            Action?: string | null;
+        };
         /** @description A benefit package as listed. */
         BenefitPackageCollectionItem: {
             /** Format: int32 */

@@ -21,6 +21,7 @@ import { PartnerSync } from './0018-partner-sync.js';
 import { Dashboards } from './0019-dashboards.js';
 import { RequestGuards } from './0020-request-guards.js';
 import { MembershipHistoryIndex } from './0021-membership-history-index.js';
+import { AuditTrail } from './0022-audit-trail.js';
 import { ListIndexes } from './0024-list-indexes.js';
 import { CredentialNotifications } from './0025-credential-notifications.js';
 
@@ -47,6 +48,7 @@ export const migrations: MigrationObject[] = [
   { name: '0019-dashboards', class: Dashboards },
   { name: '0020-request-guards', class: RequestGuards },
   { name: '0021-membership-history-index', class: MembershipHistoryIndex },
+  { name: '0022-audit-trail', class: AuditTrail },
   { name: '0024-list-indexes', class: ListIndexes },
   { name: '0025-credential-notifications', class: CredentialNotifications },
 ];
