@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -12,9 +14,10 @@ import { trustProxySetting, type Config } from './core/config.js';
 import { auditRootFields } from './core/audit.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
 import { CredentialCache } from './core/credential-cache.js';
+import { CredentialRateLimiter } from './core/credential-rate-limit.js';
 import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
-import { ApiError, NotFound } from './core/errors.js';
+import { ApiError, BadInput, NotFound } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
@@ -47,6 +50,8 @@ export interface App {
 /** Builds the HTTP service: GraphQL at /graphql, the documented REST API at /api, docs and health. */
 export async function buildApp(options: AppOptions): Promise<App> {
   const { config, orm } = options;
+  // Slow clients (config.ts): Node checks the request and header deadlines every second rather than every 30.
+  const timeouts = { requestTimeout: config.REQUEST_TIMEOUT_MS, headersTimeout: config.HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 };
   // Cast: the https variant is typed as another server kind, though it behaves the same to us.
   const server = Fastify({
     loggerInstance: options.log,
@@ -57,8 +62,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    connectionTimeout: config.CONNECTION_TIMEOUT_MS,
+    keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler: answerClientError,
+    // The router's own refusals (a path parameter that is not valid percent-encoding) answer like any other error.
+    frameworkErrors: (error, request, reply) => { void answerError(error, request, reply); },
+    http: timeouts,
     ...(config.TLS_CERT_FILE && config.TLS_KEY_FILE
-      ? { https: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } }
+      ? { https: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE), ...timeouts } }
       : {}),
   }) as unknown as FastifyInstance;
   server.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id); });
@@ -82,11 +94,24 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
   await deps.credentials.start();
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
+  /** Any failure as problem+json, or on /graphql as GraphQL errors with extensions.code. */
+  const answerError = (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = error instanceof ApiError ? error : fromFastifyError(error, onUnexpectedError);
+    if (!request.url.startsWith('/graphql')) {
+      return reply.code(apiError.status).headers(headersOf(apiError)).type(PROBLEM_CONTENT_TYPE).send(problemOf(apiError, request.url));
+    }
+    return reply.code(apiError.status).send({ errors: [{ message: apiError.message, extensions: { code: apiError.code } }] });
+  };
+  const credentialLimit = new CredentialRateLimiter(pool, config.CREDENTIAL_RATE_LIMIT_PER_MINUTE, server.log);
 
-  /** One context per request: an EntityManager fork, DataLoaders and the authenticated caller. */
+  /**
+   * One context per request: an EntityManager fork, DataLoaders and the authenticated caller
+   * (counted against its credential's rate limit: 429 past it, on every interface).
+   */
   const contextFor = async (request: FastifyRequest): Promise<RequestContext> => {
     const em = orm.em.fork({ clear: true, useContext: false });
     const caller = await authenticate(em, request.headers.authorization, deps.credentials);
+    if (caller) await credentialLimit.take(caller.credentialId);
     return new RequestContext(deps, em, caller, requestInfo(request));
   };
 
@@ -111,13 +136,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     credentials: false,
     maxAge: 600,
   });
-  server.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    const apiError = error instanceof ApiError ? error : fromFastifyError(error, onUnexpectedError);
-    if (!request.url.startsWith('/graphql')) {
-      return reply.code(apiError.status).headers(headersOf(apiError)).type(PROBLEM_CONTENT_TYPE).send(problemOf(apiError, request.url));
-    }
-    return reply.code(apiError.status).send({ errors: [{ message: apiError.message, extensions: { code: apiError.code } }] });
-  });
+  server.setErrorHandler((error: FastifyError | ApiError, request, reply) => answerError(error, request, reply));
   server.setNotFoundHandler((request, reply) => {
     const error = new NotFound('The resource');
     return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
@@ -140,6 +159,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     deps,
     async close() {
       await server.close();
+      await credentialLimit.stop();
       await apollo.stop();
       await deps.credentials.stop();
       await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));
@@ -148,11 +168,31 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
 }
 
+/**
+ * What Node refuses before a request reaches Fastify — too slow (408), headers too large (431),
+ * not HTTP (400) — answered as problem+json on the raw socket, which is then closed.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const apiError = error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+    ? new ApiError(408, 'REQUEST_TIMEOUT', 'The request did not arrive in time.')
+    : error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError(431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', 'The request headers are too large.')
+      : new ApiError(400, 'BAD_REQUEST', 'The request is not valid HTTP.');
+  // Only when nothing of a response was written yet (as Node's own handler does).
+  if (socket.writable && socket.bytesWritten === 0) {
+    const body = JSON.stringify(problemOf(apiError));
+    socket.write(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
+}
+
 /** Fastify's own failures (body too large, bad JSON, ...) as API errors. */
 function fromFastifyError(error: FastifyError, onUnexpectedError: (error: unknown) => void): ApiError {
   const status = error.statusCode ?? 500;
   if (status === 413) return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
   if (status === 415) return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
+  if (error.code === 'FST_ERR_BAD_URL') return BadInput.field('path', 'is not valid percent-encoding');
   if (status >= 400 && status < 500) return new ApiError(status, 'BAD_REQUEST', error.message);
   return toApiError(error, onUnexpectedError);
 }

@@ -13,16 +13,15 @@
  * long run).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { buildOperationNodeForField } from '@graphql-tools/utils';
 import fc from 'fast-check';
+import type { GraphQLSchema } from 'graphql';
 import {
-  getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, Kind, OperationTypeNode, print,
-  type GraphQLField, type GraphQLInputType, type GraphQLSchema,
-} from 'graphql';
+  graphqlRequestArbitrary, operationFor as operationOf, plainCall, plainVariables, rawCalls as rawCallsOf, restRequestArbitrary, restSampleCall,
+  rootFields as rootFieldsOf, type RestCall,
+} from '../bench/fuzz-generators.js';
 import { buildApiSchema, rawRoutes, routes, tenantOwnedEntities } from '../src/areas/index.js';
 import { fieldAccess } from '../src/core/graphql-policies.js';
 import { Login, Tenant } from '../src/entities/index.js';
-import { documentedKey } from '../src/rest/documented-keys.js';
 import { compileRoutes, type CompiledRoute } from '../src/rest/gateway.js';
 import { seedAreas } from '../src/services/demo.js';
 import { createApiKey, revokeApiKey } from '../src/services/identity.js';
@@ -85,125 +84,13 @@ async function snapshot(tenantId: number): Promise<Record<string, string>> {
   return result;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Values of GraphQL input types: one plain valid-looking value, and fast-check arbitraries.
-
-/** A value of `type` that passes type checks: ints are `id`, strings 'x', required fields only. */
-function plainValue(type: GraphQLInputType, id: number, documentedKeys: boolean): unknown {
-  const nullable = getNullableType(type);
-  if (isListType(nullable)) return [plainValue(nullable.ofType, id, documentedKeys)];
-  if (isEnumType(nullable)) return nullable.getValues()[0].name;
-  if (isInputObjectType(nullable)) {
-    return Object.fromEntries(Object.values(nullable.getFields())
-      .filter((field) => isNonNullType(field.type) || /Id$/.test(field.name))
-      .map((field) => [documentedKeys ? documentedKey(field.name) : field.name, plainValue(field.type, id, documentedKeys)]));
-  }
-  switch (nullable.name) {
-    case 'Int': return id;
-    case 'Float': return id;
-    case 'Boolean': return true;
-    case 'FilterCount': return '5';
-    case 'JSON': case 'JSONObject': return {};
-    default: return 'x';
-  }
-}
-
-const hostileString = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('\u0000', 'a\u0000b', "'; DROP TABLE vendor; --", '\ud800', '%', '../../etc/passwd', '{"$ne":1}', 'x'.repeat(5000),
-    '9999-99-99', '275760-09-14', '-1', '1e400', 'NaN', 'null', 'true', '<script>alert(1)</script>'),
-);
-const hostileNumber = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(0, -1, 2147483648, Number.MAX_SAFE_INTEGER, 1e300, -0));
-
-/** List options that once reached PostgreSQL: NUL characters and dates beyond what it can hold. */
-const hostileOptions = fc.constantFrom(
-  '{"Filter":"a\\u0000b"}', '{"OrderBy":"Name\\u0000"}', '{"CalendarStartDate":"275760-09-14"}', '{"CalendarEndDate":"0000-01-01"}',
-  '{"CalendarStartDate":"2024-02-30"}', '{"Take":"1e9"}', '{"Skip":9007199254740993}', '{"Criteria":{"a":"\\u0000"}}',
-);
-
-/** Arbitrary values of `type`: mostly well-typed (ids aimed at tenant A), sometimes anything at all. */
-function valueArbitrary(type: GraphQLInputType, documentedKeys: boolean, depth = 0): fc.Arbitrary<unknown> {
-  const nullable = getNullableType(type);
-  let typed: fc.Arbitrary<unknown>;
-  if (isListType(nullable)) typed = fc.array(valueArbitrary(nullable.ofType, documentedKeys, depth + 1), { maxLength: 3 });
-  else if (isEnumType(nullable)) typed = fc.oneof(fc.constantFrom(...nullable.getValues().map((value) => value.name)), hostileString);
-  else if (isInputObjectType(nullable)) {
-    const fields = Object.values(nullable.getFields());
-    typed = depth > 3 ? fc.constant({}) : fc.record(
-      Object.fromEntries(fields.map((field) => [documentedKeys ? documentedKey(field.name) : field.name, valueArbitrary(field.type, documentedKeys, depth + 1)])),
-      { requiredKeys: fields.filter((field) => isNonNullType(field.type)).map((field) => (documentedKeys ? documentedKey(field.name) : field.name)) },
-    );
-  } else {
-    switch (nullable.name) {
-      case 'Int': typed = fc.oneof(fc.constantFrom(...victimIds), hostileNumber); break;
-      case 'Float': typed = hostileNumber; break;
-      case 'Boolean': typed = fc.boolean(); break;
-      case 'JSON': case 'JSONObject': typed = fc.jsonValue({ maxDepth: 3 }); break;
-      default: typed = hostileString;
-    }
-  }
-  const wellTyped = isNonNullType(type) ? typed : fc.option(typed, { nil: null });
-  return fc.oneof({ arbitrary: wellTyped, weight: 4 }, { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Calling a route.
-
-interface RestCall {
-  method: string;
-  path: string;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-/** A REST call of a compiled route: path parameters, query arguments and body from `value(type)`. */
-function restCall(route: CompiledRoute, pathValue: (argName: string) => string, query: [string, string][], body: unknown): RestCall {
-  // Through a Buffer first: a lone surrogate becomes U+FFFD instead of making encodeURIComponent throw.
-  const encode = (text: string) => encodeURIComponent(Buffer.from(text, 'utf8').toString('utf8'));
-  const path = route.segments.map((segment) => ('literal' in segment ? segment.literal : encode(pathValue(segment.arg)))).join('/');
-  const search = new URLSearchParams(query).toString();
-  return { method: route.row.method, path: `/${path}${search ? `?${search}` : ''}`, body };
-}
-
-function plainCall(route: CompiledRoute, id: number): RestCall {
-  const query = [...route.queryArgs.values()]
-    .filter(({ arg }) => isNonNullType(arg.type) || /id$/i.test(arg.name))
-    .map(({ documented, arg }): [string, string] => {
-      const value = plainValue(arg.type, id, true);
-      return [documented, typeof value === 'string' ? value : JSON.stringify(value)];
-    });
-  return restCall(route, () => String(id), query, route.bodyArg ? plainValue(route.bodyArg.type, id, true) : undefined);
-}
-
-/** Raw routes with their `{param}`s filled (with an id, or with any text, URL-encoded or not). */
-function rawCalls(id: number | string, encode = true): (RestCall & { authentication: string })[] {
-  return rawRoutes.flatMap((area) => area.operations).map((operation) => ({
-    method: operation.method,
-    path: operation.path.replace(/\{[^}]+\}/g, encode ? encodeURIComponent(Buffer.from(String(id), 'utf8').toString('utf8')) : String(id)),
-    authentication: operation.authentication ?? 'bearer',
-  }));
-}
+// The generators (values, calls, documents) are shared with the long fuzz run: bench/fuzz-generators.ts.
+const rawCalls = (id: number | string, encode = true) => rawCallsOf(rawRoutes.flatMap((area) => area.operations), id, encode);
+const operationFor = (kind: 'query' | 'mutation', field: string) => operationOf(schema, kind, field);
+const rootFields = () => rootFieldsOf(schema);
 
 function send(call: RestCall, token?: string): Promise<HttpResult> {
   return rest(server, call.method, call.path, { token, body: call.body, headers: call.headers });
-}
-
-/** The GraphQL document for a root field, every output field selected (as the REST gateway runs it). */
-function operationFor(kind: 'query' | 'mutation', field: string): string {
-  const operation = buildOperationNodeForField({ kind: kind === 'query' ? OperationTypeNode.QUERY : OperationTypeNode.MUTATION, schema, field, circularReferenceDepth: 1 });
-  return print({ kind: Kind.DOCUMENT, definitions: [operation] });
-}
-
-function rootFields(): { kind: 'query' | 'mutation'; field: GraphQLField<unknown, unknown> }[] {
-  return [
-    ...Object.values(schema.getQueryType()!.getFields()).map((field) => ({ kind: 'query' as const, field })),
-    ...Object.values(schema.getMutationType()!.getFields()).map((field) => ({ kind: 'mutation' as const, field })),
-  ];
-}
-
-function plainVariables(field: GraphQLField<unknown, unknown>, id: number): Record<string, unknown> {
-  return Object.fromEntries(field.args.filter((arg) => isNonNullType(arg.type) || /id$/i.test(arg.name)).map((arg) => [arg.name, plainValue(arg.type, id, false)]));
 }
 
 function expectProblem(response: HttpResult, status: number): void {
@@ -297,40 +184,9 @@ describe('generated from the route table: tenant isolation', () => {
 });
 
 describe('generated from the route table: seeded fuzz', () => {
-  const bodyArbitrary = (route: CompiledRoute): fc.Arbitrary<unknown> => fc.oneof(
-    { arbitrary: route.bodyArg ? valueArbitrary(route.bodyArg.type, true) : fc.constant(undefined), weight: 6 },
-    { arbitrary: fc.jsonValue({ maxDepth: 3 }), weight: 2 },
-    { arbitrary: fc.string().map((raw) => ({ raw, type: 'application/json' })), weight: 1 },
-    { arbitrary: fc.constantFrom(
-      { raw: `${'['.repeat(10_000)}${']'.repeat(10_000)}`, type: 'application/json' },
-      { raw: JSON.stringify({ Name: 'x'.repeat(2_000_000) }), type: 'application/json' },
-      { raw: '{"Name":"a\\u0000b"}', type: 'application/json' },
-      { raw: 'Name=x&VendorId=1', type: 'application/x-www-form-urlencoded' },
-      { raw: '<xml/>', type: 'text/xml' },
-    ), weight: 1 },
-  );
-
   it(`never answers 5xx on REST, and every 4xx is problem+json (seed ${SEED}, ${RUNS} runs)`, async () => {
-    // Routes by index, so that a counterexample prints short.
-    const requestArbitrary = fc.nat({ max: compiled.length - 1 }).chain((index) => fc.record({
-      route: fc.constant(index),
-      path: fc.array(fc.oneof({ arbitrary: fc.constantFrom(...victimIds.map(String)), weight: 3 }, { arbitrary: hostileString, weight: 2 }), { minLength: 3, maxLength: 3 }),
-      query: fc.array(fc.tuple(
-        fc.constantFrom(...[...compiled[index].queryArgs.values()].map(({ documented }) => documented), 'options', 'x'),
-        fc.oneof(hostileString, fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify(value)), hostileOptions),
-      ), { maxLength: 3 }),
-      body: compiled[index].row.method === 'GET' ? fc.constant(undefined) : bodyArbitrary(compiled[index]),
-    }));
-    await fc.assert(fc.asyncProperty(requestArbitrary, async ({ route: index, path, query, body }) => {
-      const route = compiled[index];
-      const params = route.segments.filter((segment) => 'arg' in segment);
-      const call = restCall(route, (arg) => path[params.findIndex((segment) => 'arg' in segment && segment.arg === arg)] ?? '1', query, undefined);
-      if (body && typeof body === 'object' && 'raw' in body && 'type' in body && Object.keys(body).length === 2) {
-        call.body = body.raw;
-        call.headers = { 'content-type': String(body.type) };
-      } else {
-        call.body = body;
-      }
+    await fc.assert(fc.asyncProperty(restRequestArbitrary(compiled, victimIds), async (sample) => {
+      const call = restSampleCall(compiled, sample);
       const response = await send(call, attacker.staffToken);
       if (response.status >= 500) throw new Error(`${call.method} ${call.path} ${JSON.stringify(call.body)?.slice(0, 200)} → ${response.status} ${response.text.slice(0, 300)}`);
       if (response.status >= 400) expect(response.headers.get('content-type')).toContain('application/problem+json');
@@ -339,13 +195,7 @@ describe('generated from the route table: seeded fuzz', () => {
   }, 600_000);
 
   it(`never answers 5xx on GraphQL (seed ${SEED}, ${RUNS} runs)`, async () => {
-    const fields = rootFields();
-    const requestArbitrary = fc.nat({ max: fields.length - 1 }).chain((index) => fc.record({
-      field: fc.constant(fields[index].field.name),
-      document: fc.constant(operationFor(fields[index].kind, fields[index].field.name)),
-      variables: fc.record(Object.fromEntries(fields[index].field.args.map((arg) => [arg.name, valueArbitrary(arg.type, false)])), { requiredKeys: [] }),
-    }));
-    await fc.assert(fc.asyncProperty(requestArbitrary, async ({ document, variables }) => {
+    await fc.assert(fc.asyncProperty(graphqlRequestArbitrary(schema, victimIds), async ({ document, variables }) => {
       const response = await graphql(server, document, variables, attacker.staffToken);
       if (response.status >= 500) throw new Error(`${document} ${JSON.stringify(variables).slice(0, 300)} → ${response.status} ${response.text.slice(0, 300)}`);
       for (const error of response.body?.errors ?? []) expect(error.extensions?.code).toBeDefined();

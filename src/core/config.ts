@@ -76,6 +76,25 @@ export const configSchema = z.object({
    * (LISTEN needs a session: off with DATABASE_PGBOUNCER). 0 turns the cache off.
    */
   CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
+  /**
+   * Requests one credential (API key or session) may make per minute, counted across all
+   * instances (within about one second of traffic: core/credential-rate-limit.ts); 0 turns the
+   * limit off. 6,000 (100 a second, sustained) leaves a partner integration's sync or a busy
+   * back office far below it while one leaked or runaway token cannot take the service alone.
+   */
+  CREDENTIAL_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(100_000_000).default(6000),
+  /**
+   * Slow clients. A request (headers and body) must arrive within REQUEST_TIMEOUT_MS and its
+   * headers within HEADERS_TIMEOUT_MS of the connection's start or of the previous response,
+   * else 408 (slow-loris). A connection that moves no byte for CONNECTION_TIMEOUT_MS (a client
+   * that stops reading its response, a dead peer) is closed. An idle keep-alive connection is
+   * closed after KEEP_ALIVE_TIMEOUT_MS: above a load balancer's idle timeout (60 s on AWS ALB),
+   * so the balancer, not the service, closes idle connections first.
+   */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
+  CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(72_000),
   /** Serves Prometheus metrics at /metrics on the service's port to `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Serves Prometheus metrics at /metrics on a separate port (no credential; bind it privately). */
@@ -120,6 +139,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const config = parsed.data;
   if (Boolean(config.TLS_CERT_FILE) !== Boolean(config.TLS_KEY_FILE)) {
     throw new ConfigError('Invalid configuration: TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  if (config.HEADERS_TIMEOUT_MS > config.REQUEST_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: HEADERS_TIMEOUT_MS must not exceed REQUEST_TIMEOUT_MS');
   }
   if (config.FILE_STORAGE === 's3' && !config.S3_BUCKET) {
     throw new ConfigError('Invalid configuration: S3_BUCKET is required when FILE_STORAGE is s3');

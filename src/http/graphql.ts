@@ -148,5 +148,12 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
       return withReadScope(() => handler.call(this, request as Parameters<typeof handler>[0], reply as Parameters<typeof handler>[1]));
     },
   });
+  // Other methods are the GraphQL endpoint's 405 (in GraphQL's error shape), not the server's 404.
+  app.route({
+    url: '/graphql',
+    method: ['PUT', 'PATCH', 'DELETE'],
+    handler: (_request, reply) => reply.code(405).header('allow', 'GET, POST')
+      .send({ errors: [{ message: 'Use GET or POST on /graphql.', extensions: { code: 'METHOD_NOT_ALLOWED' } }] }),
+  });
   return apollo;
 }

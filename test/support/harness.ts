@@ -47,8 +47,10 @@ export async function startTestServer(
     url: databaseUrl, poolMax: Number(env.DATABASE_POOL_MAX ?? 5), replicaUrls, onQuery: (statement) => { statements++; options.onQuery?.(statement); },
   });
   await migrate(orm);
-  // Tests make many anonymous requests from one address: the public rate limit is high unless a test sets it.
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', MASTER_KEY: 'test-master-key-0123456789', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', ...env });
+  // Tests make many requests from one address and one token: the rate limits are high unless a test sets them.
+  const config = loadConfig({
+    NODE_ENV: 'test', LOG_LEVEL: 'silent', MASTER_KEY: 'test-master-key-0123456789', PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', CREDENTIAL_RATE_LIMIT_PER_MINUTE: '1000000', ...env,
+  });
   const boss = options.jobs
     ? await startJobs({ url: databaseUrl, orm, log: createLogger(config), jobs: options.jobs, worker: options.worker ?? true })
     : null;
