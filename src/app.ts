@@ -12,7 +12,7 @@ import { trustProxySetting, type Config } from './core/config.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
 import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
-import { ApiError, NotFound } from './core/errors.js';
+import { ApiError, NotFound, ServiceUnavailable } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
@@ -38,8 +38,17 @@ export interface AppOptions {
 export interface App {
   server: FastifyInstance;
   deps: AppDeps;
-  /** Stops accepting requests, lets running ones finish, then stops GraphQL. */
-  close(): Promise<void>;
+  /**
+   * First step of a shutdown: /readyz answers 503 from now on, requests that arrive get 503
+   * problem+json with `Connection: close` and Retry-After, and responses to requests already
+   * running close their connection. The port stays open until `close`.
+   */
+  drain(): void;
+  /**
+   * Stops accepting connections, lets running requests finish (for at most `drainTimeoutMs`,
+   * after which their connections are cut), then stops GraphQL and the app's own pool.
+   */
+  close(drainTimeoutMs?: number): Promise<void>;
 }
 
 /** Builds the HTTP service: GraphQL at /graphql, the documented REST API at /api, docs and health. */
@@ -54,12 +63,23 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // While closing, Fastify's own 503 is plain JSON: the draining hook below answers problem+json instead.
+    return503OnClosing: false,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     ...(config.TLS_CERT_FILE && config.TLS_KEY_FILE
       ? { https: { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } }
       : {}),
   }) as unknown as FastifyInstance;
   server.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id); });
+  // Shutting down (drain): new requests are refused before any work; answers to the requests
+  // already running close their connection, so keep-alive clients reconnect to another instance.
+  let draining = false;
+  server.addHook('onRequest', async (_request, reply) => {
+    if (!draining) return;
+    reply.header('connection', 'close');
+    throw new ServiceUnavailable('The service is shutting down; retry the request.');
+  });
+  server.addHook('onSend', async (_request, reply) => { if (draining) reply.header('connection', 'close'); });
 
   const tls = Boolean(config.TLS_CERT_FILE);
   const pool = options.pool ?? new pg.Pool({
@@ -120,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const metricsListener = await mountMetrics(server, deps.metrics, config);
   const schema = await buildApiSchema();
-  mountHealth(server, orm);
+  mountHealth(server, orm, () => draining);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError, metrics: deps.metrics });
   // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.
   const compiledRoutes = compileRoutes(schema, routes);
@@ -133,8 +153,19 @@ export async function buildApp(options: AppOptions): Promise<App> {
   return {
     server,
     deps,
-    async close() {
-      await server.close();
+    drain() {
+      draining = true;
+    },
+    async close(drainTimeoutMs) {
+      draining = true;
+      // Requests still running after the timeout lose their connections (a client gets a reset,
+      // never a half-applied write: each write commits or rolls back as one transaction).
+      const cut = drainTimeoutMs === undefined ? undefined : setTimeout(() => server.server.closeAllConnections(), drainTimeoutMs);
+      try {
+        await server.close();
+      } finally {
+        clearTimeout(cut);
+      }
       await apollo.stop();
       await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));
       if (!options.pool) await pool.end();
