@@ -1,17 +1,11 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/core/config.js';
-import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
-import { migrate, openOrm } from '../src/db/orm.js';
-import { callbackSignature, setCallbackSecret } from '../src/services/callbacks.js';
-import { createLogin, createSession, createTenant } from '../src/services/identity.js';
+import { callbackSignature } from '../src/services/callbacks.js';
+import { benchDatabase, callbackBody, freePort, here, listOptions as encodedListOptions, root, seed, startFlags, startServerProcess, stopServerProcess } from './support.js';
 
 /**
  * `npm run bench`: starts the service (embedded PostgreSQL, or DATABASE_URL) in its own process,
@@ -34,71 +28,12 @@ const smoke = options.smoke;
 const duration = smoke ? 1 : Number(options.duration);
 const connections = smoke ? 4 : Number(options.connections);
 const rounds = smoke ? 1 : Number(options.rounds);
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** A fresh benchmark database on DATABASE_URL's server, or on an embedded one under .data/bench. */
-async function benchDatabase(): Promise<{ url: string; server: DatabaseServer; drop(): Promise<void> }> {
-  const config = loadConfig();
-  const name = 'membership_bench';
-  const server = config.DATABASE_URL
-    ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir: path.join(root, '.data', 'bench'), port: await freePort(), database: 'postgres', fast: true });
-  await dropDatabase(server.url, name);
-  await ensureDatabase(server.url, name);
-  return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
-}
-
-async function seed(url: string): Promise<{ token: string; vendorIds: number[]; callbackSecret: string }> {
-  const orm = await openOrm({ url });
-  await migrate(orm);
-  const em = orm.em.fork();
-  const tenant = await createTenant(em, { key: 'bench', name: 'Benchmark Association' });
-  const login = await createLogin(em, tenant, { email: 'staff@bench.example', role: 'staff' });
-  const connection = em.getConnection();
-  await connection.execute(
-    `INSERT INTO contact (tenant_id, kind, first_name, last_name, email, phone)
-     SELECT ?, 'person', 'First' || n, 'Last' || n, 'person' || n || '@bench.example', '+1555' || lpad(n::text, 7, '0')
-     FROM generate_series(1, 10000) AS n`, [tenant.id]);
-  await connection.execute(
-    `INSERT INTO vendor (tenant_id, name, name_key, website_url)
-     SELECT ?, 'Vendor ' || lpad(n::text, 4, '0'), 'vendor' || lpad(n::text, 4, '0'), 'https://vendor' || n || '.example'
-     FROM generate_series(1, 1000) AS n`, [tenant.id]);
-  await connection.execute('ANALYZE');
-  const vendorIds = (await connection.execute<{ id: number }[]>('SELECT id FROM vendor ORDER BY id')).map((row) => row.id);
-  const { token } = await createSession(em, login, 24);
-  const callbackSecret = await setCallbackSecret(em, tenant, 'emailprovider1');
-  await orm.close();
-  return { token, vendorIds, callbackSecret };
-}
-
-function startServer(url: string, port: number): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    // The same V8 memory flags as `npm start` (package.json), so RSS is measured as served.
-    const child = spawn(process.execPath, [...startFlags(), path.join(here, 'server.js')], {
-      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
-    child.on('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
-  });
-}
-
-/** The node flags of the `start` script in package.json. */
-function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+/** The benchmark's own server (dist/bench/server.js: the service plus the raw baseline routes). */
+function startServer(url: string, port: number) {
+  return startServerProcess(path.join(here, 'server.js'), {
+    DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10',
+  }, /ready/);
 }
 
 interface Scenario {
@@ -178,19 +113,8 @@ async function measureGroup(base: string, token: string, group: Scenario[]): Pro
   });
 }
 
-const listOptions = (take: number) => encodeURIComponent(JSON.stringify({ Take: take }));
+const listOptions = (take: number) => encodedListOptions({ Take: take });
 const gql = (query: string, variables: Record<string, unknown> = {}) => () => JSON.stringify({ query, variables });
-
-/** A SendGrid-style batch (emailprovider1) of three events, new event ids each time. */
-function callbackBody(): string {
-  const id = Math.random().toString(36).slice(2, 12);
-  const email = `person${Math.floor(Math.random() * 10000) + 1}@bench.example`;
-  return JSON.stringify([
-    { email, timestamp: Math.floor(Date.now() / 1000), event: 'delivered', sg_event_id: `${id}-1`, sg_message_id: `${id}.filter0001`, response: '250 OK', category: ['newsletter'] },
-    { email, timestamp: Math.floor(Date.now() / 1000), event: 'open', sg_event_id: `${id}-2`, sg_message_id: `${id}.filter0001`, useragent: 'Mozilla/5.0', ip: '192.0.2.10' },
-    { email, timestamp: Math.floor(Date.now() / 1000), event: 'click', sg_event_id: `${id}-3`, sg_message_id: `${id}.filter0001`, url: 'https://bench.example/news?utm_source=newsletter' },
-  ]);
-}
 
 function scenarios(vendorIds: number[], callbackSecret: string): Scenario[] {
   // Saves go round the vendors, so no two of the in-flight saves touch the same row.
@@ -238,7 +162,7 @@ function table(results: Measured[]): string {
 }
 
 async function main(): Promise<void> {
-  const database = await benchDatabase();
+  const database = await benchDatabase('membership_bench');
   const { token, vendorIds, callbackSecret } = await seed(database.url);
   const port = await freePort();
   const server = await startServer(database.url, port);
@@ -264,8 +188,7 @@ async function main(): Promise<void> {
     if (failures.length) throw new Error(`requests failed in: ${failures.map((result) => result.scenario.name).join(', ')}`);
     if (!smoke && !options.only) writeReport(report, results);
   } finally {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => server.once('exit', resolve));
+    await stopServerProcess(server);
     await database.drop();
     await database.server.stop();
   }

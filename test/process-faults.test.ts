@@ -35,7 +35,7 @@ async function startServer(extra: Record<string, string> = {}): Promise<Server> 
     DATABASE_URL: database.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development', DATABASE_POOL_MAX: '10',
     // Many callbacks from one address: the public limit would otherwise answer 429.
     PUBLIC_RATE_LIMIT_PER_MINUTE: '0', BILLING_RUN_EXPIRE_SECONDS: '20', ...extra,
-  }, /Bearer (\S+)/);
+  }, /Bearer (\S+)/, 90_000);
   children.push(started.child);
   return { child: started.child, base: `http://127.0.0.1:${port}`, token: /Bearer (\S+)/.exec(started.output())![1], output: started.output };
 }
@@ -128,7 +128,7 @@ async function expectCallbacksProcessed(eventIds: string[]): Promise<void> {
   const doubled = await sql<{ provider_event_id: string }>('SELECT provider_event_id FROM email_event GROUP BY tenant_id, provider, provider_event_id HAVING count(*) > 1');
   expect(doubled).toEqual([]);
   const notProcessed = await sql<{ state: string }>(
-    "SELECT state FROM provider_callback WHERE body::json->0->>'sg_event_id' = ANY(?) AND state <> 'processed'", [eventIds],
+    "SELECT state FROM provider_callback WHERE body::json->0->>'sg_event_id' IN (?) AND state <> 'processed'", [eventIds],
   );
   expect(notProcessed).toEqual([]);
 }
@@ -171,7 +171,9 @@ function freshRequest(base: string, path: string): Promise<{ status?: number; ty
 }
 
 const isNormal = (outcome: Outcome) => outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
-const isRefusal = (outcome: Outcome) => outcome.status === 503 && /application\/problem\+json/.test(outcome.contentType ?? '') && outcome.connection === 'close';
+/** The shutdown's refusal: 503 closing the connection, problem+json over REST (GraphQL answers its own error shape). */
+const isRefusal = (outcome: Outcome) => outcome.status === 503 && outcome.connection === 'close'
+  && (outcome.kind === 'graphql' ? /application\/json/ : /application\/problem\+json/).test(outcome.contentType ?? '');
 
 describe('SIGTERM under load', () => {
   it('finishes the requests in flight, refuses new ones, hands its job back, and exits 0', async () => {

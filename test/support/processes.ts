@@ -16,12 +16,12 @@ export function runNode(script: string, args: string[], env: Record<string, stri
   });
 }
 
-/** Starts a long-running compiled entry point and resolves once its stdout matches `ready`. */
-export function startNode(script: string, env: Record<string, string>, ready: RegExp): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
+/** Starts a long-running compiled entry point and resolves once its stdout matches `ready` (within `timeoutMs`). */
+export function startNode(script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 20_000): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(DIST, script)], { env: { ...process.env, ...env } });
     let output = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`not ready in time:\n${output}`)); }, 20_000);
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`not ready in time:\n${output}`)); }, timeoutMs);
     child.stdout.on('data', (chunk) => {
       output += chunk;
       if (ready.test(output)) {

@@ -1,0 +1,111 @@
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../src/core/config.js';
+import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
+import { migrate, openOrm } from '../src/db/orm.js';
+import { setCallbackSecret } from '../src/services/callbacks.js';
+import { createLogin, createSession, createTenant } from '../src/services/identity.js';
+
+/** What the benchmark commands (`npm run bench`, `npm run soak`) share: a seeded database and the server as its own process. */
+
+/** The compiled bench folder (dist/bench) and the project root. */
+export const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '../..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** A fresh database `name` on DATABASE_URL's server, or on an embedded one under .data/bench. */
+export async function benchDatabase(name: string): Promise<{ url: string; server: DatabaseServer; drop(): Promise<void> }> {
+  const config = loadConfig();
+  const server = config.DATABASE_URL
+    ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
+    : await startEmbeddedDatabase({ dataDir: path.join(root, '.data', 'bench'), port: await freePort(), database: 'postgres', fast: true });
+  await dropDatabase(server.url, name);
+  await ensureDatabase(server.url, name);
+  return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
+}
+
+export interface Seeded {
+  /** A staff token of the tenant `bench`. */
+  token: string;
+  vendorIds: number[];
+  /** The tenant's emailprovider1 callback secret. */
+  callbackSecret: string;
+}
+
+/** Migrates and seeds one tenant (`bench`): 10,000 contacts, 1,000 vendors, a staff session and a callback secret. */
+export async function seed(url: string): Promise<Seeded> {
+  const orm = await openOrm({ url });
+  await migrate(orm);
+  const em = orm.em.fork();
+  const tenant = await createTenant(em, { key: 'bench', name: 'Benchmark Association' });
+  const login = await createLogin(em, tenant, { email: 'staff@bench.example', role: 'staff' });
+  const connection = em.getConnection();
+  await connection.execute(
+    `INSERT INTO contact (tenant_id, kind, first_name, last_name, email, phone)
+     SELECT ?, 'person', 'First' || n, 'Last' || n, 'person' || n || '@bench.example', '+1555' || lpad(n::text, 7, '0')
+     FROM generate_series(1, 10000) AS n`, [tenant.id]);
+  await connection.execute(
+    `INSERT INTO vendor (tenant_id, name, name_key, website_url)
+     SELECT ?, 'Vendor ' || lpad(n::text, 4, '0'), 'vendor' || lpad(n::text, 4, '0'), 'https://vendor' || n || '.example'
+     FROM generate_series(1, 1000) AS n`, [tenant.id]);
+  await connection.execute('ANALYZE');
+  const vendorIds = (await connection.execute<{ id: number }[]>('SELECT id FROM vendor ORDER BY id')).map((row) => row.id);
+  const { token } = await createSession(em, login, 24);
+  const callbackSecret = await setCallbackSecret(em, tenant, 'emailprovider1');
+  await orm.close();
+  return { token, vendorIds, callbackSecret };
+}
+
+/** The node flags of the `start` script in package.json, so memory is measured as served. */
+export function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/** Starts a compiled script (with the `start` flags) and resolves once its stdout shows `ready`. */
+export function startServerProcess(script: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...startFlags(), script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`${path.basename(script)} exited with ${code}`)));
+  });
+}
+
+/** Sends SIGTERM and waits for the process to exit. */
+export async function stopServerProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** A SendGrid-style batch (emailprovider1) of three events, new event ids each time. */
+export function callbackBody(): string {
+  const id = Math.random().toString(36).slice(2, 12);
+  const email = `person${Math.floor(Math.random() * 10000) + 1}@bench.example`;
+  return JSON.stringify([
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'delivered', sg_event_id: `${id}-1`, sg_message_id: `${id}.filter0001`, response: '250 OK', category: ['newsletter'] },
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'open', sg_event_id: `${id}-2`, sg_message_id: `${id}.filter0001`, useragent: 'Mozilla/5.0', ip: '192.0.2.10' },
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'click', sg_event_id: `${id}-3`, sg_message_id: `${id}.filter0001`, url: 'https://bench.example/news?utm_source=newsletter' },
+  ]);
+}
+
+export const listOptions = (options: Record<string, unknown>) => encodeURIComponent(JSON.stringify(options));
