@@ -304,12 +304,13 @@ describe('SIGKILL under load', () => {
     // Restarted on the same database: the stored callbacks are queued and processed, once each.
     const restarted = await startServer();
     await expectCallbacksProcessed(load.acknowledged('callback').map((outcome) => outcome.key));
-    // Repeating acknowledged creates with their Idempotency-Key answers the same record and creates nothing.
+    // Repeating acknowledged creates with their Idempotency-Key (keys are per credential: the same
+    // token as before the kill) answers the same record and creates nothing.
     const repeats = load.acknowledged('create').filter((outcome) => !outcome.key.includes(' own ')).slice(-20);
     for (const outcome of repeats) {
       const response = await fetch(`${restarted.base}/api/vendors`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${restarted.token}`, 'content-type': 'application/json', 'idempotency-key': outcome.key.replace(/\s/g, '_') },
+        headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'idempotency-key': outcome.key.replace(/\s/g, '_') },
         body: JSON.stringify({ Name: outcome.key }),
       });
       expect(response.status).toBe(200);
