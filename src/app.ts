@@ -74,12 +74,26 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Shutting down (drain): new requests are refused before any work; answers to the requests
   // already running close their connection, so keep-alive clients reconnect to another instance.
   let draining = false;
-  server.addHook('onRequest', async (_request, reply) => {
-    if (!draining) return;
-    reply.header('connection', 'close');
-    throw new ServiceUnavailable('The service is shutting down; retry the request.');
+  // Requests whose handlers are still running. A handler outlives its connection when the client
+  // goes away mid-request, so a closed server is not enough: shutdown waits for this to empty
+  // before the database closes (else the handler fails with "driver has already been destroyed").
+  const running = new Set<FastifyRequest>();
+  let settled: (() => void) | null = null;
+  const finished = (request: FastifyRequest) => {
+    if (running.delete(request) && running.size === 0) settled?.();
+  };
+  server.addHook('onRequest', async (request, reply) => {
+    if (draining) {
+      reply.header('connection', 'close');
+      throw new ServiceUnavailable('The service is shutting down; retry the request.');
+    }
+    running.add(request);
   });
-  server.addHook('onSend', async (_request, reply) => { if (draining) reply.header('connection', 'close'); });
+  server.addHook('onSend', async (request, reply) => {
+    if (draining) reply.header('connection', 'close');
+    finished(request);
+  });
+  server.addHook('onResponse', async (request) => finished(request));
 
   const tls = Boolean(config.TLS_CERT_FILE);
   const pool = options.pool ?? new pg.Pool({
@@ -160,9 +174,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
       draining = true;
       // Requests still running after the timeout lose their connections (a client gets a reset,
       // never a half-applied write: each write commits or rolls back as one transaction).
-      const cut = drainTimeoutMs === undefined ? undefined : setTimeout(() => server.server.closeAllConnections(), drainTimeoutMs);
+      const deadline = drainTimeoutMs === undefined ? undefined : Date.now() + drainTimeoutMs;
+      const cut = deadline === undefined ? undefined : setTimeout(() => server.server.closeAllConnections(), drainTimeoutMs);
       try {
         await server.close();
+        // Handlers whose clients went away are still running: wait for them too (within the same bound).
+        if (running.size > 0) {
+          await new Promise<void>((resolve) => {
+            settled = resolve;
+            if (deadline !== undefined) setTimeout(resolve, Math.max(0, deadline - Date.now())).unref();
+          });
+        }
       } finally {
         clearTimeout(cut);
       }

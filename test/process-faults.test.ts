@@ -13,6 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
+import pg from 'pg';
 import { ScheduledBilling } from '../src/entities/billing.js';
 import { SaleableItem } from '../src/entities/commerce.js';
 import { Contact } from '../src/entities/contact.js';
@@ -34,7 +35,7 @@ async function startServer(extra: Record<string, string> = {}): Promise<Server> 
   const started = await startNode('main.js', {
     DATABASE_URL: database.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development', DATABASE_POOL_MAX: '10',
     // Many callbacks from one address: the public limit would otherwise answer 429.
-    PUBLIC_RATE_LIMIT_PER_MINUTE: '0', BILLING_RUN_EXPIRE_SECONDS: '20', ...extra,
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '0', BILLING_RUN_EXPIRE_SECONDS: '600', ...extra,
   }, /Bearer (\S+)/, 90_000);
   children.push(started.child);
   return { child: started.child, base: `http://127.0.0.1:${port}`, token: /Bearer (\S+)/.exec(started.output())![1], output: started.output };
@@ -206,6 +207,22 @@ describe('SIGTERM under load', () => {
       slowRequest(`${server.base}/api/images/upload`, 'POST', { ...auth, 'content-type': image.contentType }, image.body),
     ];
 
+    // A save whose client goes away while its handler waits for a row lock held here: the handler
+    // outlives its connection, and the shutdown must still wait for it before closing the database.
+    const orphanCreated = await fetch(`${server.base}/api/vendors`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ Name: 'Sigterm orphan' }) });
+    const orphanId = ((await orphanCreated.json()) as { VendorId: number }).VendorId;
+    const lock = new pg.Client({ connectionString: database.databaseUrl });
+    await lock.connect();
+    await lock.query('BEGIN');
+    await lock.query('SELECT id FROM vendor WHERE id = $1 FOR UPDATE', [orphanId]);
+    const orphan = httpRequest(`${server.base}/api/vendors`, { method: 'POST', agent: false, headers: { ...auth, 'content-type': 'application/json' } });
+    orphan.on('error', () => {});
+    orphan.end(JSON.stringify({ VendorId: orphanId, Name: 'Sigterm orphan saved' }));
+    await waitFor('the orphan save to wait for the lock', async () => Number((await lock.query<{ count: string }>(
+      "SELECT count(*) AS count FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+    )).rows[0].count), (count) => count > 0, 60_000, 50);
+    orphan.destroy();
+
     // Load well under way, the billing run too; then SIGTERM.
     await waitFor('load and the billing run to be under way', async () => ({ answered: load.outcomes.length, billed: await runItems(runId) }),
       ({ answered, billed }) => answered >= 100 && billed >= 10, 60_000, 100);
@@ -219,6 +236,9 @@ describe('SIGTERM under load', () => {
     await pause(500);
     const afterSignal = await freshRequest(server.base, '/api/vendors');
     const slowAnswers = await Promise.all(slow.map((request) => request.finish()));
+    await pause(1000);
+    await lock.query('ROLLBACK');
+    await lock.end();
     const code = await Promise.race([exit, pause(60_000).then(() => 'timeout' as const)]);
     const exitMs = Date.now() - signalledAt;
     polling = false;
@@ -226,6 +246,7 @@ describe('SIGTERM under load', () => {
     await load.stop();
 
     expect(code).toBe(0);
+    expect(server.output()).not.toMatch(/destroyed|unexpected error/);
     expect(slowAnswers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
     const [vendorA, vendorB, , upload] = slowAnswers.map((answer) => (answer.body ? JSON.parse(answer.body) : null) as Record<string, unknown> | null);
     expect([vendorA?.Name, vendorB?.Name]).toEqual(inflightNames);
@@ -272,6 +293,8 @@ describe('SIGTERM under load', () => {
     // Everything acknowledged is there, the in-flight writes too, and every acknowledged callback gets processed.
     const counts = await expectAcknowledgedWritesPresent(load);
     expect(vendorNames.has(inflightNames[0]) && vendorNames.has(inflightNames[1])).toBe(true);
+    // The orphaned save finished after its client had gone: committed, not cut off by a closed database.
+    expect(vendorNames.has('Sigterm orphan saved')).toBe(true);
     await expectCallbacksProcessed([...load.acknowledged('callback').map((outcome) => outcome.key), inflightEvent]);
     const file = await fetch(`${next.base}/api/images/file/${String(upload?.FileId)}`, { headers: { authorization: `Bearer ${next.token}` } });
     expect(file.status).toBe(200);
@@ -279,7 +302,8 @@ describe('SIGTERM under load', () => {
 
     const inFlight = load.outcomes.filter((outcome) => outcome.sentBefore && outcome.endedAfter);
     process.stdout.write(`faults: SIGTERM with ${CLIENTS} clients: ${load.outcomes.length} requests, ${inFlight.length} in flight at the signal `
-      + `(${inFlight.filter(isNormal).length} answered normally, ${inFlight.filter(isRefusal).length} refused with 503) plus ${slow.length} held-back requests all answered 200; `
+      + `(${inFlight.filter(isNormal).length} answered normally, ${inFlight.filter(isRefusal).length} refused with 503) plus ${slow.length} held-back requests all answered 200 `
+      + 'and one save whose client had gone committed; '
       + `after the signal ${load.outcomes.filter((outcome) => !outcome.sentBefore && isRefusal(outcome)).length} refused with 503 and ${unanswered.length} refused connections; `
       + `acknowledged ${counts.creates} creates, ${counts.saves} saves, ${counts.callbacks} callbacks, lost 0; billing run handed back at ${billedAtExit}/1500 and finished by the next instance; exit 0 after ${exitMs} ms\n`);
   }, 300_000);
