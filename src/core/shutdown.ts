@@ -1,5 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
+import { jobHandlersSettled } from './jobs.js';
 
 /** What a shutdown stops, in this order. */
 export interface ShutdownParts {
@@ -26,7 +27,8 @@ export interface ShutdownSettings {
  *    worker stops taking jobs; the port stays open for `graceMs` so a load balancer notices;
  * 2. the port closes and the requests in flight finish (at most `drainTimeoutMs`);
  * 3. running jobs finish (at most `jobsTimeoutMs`); those still running then are failed, which
- *    hands them back to the queue for another instance to retry (every job is idempotent);
+ *    hands them back to the queue for another instance to retry (every job is idempotent), and
+ *    their handlers are told to stop (`JobRun.signal`) and get as long again to do so;
  * 4. only then the ORM, the pools and the database close — closing them earlier fails the
  *    requests and jobs still using them ("driver has already been destroyed").
  */
@@ -39,7 +41,11 @@ export async function shutDown(parts: ShutdownParts, settings: ShutdownSettings)
   if (settings.graceMs > 0) await new Promise((resolve) => setTimeout(resolve, settings.graceMs));
   await parts.http.close(settings.drainTimeoutMs);
   parts.log.info({ ms: Date.now() - started }, 'shutdown: requests drained');
-  await parts.jobs?.stop({ graceful: true, timeout: settings.jobsTimeoutMs });
+  if (parts.jobs) {
+    await parts.jobs.stop({ graceful: true, timeout: settings.jobsTimeoutMs });
+    // Handed-back jobs' handlers were told to stop (their signal): let them reach their stopping point.
+    await jobHandlersSettled(parts.jobs, settings.jobsTimeoutMs);
+  }
   parts.log.info({ ms: Date.now() - started }, 'shutdown: jobs stopped');
   await parts.closeDatabase();
   parts.log.info({ ms: Date.now() - started }, 'shutdown: done');
