@@ -143,7 +143,8 @@ async function callbackBacklog(url: string): Promise<{ stored: number; processed
 
 async function main(): Promise<void> {
   const database = await benchDatabase('membership_soak');
-  const seeded = await seed(database.url);
+  // One tenant of 1,000 vendors and 10,000 contacts (and the bench's small tenant): the soak is about time, not volume.
+  const seeded = await seed(database.url, { vendors: 1000, contacts: 10_000, terms: 20, otherTenants: 1, vendorsPerOtherTenant: 10 });
   const port = await freePort();
   const server = await startServerProcess(path.resolve(here, '../src/main.js'), {
     DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10',

@@ -38,36 +38,62 @@ export async function benchDatabase(name: string): Promise<{ url: string; server
   return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
 }
 
+/** How much the seed makes: the measured tenant's vendors, contacts and terms of use, and the other tenants (each with a staff login, a session and vendors). */
+export interface Volume { vendors: number; contacts: number; terms: number; otherTenants: number; vendorsPerOtherTenant: number }
+
 export interface Seeded {
-  /** A staff token of the tenant `bench`. */
+  tenantId: number;
+  /** A staff token of the measured tenant (`bench`). */
   token: string;
+  /** A staff token of the tenant `small`. */
+  smallTenantToken: string;
+  /** The first 1,000 of the measured tenant's vendors. */
   vendorIds: number[];
-  /** The tenant's emailprovider1 callback secret. */
+  /** The measured tenant's emailprovider1 callback secret. */
   callbackSecret: string;
 }
 
-/** Migrates and seeds one tenant (`bench`): 10,000 contacts, 1,000 vendors, a staff session and a callback secret. */
-export async function seed(url: string): Promise<Seeded> {
+/** Migrates and seeds the measured tenant `bench`, the tenant `small` and the other tenants, as `volume` says. */
+export async function seed(url: string, volume: Volume): Promise<Seeded> {
   const orm = await openOrm({ url });
   await migrate(orm);
   const em = orm.em.fork();
   const tenant = await createTenant(em, { key: 'bench', name: 'Benchmark Association' });
   const login = await createLogin(em, tenant, { email: 'staff@bench.example', role: 'staff' });
+  const small = await createTenant(em, { key: 'small', name: 'A Small Association' });
+  const smallLogin = await createLogin(em, small, { email: 'staff@small.example', role: 'staff' });
   const connection = em.getConnection();
   await connection.execute(
     `INSERT INTO contact (tenant_id, kind, first_name, last_name, email, phone)
      SELECT ?, 'person', 'First' || n, 'Last' || n, 'person' || n || '@bench.example', '+1555' || lpad(n::text, 7, '0')
-     FROM generate_series(1, 10000) AS n`, [tenant.id]);
+     FROM generate_series(1, ?) AS n`, [tenant.id, volume.contacts]);
   await connection.execute(
     `INSERT INTO vendor (tenant_id, name, name_key, website_url)
-     SELECT ?, 'Vendor ' || lpad(n::text, 4, '0'), 'vendor' || lpad(n::text, 4, '0'), 'https://vendor' || n || '.example'
-     FROM generate_series(1, 1000) AS n`, [tenant.id]);
+     SELECT ?, 'Vendor ' || lpad(n::text, 6, '0'), 'vendor' || lpad(n::text, 6, '0'), 'https://vendor' || n || '.example'
+     FROM generate_series(1, ?) AS n`, [tenant.id, volume.vendors]);
+  await connection.execute(
+    `INSERT INTO terms_of_use (tenant_id, name, name_key, description, login_type)
+     SELECT ?, 'Terms ' || lpad(n::text, 4, '0'), 'terms' || lpad(n::text, 4, '0'), '<p>Terms ' || n || '</p>', CASE WHEN n % 2 = 0 THEN 'staff' ELSE 'hub' END
+     FROM generate_series(1, ?) AS n`, [tenant.id, volume.terms]);
+  // The rest of the tenants, each with a staff login, a session and its own vendors: the
+  // measured tenant's queries must not slow down with the others' rows.
+  await connection.execute(
+    `INSERT INTO tenant (key, name) SELECT 'tenant-' || n, 'Association ' || n FROM generate_series(1, ?) AS n`, [Math.max(0, volume.otherTenants - 1)]);
+  await connection.execute(
+    `INSERT INTO login (tenant_id, email, roles) SELECT id, 'staff@' || key || '.example', ARRAY['staff'] FROM tenant WHERE key LIKE 'tenant-%'`);
+  await connection.execute(
+    `INSERT INTO credential (tenant_id, login_id, kind, token_hash, expires_at)
+     SELECT tenant_id, id, 'session', md5(random()::text) || md5(random()::text), now() + interval '1 day' FROM login WHERE email LIKE 'staff@tenant-%'`);
+  await connection.execute(
+    `INSERT INTO vendor (tenant_id, name, name_key)
+     SELECT t.id, 'Vendor ' || n, 'vendor' || n FROM tenant t, generate_series(1, ?) AS n WHERE t.key LIKE 'tenant-%' OR t.key = 'small'`, [volume.vendorsPerOtherTenant]);
   await connection.execute('ANALYZE');
-  const vendorIds = (await connection.execute<{ id: number }[]>('SELECT id FROM vendor ORDER BY id')).map((row) => row.id);
+  const vendorIds = (await connection.execute<{ id: number }[]>('SELECT id FROM vendor WHERE tenant_id = ? ORDER BY id LIMIT 1000', [tenant.id])).map((row) => row.id);
   const { token } = await createSession(em, login, 24);
+  const { token: smallTenantToken } = await createSession(em, smallLogin, 24);
   const callbackSecret = await setCallbackSecret(em, tenant, 'emailprovider1');
   await orm.close();
-  return { token, vendorIds, callbackSecret };
+  return { tenantId: tenant.id, token, smallTenantToken, vendorIds, callbackSecret };
 }
 
 /** The node flags of the `start` script in package.json, so memory is measured as served. */

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { buildApiSchema, rawRoutes, routes } from './areas/index.js';
 import { trustProxySetting, type Config } from './core/config.js';
 import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
+import { CredentialCache } from './core/credential-cache.js';
 import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
 import { ApiError, NotFound, ServiceUnavailable } from './core/errors.js';
@@ -109,13 +110,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
     pool,
     publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
     metrics: new Metrics(pool, options.jobs),
+    credentials: new CredentialCache(orm.config.get('clientUrl'), config.CREDENTIAL_CACHE_SECONDS, server.log),
   };
+  await deps.credentials.start();
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
 
   /** One context per request: an EntityManager fork, DataLoaders and the authenticated caller. */
   const contextFor = async (request: FastifyRequest): Promise<RequestContext> => {
     const em = orm.em.fork({ clear: true, useContext: false });
-    const caller = await authenticate(em, request.headers.authorization);
+    const caller = await authenticate(em, request.headers.authorization, deps.credentials);
     return new RequestContext(deps, em, caller, requestInfo(request));
   };
 
@@ -189,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
         clearTimeout(cut);
       }
       await apollo.stop();
+      await deps.credentials.stop();
       await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));
       if (!options.pool) await pool.end();
     },

@@ -55,6 +55,12 @@ const configSchema = z.object({
    * (directory search, event registration), counted across all instances; 0 turns the limit off.
    */
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(300),
+  /**
+   * How long (seconds) an instance may answer a bearer credential from memory instead of
+   * looking it up; revocations reach every instance at once through PostgreSQL notifications
+   * (LISTEN needs a session: set 0 behind a transaction-pooling PgBouncer). 0 turns the cache off.
+   */
+  CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /** Serves Prometheus metrics at /metrics on the service's port to `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Serves Prometheus metrics at /metrics on a separate port (no credential; bind it privately). */

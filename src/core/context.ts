@@ -3,6 +3,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Config } from './config.js';
+import type { CredentialCache } from './credential-cache.js';
 import { TENANT_FILTER } from '../entities/base.js';
 import type { Role } from '../entities/login.js';
 import { Forbidden, NotFound, Unauthenticated } from './errors.js';
@@ -44,6 +45,8 @@ export interface AppDeps {
   publicBaseUrl: string;
   /** Prometheus metrics of this instance. */
   metrics: Metrics;
+  /** Bearer credentials this instance knows (revocations clear it through PostgreSQL notifications). */
+  credentials: CredentialCache;
 }
 
 /**

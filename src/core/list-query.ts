@@ -1,4 +1,4 @@
-import type { EntityClass, FilterQuery, QueryOrderMap } from '@mikro-orm/core';
+import type { EntityClass, EntityMetadata, FilterQuery, MetadataStorage, QueryOrderMap } from '@mikro-orm/core';
 import type { RequestContext } from './context.js';
 import { BadInput } from './errors.js';
 import { allOf, leanCount, leanRows } from './lean-read.js';
@@ -18,6 +18,70 @@ export interface ListSpec<T> {
   search: ((keyof T & string) | `${keyof T & string}.${string}`)[];
   /** The date property CalendarStartDate and CalendarEndDate bound, where the list has one. */
   dates?: keyof T & string;
+}
+
+/**
+ * How many rows a list's table holds per tenant, which decides how its search is indexed:
+ * `few` (configuration: terms, calendars, templates — tens of rows, searched by scanning the
+ * tenant's rows in list order) or `many` (grows with members and activity: every searched column
+ * of the table gets a trigram index).
+ */
+export type ListVolume = 'few' | 'many';
+
+export interface RegisteredList {
+  entity: EntityClass<object>;
+  spec: ListSpec<object>;
+  volume: ListVolume;
+}
+
+const registeredLists: RegisteredList[] = [];
+
+/**
+ * Declares a list (its order and search fields) and registers it, so that the indexes its
+ * default order and search need are part of the schema (`addListIndexes`, run at ORM discovery,
+ * so `migration create` proposes them) and the plan test checks every list.
+ */
+export function defineList<T extends object>(entity: EntityClass<T>, spec: ListSpec<T>, volume: ListVolume = 'few'): ListSpec<T> {
+  registeredLists.push({ entity, spec: spec as ListSpec<object>, volume });
+  return spec;
+}
+
+/** Every list declared with `defineList` (the services that declare them must be imported). */
+export function listsDeclared(): readonly RegisteredList[] {
+  return registeredLists;
+}
+
+/**
+ * Adds to the ORM's metadata, for every declared list, an index that serves its default order
+ * within a tenant (tenant, order columns, primary key: the page is read in index order, never
+ * sorted) and, for `many` lists, a trigram (GIN) index per searched column of its own table.
+ */
+export function addListIndexes(storage: MetadataStorage): void {
+  for (const { entity, spec, volume } of registeredLists) {
+    const meta = storage.find(entity);
+    if (!meta) continue;
+    const properties: Record<string, { fieldNames: string[] } | undefined> = meta.properties;
+    const column = (property: string) => properties[property]?.fieldNames[0];
+    const keys = meta.primaryKeys.map(column);
+    const order = parseListOptions(null, spec).orderBy.map(({ field, descending }) => ({ name: column(spec.orderBy[field]), descending }));
+    const columns = [
+      'tenant_id',
+      ...order.map(({ name, descending }) => `"${name}"${descending ? ' desc' : ''}`),
+      ...keys.filter((key) => !order.some(({ name }) => name === key)).map((key) => `"${key}"`),
+    ];
+    const orderIndex = `${meta.tableName}_list_${order.map(({ name }) => name).join('_')}`.slice(0, 63);
+    addIndex(meta, orderIndex, `create index "${orderIndex}" on "${meta.tableName}" (${columns.map((name) => (name.startsWith('"') ? name : `"${name}"`)).join(', ')})`);
+    if (volume !== 'many') continue;
+    for (const path of spec.search.filter((candidate: string) => !candidate.includes('.'))) {
+      const name = column(path);
+      const index = `${meta.tableName}_${name}_trgm`.slice(0, 63);
+      addIndex(meta, index, `create index "${index}" on "${meta.tableName}" using gin ("${name}" gin_trgm_ops)`);
+    }
+  }
+}
+
+function addIndex(meta: EntityMetadata, name: string, expression: string): void {
+  if (!meta.indexes.some((index) => index.name === name)) meta.indexes.push({ name, expression });
 }
 
 /** The FilterBase fields of CONVENTIONS.md, parsed and checked. */

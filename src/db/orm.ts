@@ -4,12 +4,13 @@ import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
 import { TENANT_FILTER } from '../entities/base.js';
 import { entities, tenantOwnedEntities } from '../areas/index.js';
 import { migrations } from './migrations/index.js';
+import { addListIndexes } from '../core/list-query.js';
 
 export interface OrmOptions {
   url: string;
   poolMax?: number;
-  /** Called once per SQL statement; used by tests and benchmarks to count statements. */
-  onQuery?: () => void;
+  /** Called once per SQL statement (with its text); used by tests and benchmarks to count statements. */
+  onQuery?: (sql: string) => void;
 }
 
 /** The one ORM configuration every entry point (server, CLI, tests) uses. */
@@ -34,6 +35,8 @@ export function ormConfig(options: OrmOptions): Options {
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     allowGlobalContext: false,
     forceUtcTimezone: true,
+    // Every declared list's order and search indexes belong to the schema (src/core/list-query.ts).
+    discovery: { afterDiscovered: (storage) => addListIndexes(storage) },
     ignoreUndefinedInQuery: true,
     debug: options.onQuery ? ['query'] : false,
     loggerFactory: options.onQuery ? () => countingLogger(options.onQuery!) : undefined,
@@ -50,13 +53,13 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
   return applied.map((migration) => migration.name);
 }
 
-function countingLogger(onQuery: () => void) {
+function countingLogger(onQuery: (sql: string) => void) {
   const ignore = () => {};
   return {
     log: ignore,
     error: ignore,
     warn: ignore,
-    logQuery: () => onQuery(),
+    logQuery: (context: { query: string }) => onQuery(context.query),
     setDebugMode: ignore,
     isEnabled: (namespace: string) => namespace === 'query',
   };

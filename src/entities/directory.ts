@@ -164,8 +164,11 @@ export class DirectoryListing extends Versioned {
   @ManyToOne(() => DirectoryListingType, { nullable: true, index: true, deleteRule: 'no action' })
   listingType: DirectoryListingType | null = null;
 
-  /** The public identifier of the listing (HashedContactId): random, never derived from an id. */
-  @Property({ length: 32, defaultRaw: `replace(gen_random_uuid()::text, '-', '')`, unique: true })
+  /**
+   * The public identifier of the listing (HashedContactId): random, never derived from an id.
+   * (The default is written as PostgreSQL prints it back, so schema comparison sees no change.)
+   */
+  @Property({ length: 32, defaultRaw: `replace((gen_random_uuid())::text, '-'::text, ''::text)`, unique: true })
   publicKey!: Opt<string>;
 
   /** The contact's display name when last copied. */

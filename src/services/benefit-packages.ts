@@ -3,7 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import { calendarDay } from '../core/dates.js';
 import { BadInput, Conflict } from '../core/errors.js';
 import { countsBy, leanRows } from '../core/lean-read.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { assertCurrentVersion, deleteRecord, findOr404, likelyDuplicates, readOr404, withDuplicateLock } from '../core/records.js';
 import { BenefitPackage, benefitPackageNameKey, type BenefitItem } from '../entities/benefit-package.js';
 import { MembershipLevel, MembershipType } from '../entities/membership.js';
@@ -21,11 +21,11 @@ import type {
  * level cannot be deleted (409; the database's foreign key decides, so no race can slip past).
  */
 
-const packageList: ListSpec<BenefitPackage> = {
+const packageList = defineList(BenefitPackage, {
   orderBy: { Name: 'name', BenefitPackageId: 'id', ActivePeriodStart: 'activeFrom', ActivePeriodEnd: 'activeTo' },
   defaultOrder: 'Name',
   search: ['name', 'description'],
-};
+});
 
 const NOUN = 'The benefit package';
 const FIELDS = ['id', 'name', 'description', 'activeFrom', 'activeTo', 'items', 'auditId'] as const;

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, NotFound } from '../core/errors.js';
 import { idOf, leanRows } from '../core/lean-read.js';
-import { listQuery, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
+import { listQuery, MAX_PAGE_SIZE, defineList } from '../core/list-query.js';
 import { assertCurrentVersion, deleteRecord, findOr404, readOr404 } from '../core/records.js';
 import { Calendar, isFeedPublished } from '../entities/calendar.js';
 import { Contact, Tenant } from '../entities/index.js';
@@ -17,11 +17,11 @@ import { lookupChoices, rowActions, type ListOptionsInput, type LookupChoiceInt 
  * entities/calendar.ts). A published calendar is served as an iCalendar feed by http/calendars.ts.
  */
 
-const calendarList: ListSpec<Calendar> = {
+const calendarList = defineList(Calendar, {
   orderBy: { Name: 'name', Description: 'description', IsActive: 'isActive', CalendarId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'description'],
-};
+});
 
 const LIST_FIELDS = ['id', 'auditId', 'name', 'description', 'isActive', 'chapter'] as const;
 const EDIT_FIELDS = [

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, ServiceUnavailable } from '../core/errors.js';
 import { isOneOf } from '../core/values.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { CALLBACK_PROVIDERS, CALLBACK_STATES, EmailEvent, isCallbackProvider, MeetingEvent, ProviderCallback, type CallbackProvider, type CallbackState } from '../entities/callback.js';
 import type { Tenant } from '../entities/tenant.js';
 import type { ProviderCallbackItem } from '../schema/callbacks.js';
@@ -135,11 +135,11 @@ function notStored(): ServiceUnavailable {
 
 // ---- observability ----
 
-const callbackList: ListSpec<ProviderCallback> = {
+const callbackList = defineList(ProviderCallback, {
   orderBy: { ReceivedAt: 'receivedAt', CallbackId: 'id', Provider: 'provider', State: 'state' },
   defaultOrder: 'ReceivedAt desc',
   search: ['provider', 'state', 'error'],
-};
+}, 'many');
 
 /** The tenant's stored callbacks, newest first unless `options` orders them otherwise; `state` narrows them. */
 export async function listCallbacks(ctx: RequestContext, options: ListOptionsInput | null | undefined, state: string | null | undefined): Promise<ProviderCallbackItem[]> {

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../core/errors.js';
 import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
-import { listQuery, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
+import { listQuery, MAX_PAGE_SIZE, defineList } from '../core/list-query.js';
 import { assertCurrentVersion, deleteRecord, inTransaction, readOr404 } from '../core/records.js';
 import { CATEGORY_TYPES, CategoryItem, CategoryList, CategoryType, type CategoryTypeId } from '../entities/category-list.js';
 import type { Tenant } from '../entities/tenant.js';
@@ -36,11 +36,11 @@ const FIELDS = [
 ] as const;
 type ListRow = Pick<CategoryList, (typeof FIELDS)[number]>;
 
-const categoryListSpec: ListSpec<CategoryList> = {
+const categoryListSpec = defineList(CategoryList, {
   orderBy: { Name: 'name', CategoryListId: 'id', CategoryTypeId: 'categoryType' },
   defaultOrder: 'Name',
   search: ['name', 'description'],
-};
+});
 
 /** The lists every tenant has, one per category type. */
 const SYSTEM_LISTS: { key: string; type: CategoryTypeId; name: string }[] = [

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../core/errors.js';
 import { idOf, leanCount, leanRows } from '../core/lean-read.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { assertCurrentVersion } from '../core/records.js';
 import { Calendar } from '../entities/calendar.js';
 import { Chapter, ContactChapter } from '../entities/chapter.js';
@@ -38,11 +38,11 @@ import {
 
 const NOUN = 'The chapter';
 
-const chapterList: ListSpec<Chapter> = {
+const chapterList = defineList(Chapter, {
   orderBy: { OrganizationName: 'name', ChapterId: 'contact', ChapterNumber: 'number' },
   defaultOrder: 'OrganizationName',
   search: ['name', 'number'],
-};
+});
 
 /** Chapters (never the top level) whose organization contact is not deleted; `contactId`: that one chapter. */
 function liveChapters(contactId?: number) {

@@ -3,7 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import { calendarDay, monthStart, todayUtc } from '../core/dates.js';
 import { BadInput } from '../core/errors.js';
 import { idOf } from '../core/lean-read.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { parseMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
 import { deleteRecord, readOr404, saveRecord } from '../core/records.js';
 import { Contact } from '../entities/contact.js';
@@ -28,19 +28,19 @@ const OPPORTUNITY_NOUN = 'The sales opportunity';
 const PROJECT_FIELDS = ['id', 'name', 'description', 'status', 'startDate', 'dueDate', 'completedDate', 'manager', 'auditId'] as const;
 const OPPORTUNITY_FIELDS = ['id', 'name', 'contact', 'salesPerson', 'stage', 'amount', 'openedDate', 'closedDate', 'auditId'] as const;
 
-const projectList: ListSpec<DashboardProject> = {
+const projectList = defineList(DashboardProject, {
   orderBy: { Name: 'name', ProjectId: 'id', Status: 'status', StartDate: 'startDate', DueDate: 'dueDate', CompletedDate: 'completedDate' },
   defaultOrder: 'StartDate desc',
   search: ['name', 'description'],
   dates: 'startDate',
-};
+}, 'many');
 
-const opportunityList: ListSpec<DashboardSalesOpportunity> = {
+const opportunityList = defineList(DashboardSalesOpportunity, {
   orderBy: { Name: 'name', SalesOpportunityId: 'id', Stage: 'stage', Amount: 'amount', OpenedDate: 'openedDate', ClosedDate: 'closedDate' },
   defaultOrder: 'OpenedDate desc',
   search: ['name'],
   dates: 'openedDate',
-};
+}, 'many');
 
 export async function listProjects(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<Project[]> {
   const { rows } = await listQuery(ctx, DashboardProject, projectList, options, { fields: PROJECT_FIELDS });

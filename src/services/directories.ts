@@ -1,7 +1,7 @@
 import type { RequestContext } from '../core/context.js';
 import { Conflict, NotFound } from '../core/errors.js';
 import { allOf, countsBy, idOf, leanRows } from '../core/lean-read.js';
-import { listQuery, parseListOptions, type ListSpec } from '../core/list-query.js';
+import { listQuery, parseListOptions, defineList } from '../core/list-query.js';
 import { deleteRecord, inTransaction, readOr404, saveRecord } from '../core/records.js';
 import { DEFAULT_SEARCH_SETTINGS, Directory, DirectoryListing, DirectoryListingType, type DirectorySearchSettings } from '../entities/directory.js';
 import { lookupChoices, rowActions, type ListOptionsInput, type ListResultOf } from '../schema/common.js';
@@ -22,17 +22,17 @@ import { reconcileTenantListings } from './directory-listings.js';
 const DIRECTORY_NOUN = 'The directory';
 const TYPE_NOUN = 'The directory listing type';
 
-const directoryList: ListSpec<Directory> = {
+const directoryList = defineList(Directory, {
   orderBy: { Name: 'name', SortOrder: 'sortOrder', DirectoryId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'displayName', 'description'],
-};
+});
 
-const typeList: ListSpec<DirectoryListingType> = {
+const typeList = defineList(DirectoryListingType, {
   orderBy: { Name: 'name', DirectoryListingTypeId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'description'],
-};
+});
 
 const LIST_FIELDS = ['id', 'name', 'displayName', 'description', 'listingType', 'isPublic', 'isHub', 'inDevelopment', 'automaticallyAddRemoveMembers', 'auditId'] as const;
 type DirectoryListRow = Pick<Directory, (typeof LIST_FIELDS)[number]>;

@@ -3,7 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import { BadInput, NotFound } from '../core/errors.js';
 import type { JobDefinition } from '../core/jobs.js';
 import { leanRows } from '../core/lean-read.js';
-import { parseListOptions, type ListSpec } from '../core/list-query.js';
+import { parseListOptions, defineList } from '../core/list-query.js';
 import { geocodePostalCode } from '../core/postal-geocode.js';
 import { assertCurrentVersion, inTransaction, readOr404, softDeleteRecord } from '../core/records.js';
 import { TENANT_FILTER } from '../entities/base.js';
@@ -103,7 +103,7 @@ export function deleteDirectoryListing(ctx: RequestContext, directoryContactId: 
   return softDeleteRecord(ctx, DirectoryListing, directoryContactId, auditId, LISTING_NOUN);
 }
 
-const changeList: ListSpec<DirectoryListing> = { orderBy: { LastModifiedDate: 'updatedAt' }, defaultOrder: 'LastModifiedDate', search: [] };
+const changeList = defineList(DirectoryListing, { orderBy: { LastModifiedDate: 'updatedAt' }, defaultOrder: 'LastModifiedDate', search: [] }, 'many');
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 interface ChangeRow {

@@ -4,7 +4,7 @@ import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { ApiError, BadInput, NotFound } from '../core/errors.js';
 import { idOf } from '../core/lean-read.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { deleteRecordReturning, readOr404, saveRecord } from '../core/records.js';
 import { DocumentGenerationTemplate } from '../entities/document-template.js';
 import { StoredFile } from '../entities/file.js';
@@ -34,11 +34,11 @@ const NOUN = 'The document generation template';
 const FIELDS = ['id', 'documentGenerationTypeId', 'name', 'file', 'auditId'] as const;
 type TemplateRow = Pick<DocumentGenerationTemplate, (typeof FIELDS)[number]>;
 
-const templateList: ListSpec<DocumentGenerationTemplate> = {
+const templateList = defineList(DocumentGenerationTemplate, {
   orderBy: { Name: 'name', DocumentGenerationTemplateId: 'id', DocumentGenerationTypeId: 'documentGenerationTypeId' },
   defaultOrder: 'Name',
   search: ['name', 'documentGenerationTypeId'],
-};
+});
 
 const INSTRUCTION = 'Upload a Word (DOCX) file and write merge fields in braces, e.g. {Contact.FirstName}; '
   + 'GET /api/documentgenerationtemplates/availablemergefields/{documentgenerationtypeid} lists the fields of each type. '

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict } from '../core/errors.js';
 import { idOf, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { parseMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
 import { readOr404, saveRecord } from '../core/records.js';
 import { Invoice, InvoiceLine, Payment, SaleableItem } from '../entities/commerce.js';
@@ -42,18 +42,18 @@ export const OFFERING_FIELDS = ['id', 'event', 'kind', 'name', 'price', 'capacit
 export type OfferingRow = Pick<EventOffering, (typeof OFFERING_FIELDS)[number]>;
 const SESSION_FIELDS = ['id', 'event', 'name', 'startsAt', 'endsAt', 'auditId'] as const;
 
-const eventList: ListSpec<Event> = {
+const eventList = defineList(Event, {
   orderBy: { Name: 'name', EventId: 'id', StartDate: 'startsAt', EndDate: 'endsAt', Status: 'status' },
   defaultOrder: 'StartDate desc',
   search: ['name', 'venue'],
   dates: 'startsAt',
-};
+}, 'many');
 
-const attendeeList: ListSpec<EventRegistration> = {
+const attendeeList = defineList(EventRegistration, {
   orderBy: { EventRegistrationId: 'id', Status: 'status', Amount: 'amount' },
   defaultOrder: 'EventRegistrationId',
   search: ['contact.firstName', 'contact.lastName', 'contact.email'],
-};
+}, 'many');
 
 export async function listEvents(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<EventView[]> {
   const { rows } = await listQuery(ctx, Event, eventList, options, { fields: EVENT_FIELDS });

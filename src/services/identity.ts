@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from '../core/context.js';
+import type { CredentialCache } from '../core/credential-cache.js';
 import { BadInput, NotFound, Unauthenticated } from '../core/errors.js';
 import { isOneOf, TENANT_KEY_PATTERN } from '../core/values.js';
 import { hashToken, newToken } from '../core/secrets.js';
@@ -28,30 +29,41 @@ interface CredentialRow {
 
 /**
  * The caller behind an `Authorization: Bearer …` header, or null when absent, unknown, revoked or
- * expired. Runs on every request, so it is one plain SQL statement with no entity hydration.
+ * expired. Runs on every request: answered from `cache` when this instance knows the credential
+ * (revocations clear it at once, see CredentialCache), else one plain SQL statement.
  */
-export async function authenticate(em: EntityManager, authorization: string | undefined): Promise<Caller | null> {
+export async function authenticate(em: EntityManager, authorization: string | undefined, cache?: CredentialCache): Promise<Caller | null> {
   const match = authorization ? BEARER.exec(authorization) : null;
   if (!match) return null;
-  const [row] = await em.getConnection().execute<CredentialRow[]>(
-    `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.roles, c.expires_at, c.last_used_at
-     FROM credential c JOIN login l ON l.id = c.login_id
-     WHERE c.token_hash = ? AND c.revoked_at IS NULL LIMIT 1`,
-    [hashToken(match[1])],
-  );
-  if (!row || (row.expires_at && new Date(row.expires_at).getTime() <= Date.now())) return null;
-  await recordUse(em, row);
-  return { tenantId: row.tenant_id, loginId: row.login_id, contactId: row.contact_id, roles: row.roles, credentialId: row.id };
+  const tokenHash = hashToken(match[1]);
+  const generation = cache?.currentGeneration ?? 0;
+  let known = cache?.get(tokenHash);
+  if (!known) {
+    const [row] = await em.getConnection().execute<CredentialRow[]>(
+      `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.roles, c.expires_at, c.last_used_at
+       FROM credential c JOIN login l ON l.id = c.login_id
+       WHERE c.token_hash = ? AND c.revoked_at IS NULL LIMIT 1`,
+      [tokenHash],
+    );
+    if (!row) return null;
+    known = {
+      caller: { tenantId: row.tenant_id, loginId: row.login_id, contactId: row.contact_id, roles: row.roles, credentialId: row.id },
+      expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null,
+      lastUsedAt: row.last_used_at ? new Date(row.last_used_at).getTime() : null,
+    };
+    cache?.remember(tokenHash, known, generation);
+  }
+  const now = Date.now();
+  if (known.expiresAt !== null && known.expiresAt <= now) return null;
+  if (known.lastUsedAt === null || now - known.lastUsedAt >= LAST_USED_PRECISION_MS) {
+    known.lastUsedAt = now;
+    await em.nativeUpdate(Credential, { id: known.caller.credentialId }, { lastUsedAt: new Date(now) }, { filters: false });
+  }
+  return known.caller;
 }
 
 /** How stale `lastUsedAt` may get before a request refreshes it (a write on every request would cost too much). */
 const LAST_USED_PRECISION_MS = 5 * 60_000;
-
-async function recordUse(em: EntityManager, credential: CredentialRow): Promise<void> {
-  const now = Date.now();
-  if (credential.last_used_at && now - new Date(credential.last_used_at).getTime() < LAST_USED_PRECISION_MS) return;
-  await em.nativeUpdate(Credential, { id: credential.id }, { lastUsedAt: new Date(now) }, { filters: false });
-}
 
 export interface IssuedToken {
   token: string;

@@ -3,7 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import { calendarDay, todayUtc } from '../core/dates.js';
 import { BadInput, Conflict, NotFound } from '../core/errors.js';
 import { allOf, idOf, leanRows } from '../core/lean-read.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { money, parseMoney, sumMoney, toMoneyNumber, toMoneyString, type Money } from '../core/money.js';
 import { inTransaction, readOr404, saveRecord } from '../core/records.js';
 import { Invoice, InvoiceLine, Payment, SaleableItem, type SaleableItemType } from '../entities/commerce.js';
@@ -29,18 +29,18 @@ const ITEM_FIELDS = ['id', 'name', 'itemType', 'price', 'accountingClass', 'taxa
 const INVOICE_FIELDS = ['id', 'number', 'contact', 'invoiceDate', 'dueDate', 'status', 'total', 'amountPaid', 'source', 'memo', 'auditId'] as const;
 type InvoiceRow = Pick<Invoice, (typeof INVOICE_FIELDS)[number]>;
 
-const itemList: ListSpec<SaleableItem> = {
+const itemList = defineList(SaleableItem, {
   orderBy: { Name: 'name', SaleableItemId: 'id', ItemType: 'itemType', Price: 'price' },
   defaultOrder: 'Name',
   search: ['name', 'accountingClass'],
-};
+});
 
-const invoiceList: ListSpec<Invoice> = {
+const invoiceList = defineList(Invoice, {
   orderBy: { InvoiceNumber: 'number', InvoiceDate: 'invoiceDate', DueDate: 'dueDate', Total: 'total', Status: 'status' },
   defaultOrder: 'InvoiceNumber desc',
   search: ['memo', 'source'],
   dates: 'invoiceDate',
-};
+}, 'many');
 
 export async function listSaleableItems(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<SaleableItemView[]> {
   const { rows } = await listQuery(ctx, SaleableItem, itemList, options, { fields: ITEM_FIELDS });

@@ -73,5 +73,7 @@ export async function deleteLoginEverywhere(ctx: RequestContext, username: strin
   // Sessions, API keys and pending links go with the login (ON DELETE CASCADE).
   const removed = await ctx.em.nativeDelete(Login, { email: normalizeEmail(username) }, { filters: false });
   if (removed === 0) throw new NotFound('The user');
+  // Every instance forgets its credentials on the trigger's notification; this one at once, so the next request here already sees the deletion.
+  ctx.app.credentials.forgetAll();
   return true;
 }

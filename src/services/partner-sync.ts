@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { mapError } from '../core/error-mapping.js';
 import { BadInput, Conflict, NotFound } from '../core/errors.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { idOf } from '../core/lean-read.js';
 import { inTransaction } from '../core/records.js';
 import { isOneOf } from '../core/values.js';
@@ -421,12 +421,12 @@ function toAudit(row: AuditRow): PartnerAudit {
 
 // ---- staff: the transaction log and the affiliation history ----
 
-const logList: ListSpec<PartnerTransactionLog> = {
+const logList = defineList(PartnerTransactionLog, {
   orderBy: { ReceivedAt: 'createdAt', TransactionLogId: 'id', Operation: 'operation', Outcome: 'outcome', ChangedAt: 'changedAt' },
   defaultOrder: 'ReceivedAt desc',
   search: ['transactionId', 'operation', 'outcome', 'reason', 'stateId'],
   dates: 'createdAt',
-};
+}, 'many');
 
 export async function listPartnerTransactions(
   ctx: RequestContext, options: ListOptionsInput | null | undefined, outcome: string | null | undefined, nationalId: number | null | undefined,
@@ -443,12 +443,12 @@ export async function listPartnerTransactions(
   }));
 }
 
-const affiliationList: ListSpec<PartnerAffiliation> = {
+const affiliationList = defineList(PartnerAffiliation, {
   orderBy: { ValidFrom: 'validFrom', StateID: 'stateId', Affiliation: 'affiliation' },
   defaultOrder: 'ValidFrom',
   search: ['stateId', 'affiliation', 'transactionId'],
   dates: 'validFrom',
-};
+}, 'many');
 
 export async function listPartnerAffiliations(ctx: RequestContext, nationalId: number, options: ListOptionsInput | null | undefined): Promise<PartnerAffiliationItem[]> {
   const { rows } = await listQuery(ctx, PartnerAffiliation, affiliationList, options, {

@@ -4,7 +4,7 @@ import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, NotFound } from '../core/errors.js';
 import { allOf, deleteReturning, idOf, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
-import { escapeLike, listQuery, parseListOptions, type ListSpec } from '../core/list-query.js';
+import { escapeLike, listQuery, parseListOptions, defineList } from '../core/list-query.js';
 import { deleteRecord, inTransaction, readOr404 } from '../core/records.js';
 import { isOneOf } from '../core/values.js';
 import { Contact } from '../entities/contact.js';
@@ -36,11 +36,11 @@ const FIELDS = [
 ] as const;
 type ReportRow = Pick<Report, (typeof FIELDS)[number]>;
 
-const reportList: ListSpec<Report> = {
+const reportList = defineList(Report, {
   orderBy: { Name: 'name', ReportId: 'id', DateAdded: 'createdAt', LastUsed: 'lastUsed', ReportCategoryId: 'categoryId' },
   defaultOrder: 'Name',
   search: ['name', 'description'],
-};
+});
 
 /**
  * Tenants whose system reports this process has seeded already (seeding again would add nothing,

@@ -4,7 +4,7 @@ import { create } from 'xmlbuilder2';
 import type { RequestContext } from '../core/context.js';
 import { Conflict, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
-import { listQuery, parseListOptions, type ListSpec } from '../core/list-query.js';
+import { listQuery, parseListOptions, defineList } from '../core/list-query.js';
 import { deleteRecord, readOr404, updateRecord } from '../core/records.js';
 import { SamlServiceProvider } from '../entities/saml-service-provider.js';
 import { Tenant } from '../entities/tenant.js';
@@ -20,11 +20,11 @@ import { SamlServiceProviderAddEdit, SamlServiceProviderCollectionItem, type Sam
  *   ACS URL         <tenant address>/saml/serviceproviders/<id>/acs
  */
 
-const providerList: ListSpec<SamlServiceProvider> = {
+const providerList = defineList(SamlServiceProvider, {
   orderBy: { Name: 'name', Id: 'id', SamlServiceProviderId: 'id', ServiceProviderName: 'serviceProviderName' },
   defaultOrder: 'Name',
   search: ['name', 'serviceProviderName', 'entityId'],
-};
+});
 
 const PROVIDER_FIELDS = ['id', 'name', 'serviceProviderName', 'entityId', 'assertionConsumerServiceUrl'] as const;
 type ProviderRow = Pick<SamlServiceProvider, (typeof PROVIDER_FIELDS)[number]>;

@@ -7,7 +7,7 @@ import { BadInput, Conflict } from '../core/errors.js';
 import { jobContext } from '../core/job-context.js';
 import type { JobDefinition } from '../core/jobs.js';
 import { allOf, idOf, leanRows } from '../core/lean-read.js';
-import { escapeLike, listQuery, parseListOptions, type ListSpec } from '../core/list-query.js';
+import { escapeLike, listQuery, parseListOptions, defineList } from '../core/list-query.js';
 import { money, parseMoney, sumMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
 import { inTransaction, readOr404 } from '../core/records.js';
 import {
@@ -63,17 +63,17 @@ const SCHEDULE_FIELDS = [
 ] as const;
 type ScheduleRow = Pick<ScheduledBilling, (typeof SCHEDULE_FIELDS)[number]>;
 
-const scheduleList: ListSpec<ScheduledBilling> = {
+const scheduleList = defineList(ScheduledBilling, {
   orderBy: { NextBillDate: 'nextBillDate', Amount: 'amount', Description: 'description', StartDate: 'startDate', ScheduledBillingId: 'id' },
   defaultOrder: 'NextBillDate',
   search: ['description', 'contact.lastName', 'contact.firstName', 'contact.name'],
-};
+}, 'many');
 
-const runList: ListSpec<ScheduledBillingRunRecord> = {
+const runList = defineList(ScheduledBillingRunRecord, {
   orderBy: { SystemJobId: 'id', RequestedAt: 'createdAt' },
   defaultOrder: 'SystemJobId desc',
   search: ['state'],
-};
+});
 
 // ---------------------------------------------------------------------------------------------
 // Listing and export

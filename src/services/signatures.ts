@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, NotFound } from '../core/errors.js';
 import { idOf } from '../core/lean-read.js';
-import { listQuery, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
+import { listQuery, MAX_PAGE_SIZE, defineList } from '../core/list-query.js';
 import { deleteRecord, readOr404, updateRecord } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
 import { Login } from '../entities/login.js';
@@ -20,11 +20,11 @@ import { sanitizeSignatureHtml } from './signature-html.js';
  * for everyone, staff included.
  */
 
-const signatureList: ListSpec<Signature> = {
+const signatureList = defineList(Signature, {
   orderBy: { Name: 'name', SignatureId: 'id' },
   defaultOrder: 'Name',
   search: ['name'],
-};
+});
 
 const INT32_MAX = 2147483647;
 

@@ -3,7 +3,7 @@ import sanitizeHtml from 'sanitize-html';
 import type { Caller, RequestContext } from '../core/context.js';
 import { BadInput, Forbidden } from '../core/errors.js';
 import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { findOr404, readOr404 } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
 import { Login } from '../entities/login.js';
@@ -34,17 +34,17 @@ export const EMBED_HOSTS = [
   'www.loom.com',
 ] as const;
 
-const feedList: ListSpec<SocialFeed> = {
+const feedList = defineList(SocialFeed, {
   orderBy: { SocialFeedId: 'id', SocialFeedTypeId: 'socialFeedTypeId' },
   defaultOrder: 'SocialFeedId desc', // newest first
   search: ['messageText', 'url'],
-};
+}, 'many');
 
-const commentList: ListSpec<SocialFeedComment> = {
+const commentList = defineList(SocialFeedComment, {
   orderBy: { CommentDate: 'createdAt', SocialFeedCommentId: 'id' },
   defaultOrder: 'CommentDate', // oldest first, as a conversation reads
   search: ['commentText'],
-};
+}, 'many');
 
 const LIST_FIELDS = ['id', 'contact', 'membershipActivationId', 'contentItemId', 'socialFeedTypeId', 'files'] as const;
 const POST_FIELDS = [...LIST_FIELDS, 'url', 'messageText', 'embedCodeHtml'] as const;

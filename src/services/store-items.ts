@@ -4,7 +4,7 @@ import type { RequestContext } from '../core/context.js';
 import { optionalCalendarDay } from '../core/dates.js';
 import { BadInput, Conflict, NotFound } from '../core/errors.js';
 import { allOf, idOf, leanRows } from '../core/lean-read.js';
-import { listQuery, parseListOptions, MAX_PAGE_SIZE, type ListSpec } from '../core/list-query.js';
+import { listQuery, parseListOptions, MAX_PAGE_SIZE, defineList } from '../core/list-query.js';
 import { money, parseMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
 import { assertCurrentVersion, findOr404, inTransaction, readOr404 } from '../core/records.js';
 import { SaleableItem } from '../entities/commerce.js';
@@ -52,11 +52,11 @@ const ITEM_FIELDS = [
 ] as const;
 type ItemRow = Pick<StoreItem, (typeof ITEM_FIELDS)[number]>;
 
-const itemList: ListSpec<StoreItem> = {
+const itemList = defineList(StoreItem, {
   orderBy: { DisplayOrder: 'displayOrder', ProductName: 'name', Price: 'price', StoreItemId: 'id' },
   defaultOrder: 'DisplayOrder',
   search: ['name', 'shortDescription'],
-};
+});
 
 /** What callers may reach: never a retired item; members only active ones. */
 function visible(ctx: RequestContext): object {

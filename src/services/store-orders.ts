@@ -5,7 +5,7 @@ import type { RequestContext } from '../core/context.js';
 import { todayUtc } from '../core/dates.js';
 import { BadInput, Conflict, Forbidden } from '../core/errors.js';
 import { allOf, idOf, leanRows } from '../core/lean-read.js';
-import { parseListOptions, listQuery, type ListSpec } from '../core/list-query.js';
+import { parseListOptions, listQuery, defineList } from '../core/list-query.js';
 import { MAX_MONEY, money, sumMoney, toCents, toMoneyNumber, toMoneyString, ZERO, type Money } from '../core/money.js';
 import { assertCurrentVersion, deleteRecord, findOr404, inTransaction, readOr404 } from '../core/records.js';
 import { SaleableItem } from '../entities/commerce.js';
@@ -62,19 +62,19 @@ type OrderRow = Pick<StoreOrder, (typeof ORDER_FIELDS)[number]>;
 const LINE_FIELDS = ['id', 'order', 'storeItem', 'subItem', 'name', 'quantity', 'backordered', 'unitPrice', 'amount', 'taxable', 'shipped'] as const;
 type LineRow = Pick<StoreOrderLine, (typeof LINE_FIELDS)[number]>;
 
-const orderList: ListSpec<StoreOrder> = {
+const orderList = defineList(StoreOrder, {
   orderBy: { PurchaseDate: 'purchaseDate', StorePurchaseId: 'id', GrandTotal: 'grandTotal', PurchaseStatusId: 'status' },
   defaultOrder: 'PurchaseDate desc',
   search: ['contactName', 'emailAddress', 'notes', 'city'],
   dates: 'purchaseDate',
-};
+}, 'many');
 
-const downloadList: ListSpec<StoreDownloadPurchase> = {
+const downloadList = defineList(StoreDownloadPurchase, {
   orderBy: { PurchaseDate: 'createdAt', StoreItemDigitalDownloadPurchaseId: 'id' },
   defaultOrder: 'PurchaseDate desc',
   search: ['storeItem.name'],
   dates: 'createdAt',
-};
+}, 'many');
 
 /** Members reach only what they bought. */
 function ownScope(ctx: RequestContext): { contact: number } | undefined {

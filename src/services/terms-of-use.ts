@@ -5,7 +5,7 @@ import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, Forbidden } from '../core/errors.js';
 import { isOneOf } from '../core/values.js';
 import { idOf, insertIgnoringDuplicates, leanDistinctOn, leanRows } from '../core/lean-read.js';
-import { listQuery, MAX_PAGE_SIZE, parseListOptions, type ListSpec } from '../core/list-query.js';
+import { listQuery, MAX_PAGE_SIZE, parseListOptions, defineList } from '../core/list-query.js';
 import { assertCurrentVersion, findOr404, likelyDuplicates, readOr404, softDeleteRecord, withDuplicateLock } from '../core/records.js';
 import { Contact, displayName } from '../entities/contact.js';
 import { Login } from '../entities/login.js';
@@ -31,13 +31,13 @@ import {
  * - Deleting hides the terms (soft delete); the responses stay as the record of consent.
  */
 
-const termsList: ListSpec<TermsOfUse> = {
+const termsList = defineList(TermsOfUse, {
   orderBy: { Name: 'name', TermsOfUseId: 'id', LoginType: 'loginType' },
   defaultOrder: 'Name',
   search: ['name'],
-};
+});
 
-const acceptanceList: ListSpec<TermsUserResponse> = {
+const acceptanceList = defineList(TermsUserResponse, {
   orderBy: {
     ActionDate: 'actionDate', TermUserResponseId: 'id', TermsOfUseId: 'termsOfUse', LoginId: 'login', ContactId: 'contact',
     IsAccepted: 'isAccepted', UserLoginTypeId: 'userLoginType',
@@ -45,7 +45,7 @@ const acceptanceList: ListSpec<TermsUserResponse> = {
   defaultOrder: 'ActionDate desc',
   search: ['ipAddress', 'userAgent', 'login.email'],
   dates: 'actionDate',
-};
+}, 'many');
 
 /** The lookup has no options of its own: the whole list (up to the largest page), by name. */
 const LOOKUP_PAGE = { Take: String(MAX_PAGE_SIZE) };

@@ -1,17 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
-import { listQuery, type ListSpec } from '../core/list-query.js';
+import { listQuery, defineList } from '../core/list-query.js';
 import { deleteRecord, likelyDuplicates, readOr404, saveRecord } from '../core/records.js';
 import type { Tenant } from '../entities/tenant.js';
 import { Vendor, vendorNameKey } from '../entities/vendor.js';
 import { PotentialDuplicateEntry, rowActions, type ListOptionsInput } from '../schema/common.js';
 import { VendorAddEdit, VendorCollectionItem, type VendorAddEditInput } from '../schema/vendors.js';
 
-const vendorList: ListSpec<Vendor> = {
+const vendorList = defineList(Vendor, {
   orderBy: { Name: 'name', WebsiteUrl: 'websiteUrl', VendorId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'websiteUrl'],
-};
+}, 'many');
 
 /** Only the columns a vendor view needs (lists skip timestamps). */
 const VENDOR_FIELDS = ['id', 'name', 'websiteUrl', 'auditId'] as const;

@@ -148,6 +148,8 @@ export async function expectStatementsIndependentOfPageSize(server: TestServer, 
     await fetchPage(take);
     return server.statements() - before;
   };
+  // Once first, so that both measured requests find the caller's credential known (cached) alike.
+  await fetchPage(5);
   const five = await cost(5);
   const fifty = await cost(50);
   expect(fifty).toBe(five);

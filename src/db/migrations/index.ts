@@ -21,6 +21,8 @@ import { PartnerSync } from './0018-partner-sync.js';
 import { Dashboards } from './0019-dashboards.js';
 import { RequestGuards } from './0020-request-guards.js';
 import { MembershipHistoryIndex } from './0021-membership-history-index.js';
+import { ListIndexes } from './0024-list-indexes.js';
+import { CredentialNotifications } from './0025-credential-notifications.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -45,4 +47,6 @@ export const migrations: MigrationObject[] = [
   { name: '0019-dashboards', class: Dashboards },
   { name: '0020-request-guards', class: RequestGuards },
   { name: '0021-membership-history-index', class: MembershipHistoryIndex },
+  { name: '0024-list-indexes', class: ListIndexes },
+  { name: '0025-credential-notifications', class: CredentialNotifications },
 ];
