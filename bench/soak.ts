@@ -87,7 +87,7 @@ function requests(seeded: Seeded): Record<Kind, autocannon.Request> {
 }
 
 interface KindFigures { requestsPerSecond: number; p50: number; p99: number; errors: number }
-interface Minute { minute: number; kinds: Record<Kind, KindFigures>; rssMb: number; heapUsedMb: number; errors: number }
+interface Minute { minute: number; kinds: Record<Kind, KindFigures>; rssMb: number; heapUsedMb: number; errors: number; requests: number }
 
 /** The server's resident memory and used heap, from its Prometheus metrics. */
 async function memory(base: string): Promise<{ rssMb: number; heapUsedMb: number }> {
@@ -105,7 +105,11 @@ async function runMinute(base: string, kinds: Record<Kind, autocannon.Request>, 
     return [kind, { requestsPerSecond: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors + result.non2xx + result.timeouts }];
   })) as Record<Kind, KindFigures>;
   const { rssMb, heapUsedMb } = await memory(base);
-  return { minute, kinds: figures, rssMb, heapUsedMb, errors: Object.values(figures).reduce((sum, kind) => sum + kind.errors, 0) };
+  return {
+    minute, kinds: figures, rssMb, heapUsedMb,
+    errors: Object.values(figures).reduce((sum, kind) => sum + kind.errors, 0),
+    requests: results.reduce((sum, result) => sum + result.requests.total, 0),
+  };
 }
 
 function report(idle: { rssMb: number; heapUsedMb: number }, first: Minute, last: Minute, backlog: Backlog): string {
@@ -178,6 +182,7 @@ async function main(): Promise<void> {
     const last = done[done.length - 1];
     process.stdout.write(`\n${report(idle, first, last, backlog)}\n`);
     const errors = done.reduce((sum, minute) => sum + minute.errors, 0);
+    process.stdout.write(`${done.reduce((sum, minute) => sum + minute.requests, 0)} requests in all, ${errors} failed\n`);
     const problems = [
       ...(errors > 0 ? [`${errors} requests failed`] : []),
       ...(backlog.failed > 0 ? [`${backlog.failed} callbacks failed processing`] : []),
