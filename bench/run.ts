@@ -1,17 +1,12 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/core/config.js';
-import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
-import { migrate, openOrm } from '../src/db/orm.js';
-import { callbackSignature, setCallbackSecret } from '../src/services/callbacks.js';
-import { createLogin, createSession, createTenant } from '../src/services/identity.js';
+import { callbackSignature } from '../src/services/callbacks.js';
+import { benchDatabase, callbackBody, freePort, here, root, seed, startFlags, startServerProcess, stopServerProcess, type Seeded } from './support.js';
 
 /**
  * `npm run bench`: the service against an honest baseline, in one run. Three processes start on
@@ -39,104 +34,14 @@ const duration = smoke ? 1 : Number(options.duration);
 const connections = smoke ? 4 : Number(options.connections);
 const rounds = smoke ? 1 : Number(options.rounds);
 const LATENCY_CONNECTIONS = 8;
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
 
 const VOLUME = { vendors: 100_000, contacts: 10_000, terms: 200, otherTenants: 999, vendorsPerOtherTenant: 100 };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** A fresh benchmark database on DATABASE_URL's server, or on an embedded one under .data/bench. */
-async function benchDatabase(): Promise<{ url: string; server: DatabaseServer; drop(): Promise<void> }> {
-  const config = loadConfig();
-  const name = 'membership_bench';
-  const server = config.DATABASE_URL
-    ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
-    : await startEmbeddedDatabase({ dataDir: path.join(root, '.data', 'bench'), port: await freePort(), database: 'postgres', fast: true });
-  await dropDatabase(server.url, name);
-  await ensureDatabase(server.url, name);
-  return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
-}
-
-interface Seeded { tenantId: number; token: string; smallTenantToken: string; vendorIds: number[]; callbackSecret: string }
-
-async function seed(url: string): Promise<Seeded> {
-  const orm = await openOrm({ url });
-  await migrate(orm);
-  const em = orm.em.fork();
-  const tenant = await createTenant(em, { key: 'bench', name: 'Benchmark Association' });
-  const login = await createLogin(em, tenant, { email: 'staff@bench.example', role: 'staff' });
-  const small = await createTenant(em, { key: 'small', name: 'A Small Association' });
-  const smallLogin = await createLogin(em, small, { email: 'staff@small.example', role: 'staff' });
-  const connection = em.getConnection();
-  await connection.execute(
-    `INSERT INTO contact (tenant_id, kind, first_name, last_name, email, phone)
-     SELECT ?, 'person', 'First' || n, 'Last' || n, 'person' || n || '@bench.example', '+1555' || lpad(n::text, 7, '0')
-     FROM generate_series(1, ?) AS n`, [tenant.id, VOLUME.contacts]);
-  await connection.execute(
-    `INSERT INTO vendor (tenant_id, name, name_key, website_url)
-     SELECT ?, 'Vendor ' || lpad(n::text, 6, '0'), 'vendor' || lpad(n::text, 6, '0'), 'https://vendor' || n || '.example'
-     FROM generate_series(1, ?) AS n`, [tenant.id, VOLUME.vendors]);
-  await connection.execute(
-    `INSERT INTO terms_of_use (tenant_id, name, name_key, description, login_type)
-     SELECT ?, 'Terms ' || lpad(n::text, 4, '0'), 'terms' || lpad(n::text, 4, '0'), '<p>Terms ' || n || '</p>', CASE WHEN n % 2 = 0 THEN 'staff' ELSE 'hub' END
-     FROM generate_series(1, ?) AS n`, [tenant.id, VOLUME.terms]);
-  // The rest of the 1,000 tenants, each with a staff login, a session and its own vendors: the
-  // measured tenant's queries must not slow down with the others' rows.
-  await connection.execute(
-    `INSERT INTO tenant (key, name) SELECT 'tenant-' || n, 'Association ' || n FROM generate_series(1, ?) AS n`, [VOLUME.otherTenants - 1]);
-  await connection.execute(
-    `INSERT INTO login (tenant_id, email, roles) SELECT id, 'staff@' || key || '.example', ARRAY['staff'] FROM tenant WHERE key LIKE 'tenant-%'`);
-  await connection.execute(
-    `INSERT INTO credential (tenant_id, login_id, kind, token_hash, expires_at)
-     SELECT tenant_id, id, 'session', md5(random()::text) || md5(random()::text), now() + interval '1 day' FROM login WHERE email LIKE 'staff@tenant-%'`);
-  await connection.execute(
-    `INSERT INTO vendor (tenant_id, name, name_key)
-     SELECT t.id, 'Vendor ' || n, 'vendor' || n FROM tenant t, generate_series(1, ?) AS n WHERE t.key LIKE 'tenant-%' OR t.key = 'small'`, [VOLUME.vendorsPerOtherTenant]);
-  await connection.execute('ANALYZE');
-  const vendorIds = (await connection.execute<{ id: number }[]>('SELECT id FROM vendor WHERE tenant_id = ? ORDER BY id LIMIT 1000', [tenant.id])).map((row) => row.id);
-  const { token } = await createSession(em, login, 24);
-  const { token: smallTenantToken } = await createSession(em, smallLogin, 24);
-  const callbackSecret = await setCallbackSecret(em, tenant, 'emailprovider1');
-  await orm.close();
-  return { tenantId: tenant.id, token, smallTenantToken, vendorIds, callbackSecret };
-}
-
-/** Starts a process of `script` with `env` and resolves once it prints that it is ready. */
+/** Starts a bench process (`server.js`, `raw-server.js`) with `env`; resolves once it prints that it is ready. */
 function startProcess(script: string, env: Record<string, string>): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    // The same V8 memory flags as `npm start` (package.json), so RSS is measured as served.
-    // BENCH_SERVICE_FLAGS adds node flags to the service alone (e.g. `--cpu-prof` to profile it).
-    const extra = script === 'server.js' ? (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter(Boolean) : [];
-    const child = spawn(process.execPath, [...startFlags(), ...extra, path.join(here, script)], {
-      env: { ...process.env, HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => { if (chunk.toString().includes('ready')) resolve(child); });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** The node flags of the `start` script in package.json. */
-function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+  // BENCH_SERVICE_FLAGS adds node flags to the service alone (e.g. `--cpu-prof` to profile it).
+  const extra = script === 'server.js' ? (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter(Boolean) : [];
+  return startServerProcess(path.join(here, script), { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env }, /ready/, extra);
 }
 
 type Target = 'raw' | 'raw+token' | 'REST' | 'GraphQL';
@@ -227,17 +132,6 @@ async function measureGroup(bases: Bases, token: string, group: Scenario[]): Pro
 
 const listOptions = (take: number) => encodeURIComponent(JSON.stringify({ Take: take }));
 const gql = (query: string, variables: Record<string, unknown> = {}) => () => JSON.stringify({ query, variables });
-
-/** A SendGrid-style batch (emailprovider1) of three events, new event ids each time. */
-function callbackBody(): string {
-  const id = Math.random().toString(36).slice(2, 12);
-  const email = `person${Math.floor(Math.random() * 10000) + 1}@bench.example`;
-  return JSON.stringify([
-    { email, timestamp: Math.floor(Date.now() / 1000), event: 'delivered', sg_event_id: `${id}-1`, sg_message_id: `${id}.filter0001`, response: '250 OK', category: ['newsletter'] },
-    { email, timestamp: Math.floor(Date.now() / 1000), event: 'open', sg_event_id: `${id}-2`, sg_message_id: `${id}.filter0001`, useragent: 'Mozilla/5.0', ip: '192.0.2.10' },
-    { email, timestamp: Math.floor(Date.now() / 1000), event: 'click', sg_event_id: `${id}-3`, sg_message_id: `${id}.filter0001`, url: 'https://bench.example/news?utm_source=newsletter' },
-  ]);
-}
 
 function scenarios(seeded: Seeded): Scenario[] {
   // Saves go round the vendors, so no two of the in-flight saves touch the same row.
@@ -350,12 +244,12 @@ function targets(results: Measured[], latency: Measured[], peakRssMb: number): s
 }
 
 async function main(): Promise<void> {
-  const database = await benchDatabase();
-  const seeded = await seed(database.url);
+  const database = await benchDatabase('membership_bench');
+  const seeded = await seed(database.url, VOLUME);
   const ports = { service: await freePort(), raw: await freePort(), rawToken: await freePort() };
   const processes: ChildProcess[] = [];
   try {
-    // The credential limit stays on, as in production, far above what the benchmark sends: its cost is measured.
+    // The per-credential limit stays on (its cost is measured) but far above the benchmark's rate.
     processes.push(await startProcess('server.js', { DATABASE_URL: database.url, PORT: String(ports.service), CREDENTIAL_RATE_LIMIT_PER_MINUTE: '100000000' }));
     processes.push(await startProcess('raw-server.js', { DATABASE_URL: database.url, PORT: String(ports.raw), RAW_AUTH: 'none', RAW_TENANT_ID: String(seeded.tenantId) }));
     processes.push(await startProcess('raw-server.js', { DATABASE_URL: database.url, PORT: String(ports.rawToken), RAW_AUTH: 'token' }));
@@ -394,7 +288,7 @@ async function main(): Promise<void> {
     if (failures.length) throw new Error(`requests failed in: ${failures.map((result) => result.scenario.name).join(', ')}`);
     if (!smoke && !options.only) writeReport(report, results);
   } finally {
-    for (const child of processes) await stopProcess(child);
+    for (const child of processes) await stopServerProcess(child);
     await database.drop();
     await database.server.stop();
   }

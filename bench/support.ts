@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -5,11 +6,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/core/config.js';
 import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
+import { migrate, openOrm } from '../src/db/orm.js';
+import { setCallbackSecret } from '../src/services/callbacks.js';
+import { createLogin, createSession, createTenant } from '../src/services/identity.js';
 
-/** For the long runs outside the test suite (`npm run fuzz`): a scratch database and the service in its own process. */
+/** What the benchmark commands (`npm run bench`, `npm run soak`) share: a seeded database and the server as its own process. */
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-/** The project folder (this file runs from dist/bench). */
+/** The compiled bench folder (dist/bench) and the project root. */
+export const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
 
 export async function freePort(): Promise<number> {
@@ -23,6 +27,109 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A fresh database `name` on DATABASE_URL's server, or on an embedded one under .data/bench. */
+export function benchDatabase(name: string): Promise<{ url: string; server: DatabaseServer; drop(): Promise<void> }> {
+  return scratchDatabase(name, 'bench');
+}
+
+/** How much the seed makes: the measured tenant's vendors, contacts and terms of use, and the other tenants (each with a staff login, a session and vendors). */
+export interface Volume { vendors: number; contacts: number; terms: number; otherTenants: number; vendorsPerOtherTenant: number }
+
+export interface Seeded {
+  tenantId: number;
+  /** A staff token of the measured tenant (`bench`). */
+  token: string;
+  /** A staff token of the tenant `small`. */
+  smallTenantToken: string;
+  /** The first 1,000 of the measured tenant's vendors. */
+  vendorIds: number[];
+  /** The measured tenant's emailprovider1 callback secret. */
+  callbackSecret: string;
+}
+
+/** Migrates and seeds the measured tenant `bench`, the tenant `small` and the other tenants, as `volume` says. */
+export async function seed(url: string, volume: Volume): Promise<Seeded> {
+  const orm = await openOrm({ url });
+  await migrate(orm);
+  const em = orm.em.fork();
+  const tenant = await createTenant(em, { key: 'bench', name: 'Benchmark Association' });
+  const login = await createLogin(em, tenant, { email: 'staff@bench.example', role: 'staff' });
+  const small = await createTenant(em, { key: 'small', name: 'A Small Association' });
+  const smallLogin = await createLogin(em, small, { email: 'staff@small.example', role: 'staff' });
+  const connection = em.getConnection();
+  await connection.execute(
+    `INSERT INTO contact (tenant_id, kind, first_name, last_name, email, phone)
+     SELECT ?, 'person', 'First' || n, 'Last' || n, 'person' || n || '@bench.example', '+1555' || lpad(n::text, 7, '0')
+     FROM generate_series(1, ?) AS n`, [tenant.id, volume.contacts]);
+  await connection.execute(
+    `INSERT INTO vendor (tenant_id, name, name_key, website_url)
+     SELECT ?, 'Vendor ' || lpad(n::text, 6, '0'), 'vendor' || lpad(n::text, 6, '0'), 'https://vendor' || n || '.example'
+     FROM generate_series(1, ?) AS n`, [tenant.id, volume.vendors]);
+  await connection.execute(
+    `INSERT INTO terms_of_use (tenant_id, name, name_key, description, login_type)
+     SELECT ?, 'Terms ' || lpad(n::text, 4, '0'), 'terms' || lpad(n::text, 4, '0'), '<p>Terms ' || n || '</p>', CASE WHEN n % 2 = 0 THEN 'staff' ELSE 'hub' END
+     FROM generate_series(1, ?) AS n`, [tenant.id, volume.terms]);
+  // The rest of the tenants, each with a staff login, a session and its own vendors: the
+  // measured tenant's queries must not slow down with the others' rows.
+  await connection.execute(
+    `INSERT INTO tenant (key, name) SELECT 'tenant-' || n, 'Association ' || n FROM generate_series(1, ?) AS n`, [Math.max(0, volume.otherTenants - 1)]);
+  await connection.execute(
+    `INSERT INTO login (tenant_id, email, roles) SELECT id, 'staff@' || key || '.example', ARRAY['staff'] FROM tenant WHERE key LIKE 'tenant-%'`);
+  await connection.execute(
+    `INSERT INTO credential (tenant_id, login_id, kind, token_hash, expires_at)
+     SELECT tenant_id, id, 'session', md5(random()::text) || md5(random()::text), now() + interval '1 day' FROM login WHERE email LIKE 'staff@tenant-%'`);
+  await connection.execute(
+    `INSERT INTO vendor (tenant_id, name, name_key)
+     SELECT t.id, 'Vendor ' || n, 'vendor' || n FROM tenant t, generate_series(1, ?) AS n WHERE t.key LIKE 'tenant-%' OR t.key = 'small'`, [volume.vendorsPerOtherTenant]);
+  await connection.execute('ANALYZE');
+  const vendorIds = (await connection.execute<{ id: number }[]>('SELECT id FROM vendor WHERE tenant_id = ? ORDER BY id LIMIT 1000', [tenant.id])).map((row) => row.id);
+  const { token } = await createSession(em, login, 24);
+  const { token: smallTenantToken } = await createSession(em, smallLogin, 24);
+  const callbackSecret = await setCallbackSecret(em, tenant, 'emailprovider1');
+  await orm.close();
+  return { tenantId: tenant.id, token, smallTenantToken, vendorIds, callbackSecret };
+}
+
+/** The node flags of the `start` script in package.json, so memory is measured as served. */
+export function startFlags(): string[] {
+  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/** Starts a compiled script (with the `start` flags) and resolves once its stdout shows `ready`. */
+export function startServerProcess(script: string, env: Record<string, string>, ready: RegExp, extraFlags: string[] = []): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...startFlags(), ...extraFlags, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (ready.test(output)) resolve(child);
+    });
+    child.on('exit', (code) => reject(new Error(`${path.basename(script)} exited with ${code}`)));
+  });
+}
+
+/** Sends SIGTERM and waits for the process to exit. */
+export async function stopServerProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** A SendGrid-style batch (emailprovider1) of three events, new event ids each time. */
+export function callbackBody(): string {
+  const id = Math.random().toString(36).slice(2, 12);
+  const email = `person${Math.floor(Math.random() * 10000) + 1}@bench.example`;
+  return JSON.stringify([
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'delivered', sg_event_id: `${id}-1`, sg_message_id: `${id}.filter0001`, response: '250 OK', category: ['newsletter'] },
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'open', sg_event_id: `${id}-2`, sg_message_id: `${id}.filter0001`, useragent: 'Mozilla/5.0', ip: '192.0.2.10' },
+    { email, timestamp: Math.floor(Date.now() / 1000), event: 'click', sg_event_id: `${id}-3`, sg_message_id: `${id}.filter0001`, url: 'https://bench.example/news?utm_source=newsletter' },
+  ]);
+}
+
+export const listOptions = (options: Record<string, unknown>) => encodeURIComponent(JSON.stringify(options));
+
 /** A fresh database `name` on DATABASE_URL's server, or on an embedded one under .data/<folder>. */
 export async function scratchDatabase(name: string, folder: string): Promise<{ url: string; server: DatabaseServer; drop(): Promise<void> }> {
   const config = loadConfig();
@@ -32,12 +139,6 @@ export async function scratchDatabase(name: string, folder: string): Promise<{ u
   await dropDatabase(server.url, name);
   await ensureDatabase(server.url, name);
   return { url: withDatabase(server.url, name), server, drop: () => dropDatabase(server.url, name) };
-}
-
-/** The node flags of the `start` script in package.json. */
-export function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 /**

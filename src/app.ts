@@ -17,7 +17,7 @@ import { CredentialCache } from './core/credential-cache.js';
 import { CredentialRateLimiter } from './core/credential-rate-limit.js';
 import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
-import { ApiError, BadInput, NotFound } from './core/errors.js';
+import { ApiError, BadInput, NotFound, ServiceUnavailable } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
@@ -43,8 +43,17 @@ export interface AppOptions {
 export interface App {
   server: FastifyInstance;
   deps: AppDeps;
-  /** Stops accepting requests, lets running ones finish, then stops GraphQL. */
-  close(): Promise<void>;
+  /**
+   * First step of a shutdown: /readyz answers 503 from now on, requests that arrive get 503
+   * problem+json with `Connection: close` and Retry-After, and responses to requests already
+   * running close their connection. The port stays open until `close`.
+   */
+  drain(): void;
+  /**
+   * Stops accepting connections, lets running requests finish (for at most `drainTimeoutMs`,
+   * after which their connections are cut), then stops GraphQL and the app's own pool.
+   */
+  close(drainTimeoutMs?: number): Promise<void>;
 }
 
 /** Builds the HTTP service: GraphQL at /graphql, the documented REST API at /api, docs and health. */
@@ -61,6 +70,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     },
     trustProxy: trustProxySetting(config.TRUST_PROXY),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    // While closing, Fastify's own 503 is plain JSON: the draining hook below answers problem+json instead.
+    return503OnClosing: false,
     routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.CONNECTION_TIMEOUT_MS,
@@ -74,6 +85,29 @@ export async function buildApp(options: AppOptions): Promise<App> {
       : {}),
   }) as unknown as FastifyInstance;
   server.addHook('onSend', async (request, reply) => { reply.header('x-request-id', request.id); });
+  // Shutting down (drain): new requests are refused before any work; answers to the requests
+  // already running close their connection, so keep-alive clients reconnect to another instance.
+  let draining = false;
+  // Requests whose handlers are still running. A handler outlives its connection when the client
+  // goes away mid-request, so a closed server is not enough: shutdown waits for this to empty
+  // before the database closes (else the handler fails with "driver has already been destroyed").
+  const running = new Set<FastifyRequest>();
+  let settled: (() => void) | null = null;
+  const finished = (request: FastifyRequest) => {
+    if (running.delete(request) && running.size === 0) settled?.();
+  };
+  server.addHook('onRequest', async (request, reply) => {
+    if (draining) {
+      reply.header('connection', 'close');
+      throw new ServiceUnavailable('The service is shutting down; retry the request.');
+    }
+    running.add(request);
+  });
+  server.addHook('onSend', async (request, reply) => {
+    if (draining) reply.header('connection', 'close');
+    finished(request);
+  });
+  server.addHook('onResponse', async (request) => finished(request));
 
   const tls = Boolean(config.TLS_CERT_FILE);
   const pool = options.pool ?? new pg.Pool({
@@ -144,7 +178,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
 
   const metricsListener = await mountMetrics(server, deps.metrics, config);
   const schema = auditRootFields(await buildApiSchema());
-  mountHealth(server, orm);
+  mountHealth(server, orm, () => draining);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError, metrics: deps.metrics });
   // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.
   const compiledRoutes = compileRoutes(schema, routes);
@@ -157,8 +191,27 @@ export async function buildApp(options: AppOptions): Promise<App> {
   return {
     server,
     deps,
-    async close() {
-      await server.close();
+    drain() {
+      draining = true;
+    },
+    async close(drainTimeoutMs) {
+      draining = true;
+      // Requests still running after the timeout lose their connections (a client gets a reset,
+      // never a half-applied write: each write commits or rolls back as one transaction).
+      const deadline = drainTimeoutMs === undefined ? undefined : Date.now() + drainTimeoutMs;
+      const cut = deadline === undefined ? undefined : setTimeout(() => server.server.closeAllConnections(), drainTimeoutMs);
+      try {
+        await server.close();
+        // Handlers whose clients went away are still running: wait for them too (within the same bound).
+        if (running.size > 0) {
+          await new Promise<void>((resolve) => {
+            settled = resolve;
+            if (deadline !== undefined) setTimeout(resolve, Math.max(0, deadline - Date.now())).unref();
+          });
+        }
+      } finally {
+        clearTimeout(cut);
+      }
       await credentialLimit.stop();
       await apollo.stop();
       await deps.credentials.stop();

