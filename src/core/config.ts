@@ -59,7 +59,9 @@ export const configSchema = z.object({
    * they are handed back to the queue (failed, so another instance retries them).
    */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(120_000).default(1000),
+  /** On SIGTERM, how long requests in flight may take to finish after the port closes (then their connections are cut). */
   SHUTDOWN_DRAIN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(20_000),
+  /** On SIGTERM, how long running jobs may take before they are handed back to the queue for another instance. */
   SHUTDOWN_JOBS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
   /** pino level of the JSON log on stdout. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -101,8 +103,11 @@ export const configSchema = z.object({
    * so the balancer, not the service, closes idle connections first.
    */
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(60_000),
+  /** Time for a request's headers to arrive (at most REQUEST_TIMEOUT_MS), else 408: the slow-loris guard. */
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(15_000),
+  /** A connection that moves no byte this long (a client that stops reading, a dead peer) is closed. */
   CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
+  /** An idle keep-alive connection is closed after this long (keep it above the load balancer's idle timeout). */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(72_000),
   /** Serves Prometheus metrics at /metrics on the service's port to `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
