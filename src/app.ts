@@ -165,8 +165,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await server.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && corsOrigins.has(origin)),
     methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Read-Primary'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'ETag', 'Content-Disposition'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Read-Primary', 'Idempotency-Key'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'ETag', 'Content-Disposition', 'Idempotent-Replayed'],
     credentials: false,
     maxAge: 600,
   });

@@ -129,6 +129,9 @@ describe('CORS by configuration', () => {
       expect(response.headers.get('access-control-allow-origin')).toBe(PORTAL);
       expect(response.headers.get('access-control-allow-methods')).toContain('POST');
       expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+      // A browser front-end on another origin may make its writes idempotent and read its own writes.
+      expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('idempotency-key');
+      expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-read-primary');
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     }
     expect((await preflight('https://admin.acme.example')).headers.get('access-control-allow-origin')).toBe('https://admin.acme.example');
