@@ -1,15 +1,12 @@
 import 'reflect-metadata';
-import { createServer } from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
 import { createLogger } from '../src/core/logger.js';
-import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase } from '../src/db/database.js';
 import { migrate, openOrm } from '../src/db/orm.js';
 import { createTenant } from '../src/services/identity.js';
+import { benchDatabase } from './support.js';
 
 /**
  * `npm run build && node dist/bench/directory-search.js [--listings 100000]`: one tenant with a
@@ -21,27 +18,10 @@ import { createTenant } from '../src/services/identity.js';
 const { values: options } = parseArgs({ options: { listings: { type: 'string', default: '100000' }, repeat: { type: 'string', default: '40' } } });
 const count = Number(options.listings);
 const repeat = Number(options.repeat);
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address() as AddressInfo;
-      server.close(() => resolve(address.port));
-    });
-    server.on('error', reject);
-  });
-}
 
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent', PUBLIC_RATE_LIMIT_PER_MINUTE: '0' });
-const database = config.DATABASE_URL
-  ? { url: config.DATABASE_URL, embedded: false, stop: async () => {} }
-  : await startEmbeddedDatabase({ dataDir: path.join(root, '.data', 'bench'), port: await freePort(), database: 'postgres', fast: true });
-const name = 'membership_directory_bench';
-await dropDatabase(database.url, name);
-await ensureDatabase(database.url, name);
-const orm = await openOrm({ url: withDatabase(database.url, name), poolMax: 10 });
+const database = await benchDatabase('membership_directory_bench');
+const orm = await openOrm({ url: database.url, poolMax: 10 });
 try {
   await migrate(orm);
   const tenant = await createTenant(orm.em.fork(), { key: 'bench-directory', name: 'Directory benchmark' });
@@ -102,6 +82,6 @@ try {
   await app.close();
 } finally {
   await orm.close();
-  await dropDatabase(database.url, name);
-  await database.stop();
+  await database.drop();
+  await database.server.stop();
 }
