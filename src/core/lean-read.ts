@@ -60,10 +60,9 @@ async function compileShape<T extends object>(em: EntityManager, entity: EntityC
   const offset = query.offset ? (sentinels[next.index++] as number) : undefined;
   try {
     const qb = await buildRowQuery(probe, entity, { ...query, where, limit, offset });
-    const { sql, params } = qb.toQuery();
-    return remember(shape, sql, params, sentinels);
+    return remember(shape, qb.toQuery(), sentinels);
   } catch {
-    return remember(shape, '', [undefined], sentinels); // the QueryBuilder refused the stand-ins: never cached
+    return remember(shape, null, sentinels);
   }
 }
 

@@ -80,16 +80,19 @@ export function compiledFor(shape: Shaped): CompiledStatement | null | undefined
 
 /**
  * Compiles a shape from the SQL and parameters the QueryBuilder made for sentinel values
- * (`sentinels[i]` stood for value i) and remembers the result.
+ * (`sentinels[i]` stood for value i) and remembers the result; `built` null: the QueryBuilder
+ * refused the stand-ins, so the shape is never cached.
  */
-export function remember(shape: Shaped, sql: string, params: readonly unknown[], sentinels: readonly unknown[]): CompiledStatement | null {
-  const slots = params.map((param) => sentinels.indexOf(param));
-  const everyParamIsASentinel = slots.every((slot) => slot >= 0);
-  const everySentinelIsAParam = sentinels.every((_sentinel, index) => slots.includes(index));
-  const noneInlined = sentinels.every((sentinel) => !sql.includes(String(sentinel)));
-  const statement = everyParamIsASentinel && everySentinelIsAParam && noneInlined ? { sql, slots } : null;
+export function remember(shape: Shaped, built: { sql: string; params: readonly unknown[] } | null, sentinels: readonly unknown[]): CompiledStatement | null {
+  const statement = built && mapsEveryValue(built.sql, built.params, sentinels) ? { sql: built.sql, slots: built.params.map((param) => sentinels.indexOf(param)) } : null;
   if (compiled.size < MAX_SHAPES) compiled.set(shape.key, statement);
   return statement;
+}
+
+/** Every parameter is one of the sentinels, every sentinel is a parameter, and none was inlined into the SQL. */
+function mapsEveryValue(sql: string, params: readonly unknown[], sentinels: readonly unknown[]): boolean {
+  return params.every((param) => sentinels.includes(param))
+    && sentinels.every((sentinel) => params.includes(sentinel) && !sql.includes(String(sentinel)));
 }
 
 /** Distinct stand-ins for a shape's values, of the same kinds (numbers stay 32-bit integers). */
