@@ -1,5 +1,5 @@
 import type { GraphQLSchema } from 'graphql';
-import { buildSchema } from 'type-graphql';
+import { buildSchema, getMetadataStorage } from 'type-graphql';
 import type { Area } from '../core/area.js';
 import { authChecker, validateInput } from '../core/graphql-policies.js';
 import { TenantOwned } from '../entities/base.js';
@@ -69,5 +69,25 @@ export const jobs = areas.flatMap((area) => area.jobs ?? []);
 export function buildApiSchema(): Promise<GraphQLSchema> {
   const [first, ...rest] = resolvers;
   if (!first) throw new Error('No area declares a resolver');
+  readPlainFieldsDirectly();
   return buildSchema({ resolvers: [first, ...rest], authChecker, validateFn: validateInput, emitSchemaFile: false });
+}
+
+/**
+ * type-graphql gives every field of an object type a resolver that runs the field's middlewares
+ * and role checks before reading the property, even when it has none: a function call and an
+ * object per value, i.e. per field of every row of a list (a fifth of a list's CPU in our
+ * profile). A field with no middleware, no role and no field resolver is marked `simple`, so
+ * that graphql-js and graphql-jit read the property themselves. A field declaring any of them
+ * keeps its wrapper.
+ */
+function readPlainFieldsDirectly(): void {
+  const storage = getMetadataStorage();
+  const guardedClasses = new Set([...storage.resolverMiddlewares, ...storage.authorizedResolver].map((rule) => rule.target));
+  const guardedFields = [...storage.middlewares, ...storage.authorizedFields];
+  for (const field of storage.fields) {
+    const guarded = guardedClasses.has(field.target) || guardedFields.some((rule) => rule.target === field.target && rule.fieldName === field.name);
+    // The wrapper reads `root[name]`, the default resolver `root[schemaName]`: only where they agree.
+    if (field.simple === undefined && field.name === field.schemaName && !guarded) field.simple = true;
+  }
 }

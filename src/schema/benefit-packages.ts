@@ -40,7 +40,7 @@ export class BenefitPackageCollectionItem {
   @Field(() => String, { nullable: true, description: 'ISO date; null: active from the start.' }) ActivePeriodStart!: string | null;
   @Field(() => String, { nullable: true, description: 'ISO date; null: active without end.' }) ActivePeriodEnd!: string | null;
   @Field(() => Int, { description: 'How many membership types and levels the package is assigned to.' }) Assignments!: number;
-  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: string[];
+  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: readonly string[];
 }
 
 @ObjectType({ description: 'A benefit package as read for editing.' })

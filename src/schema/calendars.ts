@@ -78,7 +78,7 @@ export class CalendarCollectionItem {
   @Field(() => String, { nullable: true }) Description!: string | null;
   @Field(() => String, { nullable: true, description: "The name of the calendar's chapter (GroupId), null when none." }) GroupName!: string | null;
   @Field(() => Boolean) IsActive!: boolean;
-  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: string[];
+  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: readonly string[];
 }
 
 @ObjectType({ description: 'A calendar offered as a choice.' })

@@ -78,7 +78,7 @@ export class CategoryListCollectionItem {
   @Field(() => String, { description: 'The same number as CategoryTypeId.' }) ObjectTypeId!: string;
   @Field(() => String, { description: 'The kind of record the items are given to: Contact, StoreItem, Project, Certification, SalesOpportunity.' }) ObjectType!: string;
   @Field(() => Int) ItemsCount!: number;
-  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: string[];
+  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: readonly string[];
   @Field(() => Boolean, { description: 'True unless the caller is staff.' }) IsReadOnly!: boolean;
   @Field(() => Boolean, { description: 'True for a system list (it cannot be deleted) and for callers who are not staff.' }) HideDelete!: boolean;
   @Field(() => Boolean) IsStaff!: boolean;

@@ -62,7 +62,7 @@ export class DirectoryListingTypeListItem {
   @Field(() => String, { nullable: true }) Name!: string | null;
   @Field(() => String, { nullable: true }) Description!: string | null;
   @Field(() => Int, { description: 'How many (live) listings have this type.' }) Count!: number;
-  @Field(() => [String]) Actions!: string[];
+  @Field(() => [String]) Actions!: readonly string[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -105,7 +105,7 @@ export class DirectoriesListItem {
   @Field(() => Boolean, { description: 'Visible to signed-in members (every directory not in development).' }) IsVisibleToMembers!: boolean;
   @Field(() => String, { nullable: true, description: '"Public", "Members" or "In development".' }) Availability!: string | null;
   @Field(() => Boolean) AutomaticallyAddRemoveMembers!: boolean;
-  @Field(() => [String]) Actions!: string[];
+  @Field(() => [String]) Actions!: readonly string[];
 }
 
 @ObjectType({ description: 'A directory as read for editing.' })

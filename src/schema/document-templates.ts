@@ -12,7 +12,7 @@ export class DocumentGenerationTemplateCollectionItem {
   @Field(() => String, { nullable: true, description: 'The template file (a FileId, as a string); null when none is attached.' }) FileId!: string | null;
   @Field(() => String, { nullable: true }) FileName!: string | null;
   @Field(() => String, { nullable: true, description: 'Where the template file is downloaded (GET, the DOCX bytes).' }) FileEditUrl!: string | null;
-  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: string[];
+  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: readonly string[];
 }
 
 @ObjectType({ description: 'The document generation templates, with how to write one.' })

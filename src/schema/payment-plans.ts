@@ -52,7 +52,7 @@ export class PaymentPlanCollectionItem {
   @Field(() => Boolean) ShowOnApplication!: boolean;
   @Field(() => String, { nullable: true }) Name!: string | null;
   @Field(() => String, { description: 'The levels\' names, comma-separated ("All levels" when none is named).' }) Level!: string;
-  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: string[];
+  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: readonly string[];
   @Field(() => Float, { description: 'The plan\'s total.' }) Total!: number;
   @Field(() => Int) AuditId!: number;
 }

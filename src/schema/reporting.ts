@@ -20,7 +20,7 @@ export class ReportCollection {
   @Field(() => Boolean, { description: 'Visible only to its creator.' }) IsPrivateForUser!: boolean;
   @Field(() => Int, { nullable: true, description: 'The LoginId of the staff member who added it; null for system reports.' }) CreatedBy!: number | null;
   @Field(() => [String], { description: 'The parameters runReport takes for it: ContactId for a report about one contact.' }) Parameters!: string[];
-  @Field(() => [String], { description: 'Actions the caller may take: Run, and Delete for custom reports.' }) Actions!: string[];
+  @Field(() => [String], { description: 'Actions the caller may take: Run, and Delete for custom reports.' }) Actions!: readonly string[];
   @Field(() => String, { nullable: true, description: 'Always null: access is by role (staff).' }) SecurableAreaId!: string | null;
   @Field(() => String, { nullable: true, description: 'Always null.' }) SecurableItemId!: string | null;
   @Field(() => Boolean, { description: 'Always false: reports are not limited to a chapter.' }) IsChapterSafe!: boolean;

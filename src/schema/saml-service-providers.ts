@@ -71,5 +71,5 @@ export class SamlServiceProviderAddEditInput {
 export class SamlServiceProviderCollectionItem {
   @Field(() => Int) SamlServiceProviderId!: number;
   @Field(() => String, { nullable: true }) Name!: string | null;
-  @Field(() => [String], { description: 'Actions the caller may take on the row (Edit, Delete, Download).' }) Actions!: string[];
+  @Field(() => [String], { description: 'Actions the caller may take on the row (Edit, Delete, Download).' }) Actions!: readonly string[];
 }

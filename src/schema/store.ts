@@ -173,7 +173,7 @@ export class StoreItemOrderEntry {
   @Field(() => String, { nullable: true }) InventoryRemaining!: string | null;
   @Field(() => Boolean) IsActive!: boolean;
   @Field(() => String) DisplayOrder!: string;
-  @Field(() => [String]) Actions!: string[];
+  @Field(() => [String]) Actions!: readonly string[];
 }
 
 @InputType('StoreItemOrderEntryInput', { description: 'An item\'s place: DisplayOrder when given, else its position in the array.' })

@@ -34,5 +34,5 @@ export class VendorCollectionItem {
   @Field(() => Int) VendorId!: number;
   @Field(() => String, { nullable: true }) Name!: string | null;
   @Field(() => String, { nullable: true }) WebsiteUrl!: string | null;
-  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: string[];
+  @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: readonly string[];
 }
