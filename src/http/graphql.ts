@@ -2,8 +2,11 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Kind, OperationTypeNode, type GraphQLSchema } from 'graphql';
+import { execute, Kind, OperationTypeNode, printSchema, type GraphQLSchema } from 'graphql';
+import { LRUCache } from 'lru-cache';
+import { compileOperation, type CompiledOperation } from '../core/compiled-execution.js';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
@@ -82,6 +85,38 @@ const auditOperation: ApolloServerPlugin<RequestContext> = {
   },
 };
 
+/** How many distinct operations (documents) are kept compiled; clients send a handful each. */
+const COMPILED_OPERATIONS = 500;
+
+/**
+ * Apollo executes through this hook (its `gateway` option, made for federation) so that each
+ * operation is compiled once by graphql-jit, as the REST gateway's are, and kept by query hash:
+ * Apollo still parses, validates and applies the limits; only execution changes.
+ */
+function compiledExecution(schema: GraphQLSchema): GatewayInterface {
+  const compiled = new LRUCache<string, CompiledOperation>({ max: COMPILED_OPERATIONS });
+  return {
+    onSchemaLoadOrUpdate(callback) {
+      callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
+      return () => {};
+    },
+    async load() {
+      return {
+        executor: async (request) => {
+          // No operation to run (the operationName sent names none): graphql-js says why, Apollo
+          // answers 400. (`request.operationName` is then null; the name sent is in `request.request`.)
+          if (!request.operation) return execute({ schema, document: request.document, operationName: request.request.operationName ?? undefined });
+          const key = `${request.queryHash}:${request.operationName ?? ''}`;
+          let run = compiled.get(key);
+          if (!run) compiled.set(key, (run = compileOperation(schema, request.document, request.operationName ?? undefined)));
+          return run(request.context, request.request.variables ?? {});
+        },
+      };
+    },
+    async stop() {},
+  };
+}
+
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
   const armor = new ApolloArmor({
@@ -98,7 +133,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
   }).protect();
   const development = options.config.NODE_ENV === 'development';
   const apollo = new ApolloServer<RequestContext>({
-    schema: options.schema,
+    gateway: compiledExecution(options.schema),
     introspection: options.config.introspection,
     csrfPrevention: true,
     // No stack trace in any mode: failures are logged, and answers carry our own codes only.
