@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
@@ -21,6 +20,7 @@ import { ApiError, BadInput, NotFound, ServiceUnavailable } from './core/errors.
 import { mountDocs } from './http/docs.js';
 import { mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
+import { addSecurityHeaders } from './http/security-headers.js';
 import { mountMetrics } from './http/metrics.js';
 import { compileRoutes, restGateway } from './rest/gateway.js';
 import { buildOpenApi } from './rest/openapi.js';
@@ -149,7 +149,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     return new RequestContext(deps, em, caller, requestInfo(request));
   };
 
-  await server.register(helmet, {
+  addSecurityHeaders(server, {
     // Without TLS, asking browsers to upgrade to https would break the docs pages.
     hsts: tls,
     contentSecurityPolicy: {

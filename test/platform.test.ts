@@ -52,6 +52,13 @@ describe('REST errors', () => {
     const response = await rest(server, 'GET', '/api/vendors', { token: tenant.staffToken });
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('content-security-policy')).toContain("default-src 'self'");
+    // The same headers on refusals and on the other interface; no HSTS without TLS.
+    for (const other of [await rest(server, 'GET', '/api/vendors'), await rest(server, 'GET', '/api/nothing-here', { token: tenant.staffToken }), await fetch(`${server.baseUrl}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${tenant.staffToken}`, 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' })]) {
+      expect(other.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(other.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(other.headers.get('content-security-policy')).toBe(response.headers.get('content-security-policy'));
+      expect(other.headers.get('strict-transport-security')).toBeNull();
+    }
   });
 });
 
