@@ -1,6 +1,6 @@
-import ical, { escape } from 'ical-generator';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../core/errors.js';
+import { loadIcal } from '../core/format-libraries.js';
 import { publishedCalendar } from '../services/calendars.js';
 import type { AreaRoutes } from './area-routes.js';
 
@@ -30,6 +30,7 @@ export const calendarFeedRoutes: AreaRoutes = {
       const { calendar, url } = published;
       // ical-generator writes the calendar-level texts as given: escape them (RFC 5545 3.3.11), or a
       // line break in a description would end the property and could inject components.
+      const { default: ical, escape } = await loadIcal();
       const feed = ical({
         prodId: { company: 'membership-api', product: 'calendars' },
         name: escape(calendar.name, false),

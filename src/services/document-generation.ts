@@ -1,8 +1,7 @@
 import { ReferenceKind, type EntityClass, type EntityProperty } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import Docxtemplater from 'docxtemplater';
-import PizZip from 'pizzip';
 import { BadInput } from '../core/errors.js';
+import { loadDocx } from '../core/format-libraries.js';
 import { Contact } from '../entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../entities/membership.js';
 import { Tenant } from '../entities/tenant.js';
@@ -132,7 +131,8 @@ function format(value: unknown, type: string): string {
 }
 
 /** The DOCX a template makes with `values` merged in; a template that is not a valid DOCX template is a 400. */
-export function renderDocx(template: Buffer, values: Record<string, string>): Buffer {
+export async function renderDocx(template: Buffer, values: Record<string, string>): Promise<Buffer> {
+  const { Docxtemplater, PizZip } = await loadDocx();
   try {
     const document = new Docxtemplater(new PizZip(template), { paragraphLoop: true, linebreaks: true, nullGetter: () => '', errorLogging: false });
     document.render(values);
@@ -151,7 +151,8 @@ function templateProblem(error: unknown): string {
 }
 
 /** Whether `bytes` open as a Word document (a ZIP holding word/document.xml). */
-export function isWordDocument(bytes: Buffer): boolean {
+export async function isWordDocument(bytes: Buffer): Promise<boolean> {
+  const { PizZip } = await loadDocx();
   try {
     return new PizZip(bytes).file('word/document.xml') !== null;
   } catch {
@@ -162,7 +163,8 @@ export function isWordDocument(bytes: Buffer): boolean {
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>';
 
 /** A minimal Word document of plain paragraphs (demo templates). */
-export function wordDocument(paragraphs: string[]): Buffer {
+export async function wordDocument(paragraphs: string[]): Promise<Buffer> {
+  const { PizZip } = await loadDocx();
   const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const zip = new PizZip();
   zip.file('[Content_Types].xml', `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">`

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { fileTypeFromBuffer } from 'file-type';
 import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { ApiError, BadInput, NotFound } from '../core/errors.js';
+import { fileTypeFromBuffer } from '../core/format-libraries.js';
 import { idOf } from '../core/lean-read.js';
 import { listQuery, defineList } from '../core/list-query.js';
 import { deleteRecordReturning, readOr404, saveRecord } from '../core/records.js';
@@ -131,7 +131,7 @@ export async function uploadTemplateFile(ctx: RequestContext, fileName: string, 
   const bytes = Buffer.from(text, 'base64');
   if (bytes.length > ctx.app.config.UPLOAD_MAX_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${ctx.app.config.UPLOAD_MAX_BYTES} bytes.`);
   const detected = await fileTypeFromBuffer(bytes);
-  if (detected?.mime !== DOCX_MEDIA_TYPE || !isWordDocument(bytes)) {
+  if (detected?.mime !== DOCX_MEDIA_TYPE || !(await isWordDocument(bytes))) {
     throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'A document template must be a Word (DOCX) file.');
   }
   const file = await storeFile(ctx, { name: docxName(fileName), mediaType: DOCX_MEDIA_TYPE, bytes, purpose: TEMPLATE_PURPOSE });
@@ -146,7 +146,7 @@ export async function generateDocument(ctx: RequestContext, templateId: number, 
   const values = await mergeValues(ctx.em, type.record, recordId, ctx.tenantId);
   if (!values) throw new NotFound(`The ${type.record.toLowerCase()}`);
   const file = await findFile(ctx, idOf(template.file), [TEMPLATE_PURPOSE]);
-  const document = renderDocx(await readFile(ctx, file), values);
+  const document = await renderDocx(await readFile(ctx, file), values);
   return { FileName: docxName(`${template.name}-${recordId}`), MediaType: DOCX_MEDIA_TYPE, ContentBase64: document.toString('base64') };
 }
 
@@ -157,7 +157,7 @@ export async function seedDocumentTemplates(em: EntityManager, tenant: Tenant, m
     ['contactletter', 'Welcome letter', 'Dear {Contact.FirstName} {Contact.LastName},'],
     ['member', 'Membership certificate', '{Contact.Name} is a {MembershipType.Name} member since {Membership.StartDate}.'],
   ] as const) {
-    const file = await storeTenantFile(em, owner, { name: `${marker}${typeId}.docx`, mediaType: DOCX_MEDIA_TYPE, bytes: wordDocument([`${marker} ${text}`]), purpose: TEMPLATE_PURPOSE });
+    const file = await storeTenantFile(em, owner, { name: `${marker}${typeId}.docx`, mediaType: DOCX_MEDIA_TYPE, bytes: await wordDocument([`${marker} ${text}`]), purpose: TEMPLATE_PURPOSE });
     em.create(DocumentGenerationTemplate, { tenant, documentGenerationTypeId: typeId, name: `${marker}${name}`, file: file.id });
   }
   await em.flush();

@@ -1,5 +1,5 @@
-import { fileTypeFromBuffer } from 'file-type';
-import sharp, { type Metadata } from 'sharp';
+import type { Metadata } from 'sharp';
+import { fileTypeFromBuffer, loadSharp } from '../core/format-libraries.js';
 import { ApiError, BadInput } from '../core/errors.js';
 
 /**
@@ -60,6 +60,7 @@ export async function inspectImage(bytes: Buffer): Promise<ImageFacts> {
   if (!facts) throw new UnsupportedImage(`The file starts like ${detected.mime} but is not a valid image.`);
   try {
     // Decode all of it (scaled down): a truncated or corrupt image fails here, not when served.
+    const sharp = await loadSharp();
     await sharp(bytes, { limitInputPixels: IMAGE_MAX_PIXELS }).resize(32, 32, { fit: 'inside' }).raw().toBuffer();
   } catch (error) {
     throw decodeFailure(error, detected.mime);
@@ -79,6 +80,7 @@ async function readFacts(bytes: Buffer, mediaType: string): Promise<ImageFacts |
   const accepted = ACCEPTED_IMAGE_TYPES[mediaType];
   let metadata: Metadata;
   try {
+    const sharp = await loadSharp();
     metadata = await sharp(bytes, { limitInputPixels: IMAGE_MAX_PIXELS }).metadata();
   } catch (error) {
     throw decodeFailure(error, mediaType);
@@ -162,6 +164,7 @@ export async function renderImage(bytes: Buffer, facts: ImageFacts, plan: Rendit
   const tooTall = plan.maxHeight !== null && region.height > plan.maxHeight;
   if (whole && !tooWide && !tooTall && facts.orientation === 1) return null;
 
+  const sharp = await loadSharp();
   let pipeline = sharp(bytes, { limitInputPixels: IMAGE_MAX_PIXELS, animated: facts.animated }).autoOrient();
   if (!whole) pipeline = pipeline.extract({ left: region.x, top: region.y, width: region.width, height: region.height });
   if (tooWide || tooTall) {
@@ -194,4 +197,10 @@ export function imageFileName(given: string | null | undefined, facts: Pick<Imag
   const givenExtension = dot > 0 ? base.slice(dot + 1).toLowerCase() : '';
   const extension = ACCEPTED_IMAGE_TYPES[facts.mediaType]?.extensions.includes(givenExtension) ? givenExtension : facts.extension;
   return `${stem}.${extension}`;
+}
+
+/** A plain PNG of one colour (demo data). */
+export async function demoPng(width: number, height: number, background: string): Promise<Buffer> {
+  const sharp = await loadSharp();
+  return sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
 }

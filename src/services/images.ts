@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import sharp from 'sharp';
 import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Forbidden, NotFound } from '../core/errors.js';
@@ -13,7 +12,7 @@ import { StoreItem } from '../entities/store.js';
 import { Tenant } from '../entities/tenant.js';
 import { Image, ImageAddEditInput, ImageFile, ImageUsage } from '../schema/images.js';
 import { findFile, readFile, releaseFiles, storeFile, storeTenantFile, type FileRecord } from './files.js';
-import { imageFacts, imageFileName, inspectImage, planRegion, renderImage, type Crop, type ImageFacts } from './image-processing.js';
+import { demoPng, imageFacts, imageFileName, inspectImage, planRegion, renderImage, type Crop, type ImageFacts } from './image-processing.js';
 
 /** Purpose of uploaded originals, and of the renditions made from them (see the file service). */
 export const IMAGE_PURPOSE = 'images';
@@ -505,7 +504,7 @@ function assertMayChange(ctx: RequestContext, image: Pick<StoredImage, 'uploaded
  * service like an upload, with a caption, not yet attached to any record.
  */
 export async function seedImages(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {
-  const bytes = await sharp({ create: { width: 48, height: 16, channels: 3, background: '#2d6cdf' } }).png().toBuffer();
+  const bytes = await demoPng(48, 16, '#2d6cdf');
   const facts = await imageFacts(bytes);
   const file = await storeTenantFile(em, { tenantId: tenant.id, uploadedBy: null, config: loadConfig() }, {
     name: 'gala-banner.png', mediaType: facts.mediaType, bytes, purpose: IMAGE_PURPOSE, width: facts.width, height: facts.height,

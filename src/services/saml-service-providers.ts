@@ -1,8 +1,8 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { create } from 'xmlbuilder2';
 import type { RequestContext } from '../core/context.js';
 import { Conflict, NotFound } from '../core/errors.js';
+import { loadXmlBuilder } from '../core/format-libraries.js';
 import { leanRows } from '../core/lean-read.js';
 import { listQuery, parseListOptions, defineList } from '../core/list-query.js';
 import { deleteRecord, readOr404, updateRecord } from '../core/records.js';
@@ -92,6 +92,7 @@ export async function samlServiceProviderMetadata(ctx: RequestContext, id: numbe
   const [row, address] = await Promise.all([readProvider(ctx, id), tenantAddress(ctx)]);
   const provider = toAddEdit(row, address);
   // Characters XML 1.0 cannot carry (control characters) become U+FFFD instead of failing.
+  const create = await loadXmlBuilder();
   const doc = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' })
     .ele(MD, 'md:EntityDescriptor', { entityID: provider.EntityId });
   const sp = doc.ele(MD, 'md:SPSSODescriptor', {

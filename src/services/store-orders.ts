@@ -1,5 +1,4 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import sharp from 'sharp';
 import { loadConfig } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { todayUtc } from '../core/dates.js';
@@ -22,7 +21,7 @@ import type {
 } from '../schema/store.js';
 import { findFile, storeFile, storeTenantFile, type FileRecord } from './files.js';
 import { IMAGE_PURPOSE } from './images.js';
-import { imageFacts } from './image-processing.js';
+import { demoPng, imageFacts } from './image-processing.js';
 import { createInvoice, voidInvoice } from './invoices.js';
 import { contactName, STORE_DOWNLOAD_PURPOSE, storeSettingsRow } from './store-items.js';
 
@@ -480,7 +479,7 @@ export async function seedStore(em: EntityManager, tenant: Tenant, marker: strin
   em.create(StoreItem, { tenant, variant: 2, name: `${marker} Gift voucher`, price: '50.00', voucherTypeId: 1 });
   em.create(StoreItem, { tenant, variant: 3, name: `${marker} Donation`, price: '25.00', infoMessage: `${marker} thank you` });
 
-  const bytes = await sharp({ create: { width: 24, height: 24, channels: 3, background: '#d33' } }).png().toBuffer();
+  const bytes = await demoPng(24, 24, '#d33');
   const facts = await imageFacts(bytes);
   const file = await storeTenantFile(em, owner, { name: 'shirt.png', mediaType: facts.mediaType, bytes, purpose: IMAGE_PURPOSE, width: facts.width, height: facts.height });
   await em.flush();
