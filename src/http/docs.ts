@@ -8,7 +8,9 @@ const packageDir = (name: string) => path.dirname(require.resolve(`${name}/packa
 
 /** GraphiQL at /graphiql (unless `graphiql` is false), Swagger UI at /api/docs, both from npm packages (no CDN), and the magic-link sign-in page at /signin. */
 export async function mountDocs(app: FastifyInstance, openApi: object, options: { graphiql: boolean }): Promise<void> {
-  app.get('/api/openapi.json', async () => openApi);
+  // Kept as its JSON text: the document as objects held several MB of the heap for a rarely read route.
+  const openApiJson = JSON.stringify(openApi);
+  app.get('/api/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openApiJson));
 
   await app.register(fastifyStatic, { root: packageDir('swagger-ui-dist'), prefix: '/api/docs/assets/', decorateReply: false, index: false });
   app.get('/api/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page('API documentation', [

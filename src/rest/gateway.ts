@@ -103,7 +103,7 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
     return {
       row, segments, field, fieldName, bodyArg, queryModelArg, queryArgs, operationType,
       access: fieldAccess(operationType, fieldName),
-      run: compileOperation(schema, sofaOperation(sofa, operationType, fieldName)),
+      run: compiledOnFirstUse(() => compileOperation(schema, sofaOperation(sofa, operationType, fieldName))),
       literalCount: segments.filter((segment) => 'literal' in segment).length,
       mapsKeys: needsKeyMapping(field.type),
     };
@@ -481,6 +481,15 @@ function downloadResponse(file: FileDownload): GatewayResponse {
     statusCode: 200, contentType: file.ContentType, body: Buffer.from(file.Content, 'base64').toString('utf8'),
     headers: { 'content-disposition': `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(file.FileName)}`, 'cache-control': 'no-store' },
   };
+}
+
+/**
+ * An operation compiled when its route is first called, not at start: graphql-jit's code for all
+ * 247 operations held about 5 MB of generated source alone, for routes most processes never serve.
+ */
+function compiledOnFirstUse(compile: () => CompiledOperation): CompiledOperation {
+  let compiled: CompiledOperation | undefined;
+  return (contextValue, variables) => (compiled ??= compile())(contextValue, variables);
 }
 
 /** The operation sofa-api makes for a root field: the field with all its output fields selected. */
