@@ -39,14 +39,15 @@ export const callbackRoutes: AreaRoutes = {
     await server.register(async (scope) => {
       // Refused before the body is read (hostile traffic costs no body buffering): a malformed
       // tenant key, or signature headers that are missing, malformed or stale.
-      scope.addHook('onRequest', async (request, reply) => {
-        if (request.method !== 'POST') return;
+      scope.addHook('onRequest', (request, reply, done) => {
+        if (request.method !== 'POST') return done();
         const given = (request.query as Record<string, unknown>).tenant;
         const { [TIMESTAMP_HEADER]: timestamp, [SIGNATURE_HEADER]: signature } = request.headers;
         if (typeof given !== 'string' || !TENANT_KEY_PATTERN.test(given.toLowerCase()) || !signedDigest(timestamp, signature)) {
           closeUnreadBody(request, reply);
-          throw notAuthenticated();
+          return done(notAuthenticated());
         }
+        done();
       });
       scope.removeAllContentTypeParsers();
       scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: CALLBACK_BODY_LIMIT }, (_request, body, done) => done(null, body));

@@ -14,12 +14,17 @@ import { operationOf, type Metrics } from '../core/metrics.js';
  */
 export async function mountMetrics(server: FastifyInstance, metrics: Metrics, config: Config): Promise<Server | null> {
   const started = new WeakMap<object, bigint>();
-  server.addHook('onRequest', async (request) => { started.set(request, process.hrtime.bigint()); });
-  server.addHook('onResponse', async (request, reply) => {
+  // Callback-form hooks: no promise per request (see app.ts).
+  server.addHook('onRequest', (request, _reply, done) => {
+    started.set(request, process.hrtime.bigint());
+    done();
+  });
+  server.addHook('onResponse', (request, reply, done) => {
     const operation = operationOf(request);
     metrics.requests.inc({ operation, status: String(reply.statusCode) });
     const start = started.get(request);
     if (start !== undefined) metrics.requestSeconds.observe({ operation }, Number(process.hrtime.bigint() - start) / 1e9);
+    done();
   });
 
   const token = config.METRICS_TOKEN;
