@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
+import { observeRuntime } from './runtime-stats.js';
 
 /**
  * The benchmark's baseline: a bare `node:http` + `pg` process — no framework, no ORM, no GraphQL —
@@ -49,11 +50,15 @@ async function readBody(request: IncomingMessage): Promise<string> {
 }
 
 const tenantIds = new Map<string, number>();
+const runtime = observeRuntime();
 
 async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://raw');
   const path = url.pathname.toLowerCase();
-  if (path === '/stats') return json(response, { rssBytes: process.memoryUsage().rss, peakRssBytes: process.resourceUsage().maxRSS * 1024 });
+  if (path === '/stats') {
+    if (url.searchParams.has('reset')) runtime.reset();
+    return json(response, { rssBytes: process.memoryUsage().rss, peakRssBytes: process.resourceUsage().maxRSS * 1024, runtime: runtime.stats() });
+  }
   if (request.method === 'POST' && path === '/api/callback/emailprovider1') {
     // The callback baseline: the raw body stored with one INSERT (no signature, no job).
     const body = await readBody(request);

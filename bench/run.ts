@@ -6,6 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { callbackSignature } from '../src/services/callbacks.js';
+import type { RuntimeStats } from './runtime-stats.js';
 import { benchDatabase, callbackBody, freePort, here, root, seed, startFlags, startServerProcess, stopServerProcess, type Seeded } from './support.js';
 
 /**
@@ -256,6 +257,7 @@ async function main(): Promise<void> {
     const bases: Bases = { service: `http://127.0.0.1:${ports.service}`, raw: `http://127.0.0.1:${ports.raw}`, 'raw+token': `http://127.0.0.1:${ports.rawToken}` };
     const chosen = scenarios(seeded).filter((candidate) => !options.only || candidate.name.includes(options.only));
     await checkSameBytes(bases, seeded.token, chosen);
+    await runtimeOf(bases, true);
 
     const results: Measured[] = [];
     for (const group of new Set(chosen.map((scenario) => scenario.group))) {
@@ -271,6 +273,7 @@ async function main(): Promise<void> {
       process.stdout.write(`${`${scenario.name} @${LATENCY_CONNECTIONS}`.padEnd(40)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${measured.p50} ms  p99 ${measured.p99} ms\n`);
       latency.push(measured);
     }
+    const runtime = await runtimeOf(bases);
     const memory = await serviceStats(bases.service);
     const peakRssMb = memory.peakRssBytes / 1048576;
     if (process.env.BENCH_DEBUG) process.stdout.write(`${JSON.stringify(memory)}\n`);
@@ -280,6 +283,8 @@ async function main(): Promise<void> {
       latencyTable(latency),
       '',
       `Service peak RSS: ${peakRssMb.toFixed(0)} MB (now ${(memory.rssBytes / 1048576).toFixed(0)} MB).`,
+      '',
+      runtimeTable(runtime),
       '',
       targets(results, latency, peakRssMb),
     ].join('\n');
@@ -292,6 +297,27 @@ async function main(): Promise<void> {
     await database.drop();
     await database.server.stop();
   }
+}
+
+/** Each process's GC pauses and event-loop delay over the measured scenarios (`reset`: start counting now). */
+async function runtimeOf(bases: Bases, reset = false): Promise<Record<string, RuntimeStats>> {
+  const query = reset ? '?reset' : '';
+  const read = async (url: string) => ((await (await fetch(url)).json()) as { runtime: RuntimeStats }).runtime;
+  return {
+    service: await read(`${bases.service}/__bench/stats${query}`),
+    'raw+token': await read(`${bases['raw+token']}/stats${query}`),
+    raw: await read(`${bases.raw}/stats${query}`),
+  };
+}
+
+/** Where latency tails come from: pauses and event-loop delay of the service against the baselines, in the same run. */
+function runtimeTable(runtime: Record<string, RuntimeStats>): string {
+  const rows = Object.entries(runtime).map(([name, { scavenges, markCompacts, loopDelay }]) => `| ${name} | ${scavenges.count} | ${scavenges.p50Ms} / ${scavenges.p99Ms} | ${markCompacts.count} | ${markCompacts.p50Ms} / ${markCompacts.maxMs} | ${scavenges.totalMs + markCompacts.totalMs} | ${loopDelay.p99Ms} / ${loopDelay.p999Ms} |`);
+  return [
+    '| process (whole measured run) | scavenges | scavenge p50 / p99 ms | mark-compacts | mark-compact p50 / max ms | GC pause total ms | event-loop delay p99 / p99.9 ms |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
 }
 
 const RESULTS_START = '<!-- results: written by npm run bench -->';

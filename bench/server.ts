@@ -7,6 +7,7 @@ import { startJobs } from '../src/core/jobs.js';
 import { createLogger } from '../src/core/logger.js';
 import { openOrm } from '../src/db/orm.js';
 import { callbackJobs } from '../src/services/callback-processing.js';
+import { observeRuntime } from './runtime-stats.js';
 
 /**
  * The benchmark's server process: the real service, plus (in this process only) a stats route
@@ -32,17 +33,22 @@ appPool.on('connect', (client) => {
   };
 });
 const log = createLogger(config);
+const runtime = observeRuntime();
 // Callbacks are queued as in production, but not processed here: the benchmark measures ingestion.
 const boss = await startJobs({ url, orm, log, jobs: callbackJobs(), worker: false });
 
-/** The statement count and memory of this process, for the benchmark's figures. */
+/** The statement count, memory and runtime (GC, event loop) of this process, for the benchmark's figures; `?reset` restarts the runtime figures. */
 async function statsRoute(server: FastifyInstance): Promise<void> {
-  server.get('/__bench/stats', async () => ({
-    statements,
-    rssBytes: process.memoryUsage().rss,
-    memory: process.memoryUsage(),
-    peakRssBytes: process.resourceUsage().maxRSS * 1024,
-  }));
+  server.get('/__bench/stats', async (request) => {
+    if ((request.query as Record<string, unknown>).reset !== undefined) runtime.reset();
+    return {
+      statements,
+      rssBytes: process.memoryUsage().rss,
+      memory: process.memoryUsage(),
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      runtime: runtime.stats(),
+    };
+  });
 }
 
 const app = await buildApp({ config, orm, jobs: boss, pool: appPool, log, configure: statsRoute });
