@@ -1,21 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer } from 'node:net';
 import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { freePort } from './support/processes.js';
 
 // Prometheus metrics: by documented operation (route template, not the raw path), protected by a token or on their own port.
 const TOKEN = 'metrics-token-0123456789';
 let server: TestServer;
 let acme: TestTenant;
 let metricsPort: number;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   metricsPort = await freePort();
