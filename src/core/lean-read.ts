@@ -1,7 +1,7 @@
 import { raw, type EntityClass, type EntityData, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TENANT_FILTER } from '../entities/base.js';
-import { compiledFor, remember, sentinelsFor, shapeOf, withSentinels, type CompiledStatement, type Shaped } from './statement-cache.js';
+import { compiledFor, remember, shapeOf, standIns, type CompiledStatement, type Shaped } from './statement-cache.js';
 
 export interface LeanQuery<T> {
   fields: (keyof T & string)[];
@@ -50,14 +50,9 @@ async function buildRowQuery<T extends object>(em: EntityManager, entity: Entity
 
 /** Builds a shape's SQL once with sentinel values (see statement-cache.ts); null when it cannot be cached. */
 async function compileShape<T extends object>(em: EntityManager, entity: EntityClass<T>, query: LeanQuery<T>, shape: Shaped): Promise<CompiledStatement | null> {
-  const sentinels = sentinelsFor(shape.values);
-  const next = { index: 0 };
-  const where = withSentinels(query.where, sentinels, next);
+  const { sentinels, where, tenantId, limit, offset } = standIns(em, query, shape);
   const probe = em.fork({ clear: true, useContext: false });
-  const tenant = em.getFilterParams(TENANT_FILTER) as { tenantId?: number } | undefined;
-  if (tenant?.tenantId !== undefined) probe.setFilterParams(TENANT_FILTER, { tenantId: sentinels[next.index++] });
-  const limit = query.limit !== undefined ? (sentinels[next.index++] as number) : undefined;
-  const offset = query.offset ? (sentinels[next.index++] as number) : undefined;
+  if (tenantId !== undefined) probe.setFilterParams(TENANT_FILTER, { tenantId });
   try {
     const qb = await buildRowQuery(probe, entity, { ...query, where, limit, offset });
     return remember(shape, qb.toQuery(), sentinels);

@@ -65,7 +65,7 @@ export function shapeOf(em: EntityManager, parts: { entity: string; fields: stri
   const values: unknown[] = [];
   const out = [parts.entity, '|', parts.fields.join(','), '|', JSON.stringify(parts.orderBy ?? null), '|'];
   if (!describe(parts.where, values, out)) return null;
-  const tenant = (em.getFilterParams(TENANT_FILTER) as { tenantId?: number } | undefined)?.tenantId;
+  const tenant = tenantFilterId(em);
   out.push('|t', tenant === undefined ? '-' : '#', '|l', parts.limit === undefined ? '-' : '#', '|o', parts.offset ? '#' : '-');
   if (tenant !== undefined) values.push(tenant);
   if (parts.limit !== undefined) values.push(parts.limit);
@@ -95,13 +95,36 @@ function mapsEveryValue(sql: string, params: readonly unknown[], sentinels: read
     && sentinels.every((sentinel) => params.includes(sentinel) && !sql.includes(String(sentinel)));
 }
 
+/** The tenant filter's id on `em`, if it is set. */
+function tenantFilterId(em: EntityManager): number | undefined {
+  return (em.getFilterParams(TENANT_FILTER) as { tenantId?: number } | undefined)?.tenantId;
+}
+
+/**
+ * A query of `shape` with a distinct sentinel in place of each of its values, in the order
+ * `shapeOf` collected them (the filter's values, then the tenant filter's id, limit and offset),
+ * and the sentinels, for `remember`.
+ */
+export function standIns<W>(em: EntityManager, query: { where: W; limit?: number; offset?: number }, shape: Shaped) {
+  const sentinels = sentinelsFor(shape.values);
+  const next = { index: 0 };
+  // Property order is evaluation order: the same order as shapeOf's.
+  return {
+    sentinels,
+    where: withSentinels(query.where, sentinels, next),
+    tenantId: tenantFilterId(em) === undefined ? undefined : (sentinels[next.index++] as number),
+    limit: query.limit === undefined ? undefined : (sentinels[next.index++] as number),
+    offset: query.offset ? (sentinels[next.index++] as number) : undefined,
+  };
+}
+
 /** Distinct stand-ins for a shape's values, of the same kinds (numbers stay 32-bit integers). */
-export function sentinelsFor(values: readonly unknown[]): unknown[] {
+function sentinelsFor(values: readonly unknown[]): unknown[] {
   return values.map((value, index) => (typeof value === 'number' ? 1_700_000_001 + index * 7 : `\u0002sentinel${index}\u0003`));
 }
 
 /** Rebuilds a value tree with the sentinels in the order `describe` found its values. */
-export function withSentinels<T>(value: T, sentinels: readonly unknown[], next = { index: 0 }): T {
+function withSentinels<T>(value: T, sentinels: readonly unknown[], next = { index: 0 }): T {
   if (typeof value === 'number' || typeof value === 'string') return sentinels[next.index++] as T;
   if (Array.isArray(value)) return value.map((item: unknown) => withSentinels(item, sentinels, next)) as T;
   if (value !== null && typeof value === 'object') {
