@@ -187,7 +187,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   const schema = auditRootFields(await buildApiSchema());
   mountHealth(server, orm, () => draining);
   const apollo = await mountGraphql(server, { schema, config, contextFor, onUnexpectedError, metrics: deps.metrics });
-  // Compiling a route builds and JIT-compiles its operation: done once, for the gateway and the OpenAPI.
+  // Compiling the routes checks every row against the schema at start, for the gateway and the
+  // OpenAPI; each route's operation is built and JIT-compiled on its first call.
   const compiledRoutes = compileRoutes(schema, routes);
   await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawRoutes.flatMap((area) => area.operations)), { graphiql: config.graphiql });
   for (const area of rawRoutes) await area.register(server, contextFor, deps);

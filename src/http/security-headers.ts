@@ -17,7 +17,7 @@ export function addSecurityHeaders(server: FastifyInstance, options: HelmetOptio
 }
 
 /** The headers helmet sets with `options` (its middleware, run once against a recording response). */
-export function securityHeaders(options: HelmetOptions): Record<string, string> {
+function securityHeaders(options: HelmetOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: string | number | readonly string[]) {

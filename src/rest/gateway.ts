@@ -27,9 +27,10 @@ import { READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/read-r
  * slash optional, literal routes before parameter routes), turns path, query and the
  * documented body into the GraphQL field's variables, checks their types, and runs the field's
  * operation against the same schema GraphQL clients use. The operation is the one sofa-api
- * builds for the field (every output field, to sofa's depth), made once at start; the gateway
- * executes it directly rather than through sofa's own HTTP router, which doubled the cost of a
- * request in our benchmark (BENCHMARKS.md).
+ * builds for the field (every output field, to sofa's depth), made and compiled on the route's
+ * first call (each row is checked against the schema at start); the gateway executes it directly
+ * rather than through sofa's own HTTP router, which doubled the cost of a request in our
+ * benchmark (BENCHMARKS.md).
  */
 
 /** A path segment: literal text, or a documented `{param}` feeding the GraphQL argument `arg`. */
