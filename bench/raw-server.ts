@@ -57,7 +57,7 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
   const path = url.pathname.toLowerCase();
   if (path === '/stats') {
     if (url.searchParams.has('reset')) runtime.reset();
-    return json(response, { rssBytes: process.memoryUsage().rss, peakRssBytes: process.resourceUsage().maxRSS * 1024, runtime: runtime.stats() });
+    return json(response, { rssBytes: process.memoryUsage().rss, peakRssBytes: process.resourceUsage().maxRSS * 1024, runtime: runtime.stats(), tail: runtime.tail() });
   }
   if (request.method === 'POST' && path === '/api/callback/emailprovider1') {
     // The callback baseline: the raw body stored with one INSERT (no signature, no job).
@@ -122,6 +122,8 @@ async function route(request: IncomingMessage, response: ServerResponse): Promis
 }
 
 const server = createServer((request, response) => {
+  const start = performance.now();
+  response.on('finish', () => runtime.served(start, performance.now()));
   route(request, response).catch((error: unknown) => {
     process.stderr.write(`raw server: ${String(error)}\n`);
     if (!response.headersSent) response.writeHead(500);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { callbackSignature } from '../src/services/callbacks.js';
-import type { RuntimeStats } from './runtime-stats.js';
+import type { RuntimeStats, TailSplit } from './runtime-stats.js';
 import { benchDatabase, callbackBody, freePort, here, root, seed, startFlags, startServerProcess, stopServerProcess, type Seeded } from './support.js';
 
 /**
@@ -67,13 +67,23 @@ interface Measured {
   p99: number;
   errors: number;
   statementsPerRequest: number | null;
+  /** The target process's own times for the requests of this run, split by the GC pauses they overlapped. */
+  tail: TailSplit;
 }
 
 interface Bases { raw: string; 'raw+token': string; service: string }
 const baseOf = (bases: Bases, target: Target) => (target === 'raw' || target === 'raw+token' ? bases[target] : bases.service);
 
-async function serviceStats(base: string): Promise<{ statements: number; rssBytes: number; peakRssBytes: number; memory?: unknown }> {
+interface ProcessStats { rssBytes: number; peakRssBytes: number; memory?: unknown; tail: TailSplit }
+
+async function serviceStats(base: string): Promise<ProcessStats & { statements: number }> {
   return (await fetch(`${base}/__bench/stats`)).json() as never;
+}
+
+/** The stats of the process that serves `target` (each call also starts a new tail split there). */
+async function statsOf(bases: Bases, target: Target): Promise<ProcessStats & { statements?: number }> {
+  if (target === 'REST' || target === 'GraphQL') return serviceStats(bases.service);
+  return (await fetch(`${baseOf(bases, target)}/stats`)).json() as never;
 }
 
 function load(bases: Bases, token: string, scenario: Scenario, seconds: number, connectionCount = connections) {
@@ -93,10 +103,9 @@ function load(bases: Bases, token: string, scenario: Scenario, seconds: number, 
 
 /** One measured run; the service's statements are counted over it alone. */
 async function measure(bases: Bases, token: string, scenario: Scenario, connectionCount = connections): Promise<Measured> {
-  const counted = scenario.target === 'REST' || scenario.target === 'GraphQL';
-  const before = counted ? await serviceStats(bases.service) : null;
+  const before = await statsOf(bases, scenario.target);
   const result = await load(bases, token, scenario, duration, connectionCount);
-  const after = counted ? await serviceStats(bases.service) : null;
+  const after = await statsOf(bases, scenario.target);
   const requests = result.requests.total;
   return {
     scenario,
@@ -104,7 +113,8 @@ async function measure(bases: Bases, token: string, scenario: Scenario, connecti
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.non2xx + result.timeouts,
-    statementsPerRequest: before && after && requests ? (after.statements - before.statements) / requests : null,
+    statementsPerRequest: before.statements !== undefined && after.statements !== undefined && requests ? (after.statements - before.statements) / requests : null,
+    tail: after.tail,
   };
 }
 
@@ -120,13 +130,16 @@ async function measureGroup(bases: Bases, token: string, group: Scenario[]): Pro
   return group.map((scenario) => {
     const measured = runs.get(scenario)!;
     const statements = measured.map((run) => run.statementsPerRequest).filter((value): value is number => value !== null);
+    const p99 = median(measured.map((run) => run.p99));
     return {
       scenario,
       requestsPerSecond: median(measured.map((run) => run.requestsPerSecond)),
       p50: median(measured.map((run) => run.p50)),
-      p99: median(measured.map((run) => run.p99)),
+      p99,
       errors: measured.reduce((sum, run) => sum + run.errors, 0),
       statementsPerRequest: statements.length ? median(statements) : null,
+      // The split of the round whose p99 is the one reported.
+      tail: measured.find((run) => run.p99 === p99)!.tail,
     };
   });
 }
@@ -286,6 +299,8 @@ async function main(): Promise<void> {
       '',
       runtimeTable(runtime),
       '',
+      tailTable(results),
+      '',
       targets(results, latency, peakRssMb),
     ].join('\n');
     process.stdout.write(`\n${report}\n`);
@@ -308,6 +323,24 @@ async function runtimeOf(bases: Bases, reset = false): Promise<Record<string, Ru
     'raw+token': await read(`${bases['raw+token']}/stats${query}`),
     raw: await read(`${bases.raw}/stats${query}`),
   };
+}
+
+/**
+ * How much of each scenario's tail the garbage collector makes: the serving process's own time per
+ * request (arrival to response), for the requests that overlapped no GC pause, a scavenge, or a
+ * mark-compact.
+ */
+function tailTable(results: Measured[]): string {
+  const share = (part: number, all: number) => `${((100 * part) / Math.max(all, 1)).toFixed(1)} %`;
+  const rows = results.map(({ scenario, tail: { clean, scavenge, markCompact } }) => {
+    const all = clean.count + scavenge.count + markCompact.count;
+    return `| ${scenario.name} | ${all} | ${clean.p50Ms} / ${clean.p99Ms} | ${share(scavenge.count, all)}: ${scavenge.p50Ms} / ${scavenge.p99Ms} | ${share(markCompact.count, all)}: ${markCompact.p50Ms} / ${markCompact.p99Ms} |`;
+  });
+  return [
+    `| scenario (${connections} connections; time in the serving process) | requests | no GC pause: p50 / p99 ms | overlapping a scavenge: share: p50 / p99 ms | overlapping a mark-compact: share: p50 / p99 ms |`,
+    '|---|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
 }
 
 /** Where latency tails come from: pauses and event-loop delay of the service against the baselines, in the same run. */

@@ -37,8 +37,17 @@ const runtime = observeRuntime();
 // Callbacks are queued as in production, but not processed here: the benchmark measures ingestion.
 const boss = await startJobs({ url, orm, log, jobs: callbackJobs(), worker: false });
 
-/** The statement count, memory and runtime (GC, event loop) of this process, for the benchmark's figures; `?reset` restarts the runtime figures. */
+/**
+ * The statement count, memory and runtime (GC, event loop) of this process, for the benchmark's
+ * figures; `?reset` restarts the runtime figures. `tail` splits the requests served since the last
+ * call by the GC pauses they overlapped (each request's time from its arrival to its response).
+ */
 async function statsRoute(server: FastifyInstance): Promise<void> {
+  server.addHook('onResponse', (_request, reply, done) => {
+    const end = performance.now();
+    runtime.served(end - reply.elapsedTime, end);
+    done();
+  });
   server.get('/__bench/stats', async (request) => {
     if ((request.query as Record<string, unknown>).reset !== undefined) runtime.reset();
     return {
@@ -47,6 +56,7 @@ async function statsRoute(server: FastifyInstance): Promise<void> {
       memory: process.memoryUsage(),
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
       runtime: runtime.stats(),
+      tail: runtime.tail(),
     };
   });
 }
