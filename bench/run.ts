@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -269,6 +269,7 @@ async function main(): Promise<void> {
     processes.push(await startProcess('raw-server.js', { DATABASE_URL: database.url, PORT: String(ports.rawToken), RAW_AUTH: 'token' }));
     const bases: Bases = { service: `http://127.0.0.1:${ports.service}`, raw: `http://127.0.0.1:${ports.raw}`, 'raw+token': `http://127.0.0.1:${ports.rawToken}` };
     const chosen = scenarios(seeded).filter((candidate) => !options.only || candidate.name.includes(options.only));
+    const restRssMb = (await serviceStats(bases.service)).rssBytes / 1048576;
     await checkSameBytes(bases, seeded.token, chosen);
     await runtimeOf(bases, true);
 
@@ -295,7 +296,9 @@ async function main(): Promise<void> {
       '',
       latencyTable(latency),
       '',
-      `Service peak RSS: ${peakRssMb.toFixed(0)} MB (now ${(memory.rssBytes / 1048576).toFixed(0)} MB).`,
+      `Service RSS: ${restRssMb.toFixed(0)} MB at rest (started, before any load), peak ${peakRssMb.toFixed(0)} MB, ${(memory.rssBytes / 1048576).toFixed(0)} MB at the end.`,
+      `The floor under it (a process with the same flags after a full GC, none of our code): bare Node ${(await memoryFloor('bare')).toFixed(0)} MB;`,
+      `with the chosen stack's modules loaded ${(await memoryFloor('stack')).toFixed(0)} MB; with every library the service loads at start ${(await memoryFloor('libraries')).toFixed(0)} MB (\`bench/stack-floor.ts\`).`,
       '',
       runtimeTable(runtime),
       '',
@@ -312,6 +315,16 @@ async function main(): Promise<void> {
     await database.drop();
     await database.server.stop();
   }
+}
+
+/** The RSS (MB) of a process with the service's flags that loads `kind` (see stack-floor.ts) and nothing of ours, after a full GC. */
+function memoryFloor(kind: 'bare' | 'stack' | 'libraries'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [...startFlags(), '--expose-gc', path.join(here, 'stack-floor.js'), kind], { cwd: root }, (error, stdout) => {
+      if (error) reject(error);
+      else resolve((JSON.parse(stdout) as { rssBytes: number }).rssBytes / 1048576);
+    });
+  });
 }
 
 /** Each process's GC pauses and event-loop delay over the measured scenarios (`reset`: start counting now). */

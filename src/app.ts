@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { buildApiSchema, rawRoutes, routes } from './areas/index.js';
 import { trustProxySetting, type Config } from './core/config.js';
 import { auditRootFields } from './core/audit.js';
-import { RequestContext, requestInfo, type AppDeps } from './core/context.js';
+import { RequestContext, requestEntityManagers, requestInfo, type AppDeps } from './core/context.js';
 import { CredentialCache } from './core/credential-cache.js';
 import { CredentialRateLimiter } from './core/credential-rate-limit.js';
 import { Metrics } from './core/metrics.js';
@@ -145,15 +145,16 @@ export async function buildApp(options: AppOptions): Promise<App> {
   };
   const credentialLimit = new CredentialRateLimiter(pool, config.CREDENTIAL_RATE_LIMIT_PER_MINUTE, server.log);
 
+  const entityManagers = requestEntityManagers(orm);
   /**
-   * One context per request: an EntityManager fork, DataLoaders and the authenticated caller
-   * (counted against its credential's rate limit: 429 past it, on every interface).
+   * One context per request: its EntityManagers (a fork opened on first use, the tenant's shared
+   * reader until then), DataLoaders and the authenticated caller (counted against its
+   * credential's rate limit: 429 past it, on every interface).
    */
   const contextFor = async (request: FastifyRequest): Promise<RequestContext> => {
-    const em = orm.em.fork({ clear: true, useContext: false });
-    const caller = await authenticate(em, request.headers.authorization, deps.credentials);
+    const caller = await authenticate(entityManagers.readerFor(null), request.headers.authorization, deps.credentials);
     if (caller) await credentialLimit.take(caller.credentialId);
-    return new RequestContext(deps, em, caller, requestInfo(request));
+    return new RequestContext(deps, entityManagers, caller, requestInfo(request));
   };
 
   addSecurityHeaders(server, {

@@ -3,7 +3,7 @@ import { countsBy, insertIgnoringDuplicates, leanCount, leanDistinctOn } from '.
 import { TENANT_FILTER } from '../src/entities/base.js';
 import { EmailEvent, Vendor } from '../src/entities/index.js';
 import { vendorNameKey } from '../src/entities/vendor.js';
-import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 /** The typed read helpers of src/core/lean-read.ts, against the real database, tenant filter included. */
 describe('lean-read helpers', () => {
@@ -50,5 +50,35 @@ describe('lean-read helpers', () => {
     expect(raced.reduce((sum, inserted) => sum + inserted, 0)).toBe(1);
     expect(await leanCount(tenantEm(acme.id), EmailEvent, {})).toBe(3);
     expect(await insertIgnoringDuplicates(tenantEm(acme.id), EmailEvent, [], ['tenant'])).toBe(0);
+  });
+
+  it('answers read-only requests through the tenant\'s shared reader, without a fork per request; a write still gets its own', async () => {
+    const forks = { count: 0 };
+    const fork = server.orm.em.fork.bind(server.orm.em);
+    server.orm.em.fork = ((...args: Parameters<typeof fork>) => {
+      forks.count++;
+      return fork(...args);
+    }) as typeof fork;
+    try {
+      const names = async (tenant: TestTenant) => (await rest(server, 'GET', '/api/vendors', { token: tenant.staffToken })).body.map((vendor: { Name: string }) => vendor.Name).sort();
+      // The first read of each tenant makes its reader; the readers then keep each tenant to its own rows.
+      expect(await names(acme)).toEqual(['A one', 'A three', 'A two']);
+      expect(await names(other)).toEqual(['B one']);
+      const afterReaders = forks.count;
+      for (let round = 0; round < 3; round++) {
+        expect(await names(other)).toEqual(['B one']);
+        expect(await names(acme)).toEqual(['A one', 'A three', 'A two']);
+        const viaGraphql = await graphql(server, '{ vendors(options: { Take: 10 }) { Name } }', {}, other.staffToken);
+        expect(viaGraphql.body.data.vendors).toEqual([{ Name: 'B one' }]);
+      }
+      expect(forks.count).toBe(afterReaders);
+      const saved = await rest(server, 'POST', '/api/vendors', { token: other.staffToken, body: { VendorId: 0, Name: 'B two' } });
+      expect(saved.status).toBe(200);
+      expect(forks.count).toBe(afterReaders + 1);
+      expect(await names(other)).toEqual(['B one', 'B two']);
+      expect(await names(acme)).toEqual(['A one', 'A three', 'A two']);
+    } finally {
+      server.orm.em.fork = fork;
+    }
   });
 });

@@ -1,4 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
@@ -59,24 +60,72 @@ export interface AppDeps {
 }
 
 /**
+ * Where an HTTP request's EntityManagers come from. A fork of the ORM's EntityManager (with its
+ * unit of work and identity map) is the largest object a request allocates, and most requests
+ * only read; so the request's own fork is opened on the first use of `ctx.em`, and until then lean
+ * reads go through a reader shared by every request of the same tenant.
+ */
+export interface RequestEntityManagers {
+  /** Opens a new fork for one request (called at most once per request). */
+  fork(): EntityManager;
+  /**
+   * An EntityManager confined to `tenantId` (null: to no tenant) shared by concurrent requests, for
+   * the lean read helpers alone (`leanRows`, `leanCount`, …): they keep nothing in it.
+   */
+  readerFor(tenantId: number | null): EntityManager;
+}
+
+/** How many tenants' shared readers a process keeps (each is one idle EntityManager). */
+const READERS_KEPT = 256;
+
+/**
+ * The EntityManagers of HTTP requests on `orm`: a fresh fork per request that uses one, and one
+ * shared reader per tenant (the most recently used `READERS_KEPT` kept), each confined to its
+ * tenant by the tenant filter exactly as a request's fork is.
+ */
+export function requestEntityManagers(orm: MikroORM): RequestEntityManagers {
+  const fork = () => orm.em.fork({ clear: true, useContext: false });
+  const readers = new LRUCache<number, EntityManager>({ max: READERS_KEPT });
+  const tenantless = fork();
+  return {
+    fork,
+    readerFor(tenantId) {
+      if (tenantId === null) return tenantless;
+      let reader = readers.get(tenantId);
+      if (!reader) {
+        reader = fork();
+        reader.setFilterParams(TENANT_FILTER, { tenantId });
+        readers.set(tenantId, reader);
+      }
+      return reader;
+    },
+  };
+}
+
+/**
  * Everything one request needs, built once per request and shared by the GraphQL and REST
  * paths: its own EntityManager fork (tenant filter set when a caller is known), its
  * DataLoaders, and the caller. Services take it as their first argument.
  */
 export class RequestContext {
   readonly loaders: Loaders;
-  /** The tenant a public operation serves when there is no caller (`usePublicTenant`). */
-  private publicTenantId: number | null = null;
   /** Who the audit trail names for this request's changes (null for background work, which names its job). */
   readonly audit: AuditActor | null = null;
+  private readonly managers: RequestEntityManagers | null;
+  /**
+   * What the request settles as it runs: its own EntityManager once opened, and the tenant a public
+   * operation serves when there is no caller (`usePublicTenant`). One object, because Apollo hands
+   * the resolvers a shallow copy of the context: the copy and the original must share it.
+   */
+  private readonly settled: { em: EntityManager | null; publicTenantId: number | null } = { em: null, publicTenantId: null };
 
+  /** `em`: the request's EntityManager, or (HTTP requests) how to open it when first used. */
   constructor(
     readonly app: AppDeps,
-    readonly em: EntityManager,
+    em: EntityManager | RequestEntityManagers,
     readonly caller: Caller | null,
     readonly request: RequestInfo,
   ) {
-    if (caller) em.setFilterParams(TENANT_FILTER, { tenantId: caller.tenantId });
     if (request.operation !== undefined) {
       this.audit = {
         operation: request.operation,
@@ -87,9 +136,33 @@ export class RequestContext {
         role: caller ? caller.roles.join(',') : null,
         requestId: request.id,
       };
-      attachAuditActor(em, this.audit);
     }
-    this.loaders = createLoaders(em);
+    this.managers = 'readerFor' in em ? em : null;
+    if (!this.managers) this.prepare(em as EntityManager);
+    this.loaders = createLoaders(() => this.em);
+  }
+
+  /** This request's own EntityManager (its unit of work, transactions, writes); opened on first use. */
+  get em(): EntityManager {
+    return this.settled.em ?? this.prepare(this.managers!.fork());
+  }
+
+  /**
+   * The EntityManager for lean reads (`leanRows`, `leanCount`, `leanDistinctOn`, `countsBy`):
+   * the request's own once it is open (so reads inside its transaction see its writes), else
+   * the shared reader of the request's tenant — no fork for a request that only reads.
+   */
+  get reader(): EntityManager {
+    return this.settled.em ?? this.managers!.readerFor(this.caller?.tenantId ?? this.settled.publicTenantId);
+  }
+
+  /** Confines `em` to the request's tenant and names the request as the author of its changes. */
+  private prepare(em: EntityManager): EntityManager {
+    this.settled.em = em;
+    const tenantId = this.caller?.tenantId ?? this.settled.publicTenantId;
+    if (tenantId !== null) em.setFilterParams(TENANT_FILTER, { tenantId });
+    if (this.audit) attachAuditActor(em, this.audit);
+    return em;
   }
 
   /** The caller, or 401. */
@@ -100,7 +173,7 @@ export class RequestContext {
 
   /** The caller's tenant id (or the public tenant settled by `usePublicTenant`), else 401. Services pass it explicitly into every write. */
   get tenantId(): number {
-    return this.publicTenantId ?? this.requireCaller().tenantId;
+    return this.settled.publicTenantId ?? this.requireCaller().tenantId;
   }
 
   /**
@@ -112,17 +185,17 @@ export class RequestContext {
    */
   async usePublicTenant(): Promise<number> {
     if (this.caller) return this.caller.tenantId;
-    if (this.publicTenantId !== null) return this.publicTenantId;
+    if (this.settled.publicTenantId !== null) return this.settled.publicTenantId;
     const { tenantKey, host } = this.request;
     if (!tenantKey && !host) throw new NotFound('The tenant');
-    const rows = await this.em.getConnection().execute<{ id: number }[]>(
+    const rows = await this.reader.getConnection().execute<{ id: number }[]>(
       tenantKey ? 'select id from tenant where key = ?' : 'select id from tenant where lower(domain) = ?',
       [tenantKey ?? host],
     );
     const id = rows[0]?.id;
     if (id === undefined) throw new NotFound('The tenant');
-    this.publicTenantId = id;
-    this.em.setFilterParams(TENANT_FILTER, { tenantId: id });
+    this.settled.publicTenantId = id;
+    this.settled.em?.setFilterParams(TENANT_FILTER, { tenantId: id });
     return id;
   }
 

@@ -166,8 +166,8 @@ export async function listQuery<T extends object, F extends keyof T & string>(
   const find = toFindOptions(list, spec);
   const where = allOf<T>(query.where, find.where);
   const [rows, total] = await Promise.all([
-    leanRows(ctx.em, entity, { fields: [...query.fields], where, orderBy: find.orderBy, limit: find.limit, offset: find.offset }),
-    query.total ? leanCount(ctx.em, entity, where) : Promise.resolve(null),
+    leanRows(ctx.reader, entity, { fields: [...query.fields], where, orderBy: find.orderBy, limit: find.limit, offset: find.offset }),
+    query.total ? leanCount(ctx.reader, entity, where) : Promise.resolve(null),
   ]);
   return { rows, total };
 }

@@ -10,14 +10,15 @@ export class Loaders {
   private readonly byIdLoaders = new Map<EntityClass<object>, DataLoader<number, object | null>>();
   private readonly named = new Map<string, DataLoader<unknown, unknown>>();
 
-  constructor(private readonly em: EntityManager) {}
+  /** `em`: the request's EntityManager, asked for only when a loader first runs a batch. */
+  constructor(private readonly em: () => EntityManager) {}
 
   /** Loads records of `entity` by primary key, batched per tick; the tenant filter applies. */
   byId<T extends { id: number }>(entity: EntityClass<T>): DataLoader<number, T | null> {
     let loader = this.byIdLoaders.get(entity);
     if (!loader) {
       loader = new DataLoader<number, object | null>(async (ids) => {
-        const rows = await this.em.find(entity, { id: { $in: [...ids] } } as never);
+        const rows = await this.em().find(entity, { id: { $in: [...ids] } } as never);
         const byId = new Map(rows.map((row) => [row.id, row]));
         return ids.map((id) => byId.get(id) ?? null);
       });
@@ -33,13 +34,13 @@ export class Loaders {
   custom<K, V>(name: string, batch: (em: EntityManager, keys: readonly K[]) => Promise<V[]>): DataLoader<K, V> {
     let loader = this.named.get(name);
     if (!loader) {
-      loader = new DataLoader<K, V>((keys) => batch(this.em, keys));
+      loader = new DataLoader<K, V>((keys) => batch(this.em(), keys));
       this.named.set(name, loader);
     }
     return loader as DataLoader<K, V>;
   }
 }
 
-export function createLoaders(em: EntityManager): Loaders {
+export function createLoaders(em: () => EntityManager): Loaders {
   return new Loaders(em);
 }

@@ -24,7 +24,7 @@ export async function findOr404<T extends TenantOwned>(ctx: RequestContext, enti
 export async function readOr404<T extends TenantOwned, F extends keyof T & string>(
   ctx: RequestContext, entity: EntityClass<T>, fields: readonly F[], id: number, noun: string, scope?: FilterQuery<T>,
 ): Promise<Pick<T, F>> {
-  const [row] = await leanRows(ctx.em, entity, { fields: [...fields], where: allOf<T>({ id }, scope), limit: 1 });
+  const [row] = await leanRows(ctx.reader, entity, { fields: [...fields], where: allOf<T>({ id }, scope), limit: 1 });
   if (!row) throw new NotFound(noun);
   return row;
 }
@@ -133,7 +133,7 @@ export async function softDeleteRecord<T extends Versioned & { deletedAt: Date |
 export async function likelyDuplicates<T extends TenantOwned & { nameKey: string }, F extends keyof T & string>(
   ctx: RequestContext, entity: EntityClass<T>, nameKey: string, exceptId: number | null | undefined, fields: readonly F[],
 ): Promise<Pick<T, F | 'id'>[]> {
-  return leanRows(ctx.em, entity, {
+  return leanRows(ctx.reader, entity, {
     fields: ['id', ...fields],
     where: allOf<T>({ nameKey }, exceptId ? { id: { $ne: exceptId } } : null),
     orderBy: [{ id: 'asc' } as QueryOrderMap<T>],

@@ -66,8 +66,8 @@ export function deleteBenefitPackage(ctx: RequestContext, benefitPackageId: numb
 export async function benefitPackageAssignments(ctx: RequestContext, benefitPackageId: number): Promise<BenefitPackageAssignment> {
   await readOr404(ctx, BenefitPackage, ['id'], benefitPackageId, NOUN);
   const [types, levels] = await Promise.all([
-    leanRows(ctx.em, MembershipType, { fields: ['id', 'name'], where: { benefitPackage: benefitPackageId }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
-    leanRows(ctx.em, MembershipLevel, { fields: ['id', 'name'], where: { benefitPackage: benefitPackageId }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+    leanRows(ctx.reader, MembershipType, { fields: ['id', 'name'], where: { benefitPackage: benefitPackageId }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
+    leanRows(ctx.reader, MembershipLevel, { fields: ['id', 'name'], where: { benefitPackage: benefitPackageId }, orderBy: [{ name: 'asc' }, { id: 'asc' }] }),
   ]);
   return {
     BenefitPackageId: benefitPackageId,
@@ -143,8 +143,8 @@ async function refuseLikelyDuplicates(ctx: RequestContext, nameKey: string, exce
 async function assignmentCounts(ctx: RequestContext, packageIds: number[]): Promise<Map<number, number>> {
   if (packageIds.length === 0) return new Map();
   const [types, levels] = await Promise.all([
-    countsBy(ctx.em, MembershipType, 'benefitPackage', { benefitPackage: { $in: packageIds } }),
-    countsBy(ctx.em, MembershipLevel, 'benefitPackage', { benefitPackage: { $in: packageIds } }),
+    countsBy(ctx.reader, MembershipType, 'benefitPackage', { benefitPackage: { $in: packageIds } }),
+    countsBy(ctx.reader, MembershipLevel, 'benefitPackage', { benefitPackage: { $in: packageIds } }),
   ]);
   return new Map(packageIds.map((id) => [id, (types.get(id) ?? 0) + (levels.get(id) ?? 0)]));
 }

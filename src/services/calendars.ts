@@ -123,7 +123,7 @@ function visibleTo(ctx: RequestContext) {
 
 /** A chapter: an organization (not deleted) with a parent organization, in the caller's tenant. */
 async function chapterExists(ctx: RequestContext, chapterId: number): Promise<boolean> {
-  const [chapter] = await leanRows(ctx.em, Contact, {
+  const [chapter] = await leanRows(ctx.reader, Contact, {
     fields: ['id'], where: { id: chapterId, kind: 'organization', parent: { $ne: null } }, limit: 1,
   });
   return Boolean(chapter);

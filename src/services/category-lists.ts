@@ -88,7 +88,7 @@ export async function listCategoryLists(ctx: RequestContext, options: ListOption
 export async function getCategoryList(ctx: RequestContext, categoryListId: number, auditId: number): Promise<CategoryListAddEdit> {
   const row = await readOr404(ctx, CategoryList, FIELDS, categoryListId, NOUN);
   if (auditId && auditId !== row.auditId) throw staleAuditId();
-  const items = await leanRows(ctx.em, CategoryItem, {
+  const items = await leanRows(ctx.reader, CategoryItem, {
     fields: ['id', 'name', 'description', 'isActive', 'sortOrder'], where: { list: categoryListId }, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }],
   });
   return {
@@ -179,7 +179,7 @@ export async function categoryItemLookup(ctx: RequestContext, type: CategoryType
     ? await listsWhere(ctx, { isActive: true, $or: [{ categoryType: CategoryType.PublicContact }, { categoryType: CategoryType.Contact, isPublic: true }] })
     : await listsOfType(ctx, type, { isActive: true, ...memberLimit });
   if (lists.length === 0) return [];
-  const items = await leanRows(ctx.em, CategoryItem, {
+  const items = await leanRows(ctx.reader, CategoryItem, {
     fields: ['id', 'name', 'list'], where: { list: { $in: lists.map((list) => list.id) }, isActive: true },
     orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE,
   });
@@ -218,13 +218,13 @@ function listsOfType(ctx: RequestContext, type: CategoryTypeId, where: object) {
 }
 
 function listsWhere(ctx: RequestContext, where: object) {
-  return leanRows(ctx.em, CategoryList, { fields: ['id', 'name'], where, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE });
+  return leanRows(ctx.reader, CategoryList, { fields: ['id', 'name'], where, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: MAX_PAGE_SIZE });
 }
 
 /** Items per list, for a page of lists: one grouped statement. */
 async function itemCounts(ctx: RequestContext, listIds: number[]): Promise<Map<unknown, number>> {
   if (listIds.length === 0) return new Map();
-  return countsBy(ctx.em, CategoryItem, 'list', { list: { $in: listIds } });
+  return countsBy(ctx.reader, CategoryItem, 'list', { list: { $in: listIds } });
 }
 
 /**

@@ -49,7 +49,7 @@ export async function topLevelOrganizationId(ctx: RequestContext): Promise<numbe
 }
 
 async function findTopLevel(ctx: RequestContext): Promise<number | null> {
-  const [row] = await leanRows(ctx.em, Chapter, { fields: ['contact'], where: { isTopLevel: true }, limit: 1 });
+  const [row] = await leanRows(ctx.reader, Chapter, { fields: ['contact'], where: { isTopLevel: true }, limit: 1 });
   return row ? idOf(row.contact) : null;
 }
 
@@ -113,7 +113,7 @@ export async function callerOrganizationId(ctx: RequestContext, hierarchy: Organ
   const top = hierarchy.find((org) => org.isTopLevel)?.id ?? null;
   const contactId = ctx.caller?.contactId;
   if (!contactId) return top;
-  const [row] = await leanRows(ctx.em, Contact, { fields: ['organization'], where: { id: contactId }, limit: 1 });
+  const [row] = await leanRows(ctx.reader, Contact, { fields: ['organization'], where: { id: contactId }, limit: 1 });
   const organization = row ? idOf(row.organization) : null;
   return organization !== null && hierarchy.some((org) => org.id === organization) ? organization : top;
 }

@@ -25,12 +25,12 @@ export function linkContactChapter(ctx: RequestContext, input: ContactChapterAdd
   if (input.ContactId === input.ChapterId) throw BadInput.field('ChapterId', 'must be another organization than the contact');
   return inTransaction(ctx, async () => {
     await lockContact(ctx, input.ContactId);
-    const [chapter] = await leanRows(ctx.em, Chapter, { fields: ['id'], where: { isTopLevel: false, contact: { id: input.ChapterId, deletedAt: null } }, limit: 1 });
+    const [chapter] = await leanRows(ctx.reader, Chapter, { fields: ['id'], where: { isTopLevel: false, contact: { id: input.ChapterId, deletedAt: null } }, limit: 1 });
     if (!chapter) throw new NotFound('The chapter');
     await ctx.em.execute(
       `INSERT INTO contact_chapter (tenant_id, contact_id, chapter_id, is_primary) VALUES (?, ?, ?, false)
        ON CONFLICT (contact_id, chapter_id) DO NOTHING`, [ctx.tenantId, input.ContactId, input.ChapterId], 'run');
-    const [primary] = await leanRows(ctx.em, ContactChapter, { fields: ['id'], where: { contact: input.ContactId, isPrimary: true }, limit: 1 });
+    const [primary] = await leanRows(ctx.reader, ContactChapter, { fields: ['id'], where: { contact: input.ContactId, isPrimary: true }, limit: 1 });
     if (input.MarkAsPrimary || !primary) await setPrimary(ctx, input.ContactId, input.ChapterId);
     return true;
   });
@@ -39,7 +39,7 @@ export function linkContactChapter(ctx: RequestContext, input: ContactChapterAdd
 /** `GET /api/chapters/contactchapter/{contactid}`: the contact's primary chapter. */
 export async function getContactChapter(ctx: RequestContext, contactId: number): Promise<ContactChapterAddEdit> {
   await readableContact(ctx, contactId);
-  const [primary] = await leanRows(ctx.em, ContactChapter, { fields: ['chapter'], where: { contact: contactId, isPrimary: true }, limit: 1 });
+  const [primary] = await leanRows(ctx.reader, ContactChapter, { fields: ['chapter'], where: { contact: contactId, isPrimary: true }, limit: 1 });
   const chapterId = primary ? idOf(primary.chapter) : null;
   return { ContactId: contactId, ChapterId: chapterId, MarkAsPrimary: chapterId !== null, ContactHasPrimary: chapterId !== null };
 }
@@ -106,7 +106,7 @@ export function intArray(ids: number[]): string {
 
 /** Clears the contact's other primary, then marks this link (404 when there is no such link); the contact is locked. */
 async function setPrimary(ctx: RequestContext, contactId: number, chapterId: number): Promise<void> {
-  const [link] = await leanRows(ctx.em, ContactChapter, { fields: ['id'], where: { contact: contactId, chapter: chapterId }, limit: 1 });
+  const [link] = await leanRows(ctx.reader, ContactChapter, { fields: ['id'], where: { contact: contactId, chapter: chapterId }, limit: 1 });
   if (!link) throw new NotFound(LINK);
   await ctx.em.execute('UPDATE contact_chapter SET is_primary = false, updated_at = now() WHERE tenant_id = ? AND contact_id = ? AND is_primary AND id <> ?',
     [ctx.tenantId, contactId, link.id], 'run');

@@ -51,7 +51,7 @@ export function chapterJobs(): JobDefinition[] {
 export async function requestZipCodeAssignment(ctx: RequestContext): Promise<ChapterZipCodeAssignment> {
   const tenantId = ctx.tenantId;
   const { runId, isNew } = await withDuplicateLock(ctx, 'chapter-zip-codes', 'run', async () => {
-    const [active] = await leanRows(ctx.em, ChapterZipCodeRun, {
+    const [active] = await leanRows(ctx.reader, ChapterZipCodeRun, {
       fields: ['id'], where: { state: { $in: ['queued', 'running'] }, updatedAt: { $gt: new Date(Date.now() - STALE_MS) } }, orderBy: [{ id: 'desc' }], limit: 1,
     });
     if (active) return { runId: active.id, isNew: false };
@@ -76,7 +76,7 @@ export async function requestZipCodeAssignment(ctx: RequestContext): Promise<Cha
 
 /** A run of the caller's tenant (the latest without `runId`); 404 when there is none. */
 export async function zipCodeAssignment(ctx: RequestContext, runId?: number | null): Promise<ChapterZipCodeAssignment> {
-  const [run] = await leanRows(ctx.em, ChapterZipCodeRun, { fields: [...RUN_FIELDS], where: runId ? { id: runId } : {}, orderBy: [{ id: 'desc' }], limit: 1 });
+  const [run] = await leanRows(ctx.reader, ChapterZipCodeRun, { fields: [...RUN_FIELDS], where: runId ? { id: runId } : {}, orderBy: [{ id: 'desc' }], limit: 1 });
   if (!run) throw new NotFound('The postal code assignment run');
   return {
     RunId: run.id, State: run.state, TotalContacts: run.totalContacts, ProcessedContacts: run.processedContacts, LinksCreated: run.linksCreated,

@@ -116,10 +116,10 @@ export async function saveChapter(ctx: RequestContext, chapterId: number, forceS
 /** Deletes a chapter without child chapters (409 otherwise); `auditId`, when given, must be current. Answers its id. */
 export function deleteChapter(ctx: RequestContext, chapterId: number, auditId: number | null | undefined): Promise<number> {
   return withChapterLock(ctx, async () => {
-    const [chapter] = await leanRows(ctx.em, Chapter, { fields: ['id', 'auditId'], where: liveChapters(chapterId), limit: 1 });
+    const [chapter] = await leanRows(ctx.reader, Chapter, { fields: ['id', 'auditId'], where: liveChapters(chapterId), limit: 1 });
     if (!chapter) throw new NotFound(NOUN);
     if (auditId != null && auditId !== chapter.auditId) throw staleAuditId();
-    if (await leanCount(ctx.em, Contact, { parent: chapterId })) {
+    if (await leanCount(ctx.reader, Contact, { parent: chapterId })) {
       throw new Conflict('The chapter has child chapters; move or delete them first.', [{ field: 'ChapterId', message: 'has child chapters' }]);
     }
     // The linked contacts are locked first, in id order, as every change of a primary does.
@@ -185,7 +185,7 @@ export async function chaptersForMembershipOfCaller(ctx: RequestContext): Promis
   if (!contactId) return [];
   const [hierarchy, links] = await Promise.all([
     readHierarchy(ctx),
-    leanRows(ctx.em, ContactChapter, { fields: ['chapter', 'isPrimary'], where: { contact: contactId }, orderBy: [{ isPrimary: 'desc' }, { id: 'asc' }] }),
+    leanRows(ctx.reader, ContactChapter, { fields: ['chapter', 'isPrimary'], where: { contact: contactId }, orderBy: [{ isPrimary: 'desc' }, { id: 'asc' }] }),
   ]);
   const gateway = effectiveGateway(hierarchy);
   const byId = new Map(hierarchy.map((org) => [org.id, org]));
@@ -220,7 +220,7 @@ async function callerDescendants(ctx: RequestContext): Promise<Organization[]> {
 
 /** The parent must be an organization of the hierarchy, and not the chapter itself or one below it (400). */
 async function checkParent(ctx: RequestContext, chapterId: number | null, parentId: number): Promise<void> {
-  const [parent] = await leanRows(ctx.em, Chapter, { fields: ['id'], where: { contact: { id: parentId, deletedAt: null } }, limit: 1 });
+  const [parent] = await leanRows(ctx.reader, Chapter, { fields: ['id'], where: { contact: { id: parentId, deletedAt: null } }, limit: 1 });
   if (!parent) throw BadInput.field('ParentOrganizationId', 'is not the top-level organization or a chapter');
   if (chapterId !== null && (parentId === chapterId || (await ancestorIds(ctx, parentId)).includes(chapterId))) {
     throw BadInput.field('ParentOrganizationId', 'would make the chapter its own ancestor (a cycle in the hierarchy)');
@@ -229,7 +229,7 @@ async function checkParent(ctx: RequestContext, chapterId: number | null, parent
 
 async function refuseLikelyDuplicates(ctx: RequestContext, name: string, number: string | null, exceptId: number | null): Promise<void> {
   const same = [{ nameKey: foldKey(name) }, ...(number ? [{ numberKey: foldKey(number) }] : [])];
-  const duplicates = await leanRows(ctx.em, Chapter, {
+  const duplicates = await leanRows(ctx.reader, Chapter, {
     fields: ['contact', 'name', 'number', 'nameKey'],
     where: { ...liveChapters(), $or: same, ...(exceptId ? { id: { $ne: exceptId } } : {}) },
     orderBy: [{ id: 'asc' }], limit: 100,
@@ -244,12 +244,12 @@ async function refuseLikelyDuplicates(ctx: RequestContext, name: string, number:
 
 async function checkReferences(ctx: RequestContext, owners: number[] | null, organizationContact: number | null, primaryCalendar: number | null): Promise<void> {
   if (owners?.length) {
-    const found = await leanRows(ctx.em, Contact, { fields: ['id'], where: { id: { $in: owners } } });
+    const found = await leanRows(ctx.reader, Contact, { fields: ['id'], where: { id: { $in: owners } } });
     const missing = owners.findIndex((id) => !found.some((row) => row.id === id));
     if (missing >= 0) throw BadInput.field(`Owners.${missing}`, 'is not a contact');
   }
-  if (organizationContact !== null && !(await leanCount(ctx.em, Contact, { id: organizationContact }))) throw BadInput.field('OrganizationContactId', 'is not a contact');
-  if (primaryCalendar !== null && !(await leanCount(ctx.em, Calendar, { id: primaryCalendar }))) throw BadInput.field('PrimaryCalenderId', 'is not a calendar');
+  if (organizationContact !== null && !(await leanCount(ctx.reader, Contact, { id: organizationContact }))) throw BadInput.field('OrganizationContactId', 'is not a contact');
+  if (primaryCalendar !== null && !(await leanCount(ctx.reader, Calendar, { id: primaryCalendar }))) throw BadInput.field('PrimaryCalenderId', 'is not a calendar');
 }
 
 /** Chapter rows as ChapterCollection: their contacts and parents through the contact loader (two batched statements per page). */

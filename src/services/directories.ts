@@ -77,7 +77,7 @@ export async function directoriesSetup(
   );
   const [{ rows, total }, types] = await Promise.all([
     listQuery(ctx, Directory, directoryList, list, { fields: LIST_FIELDS, where, total: true }),
-    leanRows(ctx.em, DirectoryListingType, { fields: ['id', 'name'], where: {}, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: 1000 }),
+    leanRows(ctx.reader, DirectoryListingType, { fields: ['id', 'name'], where: {}, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: 1000 }),
   ]);
   return { Criteria: criteria, CriteriaItems: lookupChoices(types), TotalRecordAvailable: String(total ?? 0), ModelItems: [], Results: await toListItems(ctx, rows) };
 }
@@ -191,7 +191,7 @@ export async function deleteListingType(ctx: RequestContext, listingTypeId: numb
 // ---------------------------------------------------------------------------------------------
 
 async function listingTypeRef(ctx: RequestContext, id: number): Promise<DirectoryListingType> {
-  const [row] = await leanRows(ctx.em, DirectoryListingType, { fields: ['id'], where: { id }, limit: 1 });
+  const [row] = await leanRows(ctx.reader, DirectoryListingType, { fields: ['id'], where: { id }, limit: 1 });
   if (!row) throw new NotFound(TYPE_NOUN);
   return ctx.em.getReference(DirectoryListingType, id);
 }
@@ -205,7 +205,7 @@ function searchSettings(current: DirectorySearchSettings | undefined, given: Dir
 
 async function toListItems(ctx: RequestContext, rows: DirectoryListRow[]): Promise<DirectoriesListItem[]> {
   const typeIds = [...new Set(rows.map((row) => idOf(row.listingType)).filter((id): id is number => id !== null))];
-  const types = typeIds.length ? await leanRows(ctx.em, DirectoryListingType, { fields: ['id', 'name'], where: { id: { $in: typeIds } } }) : [];
+  const types = typeIds.length ? await leanRows(ctx.reader, DirectoryListingType, { fields: ['id', 'name'], where: { id: { $in: typeIds } } }) : [];
   const names = new Map(types.map((type) => [type.id, type.name]));
   return rows.map((row) => {
     const typeId = idOf(row.listingType);
@@ -221,12 +221,12 @@ async function toListItems(ctx: RequestContext, rows: DirectoryListRow[]): Promi
 /** Live listings per listing type, for a page of types: one grouped statement. */
 async function listingCounts(ctx: RequestContext, typeIds: number[]): Promise<Map<unknown, number>> {
   if (typeIds.length === 0) return new Map();
-  return countsBy(ctx.em, DirectoryListing, 'listingType', { listingType: { $in: typeIds }, deletedAt: null });
+  return countsBy(ctx.reader, DirectoryListing, 'listingType', { listingType: { $in: typeIds }, deletedAt: null });
 }
 
 async function usage(ctx: RequestContext, typeId: number): Promise<{ directories: number; listings: number }> {
   const [directories, listings] = await Promise.all([
-    countsBy(ctx.em, Directory, 'listingType', { listingType: typeId }),
+    countsBy(ctx.reader, Directory, 'listingType', { listingType: typeId }),
     listingCounts(ctx, [typeId]),
   ]);
   return { directories: directories.get(typeId) ?? 0, listings: listings.get(typeId) ?? 0 };

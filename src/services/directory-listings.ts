@@ -41,7 +41,7 @@ export async function addListingsByMembershipType(ctx: RequestContext, input: Di
     let added = 0;
     for (const [index, item] of input.DirectoryItems.entries()) {
       const typeIds = [...new Set(item.MembershipTypeIds)];
-      const known = typeIds.length ? await leanRows(ctx.em, MembershipType, { fields: ['id'], where: { id: { $in: typeIds } } }) : [];
+      const known = typeIds.length ? await leanRows(ctx.reader, MembershipType, { fields: ['id'], where: { id: { $in: typeIds } } }) : [];
       const missing = typeIds.filter((id) => !known.some((type) => type.id === id));
       if (missing.length) throw BadInput.field(`DirectoryItems[${index}].MembershipTypeIds`, `has no membership type ${missing.join(', ')}`);
       // A set union in one UPDATE: concurrent additions all land, and a directory save (which never
@@ -68,7 +68,7 @@ export async function addListingsByMembershipType(ctx: RequestContext, input: Di
 export async function saveDirectoryListing(ctx: RequestContext, directoryId: number, contactId: number, input: DirectoryListingInput): Promise<DirectoryListingSaved> {
   return inTransaction(ctx, async () => {
     const directory = await readOr404(ctx, Directory, ['id', 'listingType'], directoryId, 'The directory');
-    const [contact] = await leanRows(ctx.em, Contact, { fields: ['id'], where: { id: contactId }, limit: 1 });
+    const [contact] = await leanRows(ctx.reader, Contact, { fields: ['id'], where: { id: contactId }, limit: 1 });
     if (!contact) throw new NotFound('The contact');
     const listingType = input.DirectoryListingTypeId
       ? (await readOr404(ctx, DirectoryListingType, ['id'], input.DirectoryListingTypeId, 'The directory listing type'), ctx.em.getReference(DirectoryListingType, input.DirectoryListingTypeId))

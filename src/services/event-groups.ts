@@ -28,11 +28,11 @@ const MAX_ATTENDEES = 10_000;
 export async function eventTableManagement(ctx: RequestContext, eventId: number): Promise<EventTableManagement> {
   await readOr404(ctx, Event, ['id'], eventId, EVENT_NOUN);
   const [groups, attendees] = await Promise.all([
-    leanRows(ctx.em, EventGroup, { fields: [...GROUP_FIELDS], where: { event: eventId }, orderBy: [{ groupOrder: 'asc' }, { groupNumber: 'asc' }, { id: 'asc' }], limit: 1000 }),
-    leanRows(ctx.em, EventRegistration, { fields: [...SEATED_FIELDS], where: { event: eventId, status: 'registered' }, orderBy: [{ lastName: 'asc' }, { firstName: 'asc' }, { id: 'asc' }], limit: MAX_ATTENDEES }),
+    leanRows(ctx.reader, EventGroup, { fields: [...GROUP_FIELDS], where: { event: eventId }, orderBy: [{ groupOrder: 'asc' }, { groupNumber: 'asc' }, { id: 'asc' }], limit: 1000 }),
+    leanRows(ctx.reader, EventRegistration, { fields: [...SEATED_FIELDS], where: { event: eventId, status: 'registered' }, orderBy: [{ lastName: 'asc' }, { firstName: 'asc' }, { id: 'asc' }], limit: MAX_ATTENDEES }),
   ]);
   const members = groups.length
-    ? await leanRows(ctx.em, EventGroupMember, { fields: ['group', 'registration'], where: { group: { $in: groups.map((group) => group.id) } }, orderBy: [{ id: 'asc' }] })
+    ? await leanRows(ctx.reader, EventGroupMember, { fields: ['group', 'registration'], where: { group: { $in: groups.map((group) => group.id) } }, orderBy: [{ id: 'asc' }] })
     : [];
   const seated = new Set(members.map((member) => idOf(member.registration)));
   const views = await groupViews(ctx, groups, members, attendees);
@@ -43,7 +43,7 @@ export async function eventTableManagement(ctx: RequestContext, eventId: number)
 export async function getEventGroup(ctx: RequestContext, eventId: string, eventGroupId: string): Promise<EventGroupView> {
   const [event, group] = [recordId(eventId), recordId(eventGroupId)];
   if (event === null || group === null) throw new NotFound(NOUN);
-  const [row] = await leanRows(ctx.em, EventGroup, { fields: [...GROUP_FIELDS], where: { id: group, event }, limit: 1 });
+  const [row] = await leanRows(ctx.reader, EventGroup, { fields: [...GROUP_FIELDS], where: { id: group, event }, limit: 1 });
   if (!row) throw new NotFound(NOUN);
   return groupView(ctx, row);
 }
@@ -62,13 +62,13 @@ export async function saveEventGroup(ctx: RequestContext, eventGroupId: number, 
   const maxToAssign = input.MaxToAssign ? Number(input.MaxToAssign) : null;
   if (maxToAssign !== null && (maxToAssign < 1 || maxToAssign > 10_000)) throw BadInput.field('MaxToAssign', 'must be from 1 to 10000');
   const [types, sessions] = await Promise.all([
-    typeId ? leanRows(ctx.em, EventRegistrationType, { fields: ['id'], where: { id: typeId, event: eventId }, limit: 1 }) : Promise.resolve([{}]),
-    sessionId ? leanRows(ctx.em, EventSession, { fields: ['id'], where: { id: sessionId, event: eventId }, limit: 1 }) : Promise.resolve([{}]),
+    typeId ? leanRows(ctx.reader, EventRegistrationType, { fields: ['id'], where: { id: typeId, event: eventId }, limit: 1 }) : Promise.resolve([{}]),
+    sessionId ? leanRows(ctx.reader, EventSession, { fields: ['id'], where: { id: sessionId, event: eventId }, limit: 1 }) : Promise.resolve([{}]),
   ]);
   if (!types.length) throw BadInput.field('EventRegistrationTypeId', 'names no registration type of the event');
   if (!sessions.length) throw BadInput.field('EventSessionId', 'names no session of the event');
   if (current) {
-    const members = await leanRows(ctx.em, EventGroupMember, { fields: ['id'], where: { group: current.id }, limit: MAX_ATTENDEES });
+    const members = await leanRows(ctx.reader, EventGroupMember, { fields: ['id'], where: { group: current.id }, limit: MAX_ATTENDEES });
     if (maxToAssign !== null && members.length > maxToAssign) throw new Conflict(`The group has ${members.length} members, more than ${maxToAssign}.`, [{ field: 'MaxToAssign', message: 'is less than the members assigned' }]);
     if (members.length && sessionId !== idOf(current.session)) throw new Conflict('A group with members cannot move to another session.', [{ field: 'EventSessionId', message: 'cannot change while the group has members' }]);
   }
@@ -105,7 +105,7 @@ export async function setEventGroupMembers(ctx: RequestContext, eventGroupId: nu
     if (!group) throw new NotFound(NOUN);
     if (group.max_to_assign !== null && wanted.length > group.max_to_assign) throw BadInput.field('Members', `at most ${group.max_to_assign} may be assigned to this group (MaxToAssign)`);
     const registrations = wanted.length
-      ? await leanRows(ctx.em, EventRegistration, { fields: ['id', 'registrationType'], where: { id: { $in: wanted }, event: group.event_id, status: 'registered' } })
+      ? await leanRows(ctx.reader, EventRegistration, { fields: ['id', 'registrationType'], where: { id: { $in: wanted }, event: group.event_id, status: 'registered' } })
       : [];
     const byId = new Map(registrations.map((registration) => [registration.id, registration]));
     wanted.forEach((id, index) => {
@@ -143,9 +143,9 @@ const deletedView: Omit<EventGroupView, 'EventGroupId'> = {
 };
 
 async function groupView(ctx: RequestContext, group: GroupRow): Promise<EventGroupView> {
-  const members = await leanRows(ctx.em, EventGroupMember, { fields: ['group', 'registration'], where: { group: group.id }, orderBy: [{ id: 'asc' }], limit: MAX_ATTENDEES });
+  const members = await leanRows(ctx.reader, EventGroupMember, { fields: ['group', 'registration'], where: { group: group.id }, orderBy: [{ id: 'asc' }], limit: MAX_ATTENDEES });
   const attendees = members.length
-    ? await leanRows(ctx.em, EventRegistration, { fields: [...SEATED_FIELDS], where: { id: { $in: members.map((member) => idOf(member.registration)) } } })
+    ? await leanRows(ctx.reader, EventRegistration, { fields: [...SEATED_FIELDS], where: { id: { $in: members.map((member) => idOf(member.registration)) } } })
     : [];
   return (await groupViews(ctx, [group], members, attendees))[0];
 }

@@ -110,9 +110,9 @@ export async function registrationEnvironment(
   await ctx.usePublicTenant();
   const event = await publicEvent(ctx, eventId);
   const [types, offerings, sessions, captcha, isMember] = await Promise.all([
-    leanRows(ctx.em, EventRegistrationType, { fields: [...TYPE_FIELDS], where: { event: eventId, ...(ctx.isStaff ? {} : { isActive: true }) }, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }], limit: 1000 }),
-    leanRows(ctx.em, EventOffering, { fields: [...OFFERING_FIELDS], where: { event: eventId, ...(ctx.isStaff ? {} : { isActive: true }) }, orderBy: [{ id: 'asc' }], limit: 1000 }),
-    leanRows(ctx.em, EventSession, { fields: [...SESSION_FIELDS], where: { event: eventId }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }], limit: 1000 }),
+    leanRows(ctx.reader, EventRegistrationType, { fields: [...TYPE_FIELDS], where: { event: eventId, ...(ctx.isStaff ? {} : { isActive: true }) }, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }], limit: 1000 }),
+    leanRows(ctx.reader, EventOffering, { fields: [...OFFERING_FIELDS], where: { event: eventId, ...(ctx.isStaff ? {} : { isActive: true }) }, orderBy: [{ id: 'asc' }], limit: 1000 }),
+    leanRows(ctx.reader, EventSession, { fields: [...SESSION_FIELDS], where: { event: eventId }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }], limit: 1000 }),
     captchaSetting(ctx),
     callerIsMember(ctx),
   ]);
@@ -139,9 +139,9 @@ export async function validateRegistration(ctx: RequestContext, submission: Subm
 export async function registrationSplits(ctx: RequestContext, submission: Submission): Promise<PublicApiResponseOf<EventSplits>> {
   await ctx.usePublicTenant();
   const priced = await priceSubmission(ctx, submission, false);
-  const [order] = await leanRows(ctx.em, EventRegistrationOrder, { fields: ['invoice'], where: { idempotencyKey: idempotencyKey(submission) }, limit: 1 });
+  const [order] = await leanRows(ctx.reader, EventRegistrationOrder, { fields: ['invoice'], where: { idempotencyKey: idempotencyKey(submission) }, limit: 1 });
   const invoiceId = order ? idOf(order.invoice) : null;
-  const [invoice] = invoiceId ? await leanRows(ctx.em, Invoice, { fields: ['amountPaid'], where: { id: invoiceId }, limit: 1 }) : [];
+  const [invoice] = invoiceId ? await leanRows(ctx.reader, Invoice, { fields: ['amountPaid'], where: { id: invoiceId }, limit: 1 }) : [];
   return ok(splitsOf(priced, money(invoice?.amountPaid ?? 0)));
 }
 
@@ -179,7 +179,7 @@ export async function declineInvitation(ctx: RequestContext, eventId: number, co
     [tenantId, eventId, id],
   );
   if (declined.length) return ok(true, 'The invitation was declined.');
-  const [invitation] = await leanRows(ctx.em, EventInvitation, { fields: ['status'], where: { event: eventId, contact: id }, limit: 1 });
+  const [invitation] = await leanRows(ctx.reader, EventInvitation, { fields: ['status'], where: { event: eventId, contact: id }, limit: 1 });
   if (!invitation) throw new NotFound('The invitation');
   if (invitation.status === 'registered') throw new Conflict('The invitee has registered; cancel the registration instead.');
   return ok(true, 'The invitation was already declined.');
@@ -202,8 +202,8 @@ export async function determineBillingContact(ctx: RequestContext, input: Billin
   const match = await matchContact(ctx, input.EmailAddress, input.OrganizationName ?? null);
   if (!match || !(ctx.isStaff || ctx.caller?.contactId === match.id)) return echo;
   const [organization, memberships] = await Promise.all([
-    match.organization ? leanRows(ctx.em, Contact, { fields: ['id', 'name'], where: { id: idOf(match.organization) }, limit: 1 }) : Promise.resolve([]),
-    leanRows(ctx.em, Membership, { fields: ['id'], where: { contact: match.id, status: 'active' }, limit: 100 }),
+    match.organization ? leanRows(ctx.reader, Contact, { fields: ['id', 'name'], where: { id: idOf(match.organization) }, limit: 1 }) : Promise.resolve([]),
+    leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: match.id, status: 'active' }, limit: 100 }),
   ]);
   return {
     ...echo, ContactId: String(match.id), FirstName: match.firstName, LastName: match.lastName, Title: match.title, EmailAddress: match.email, Phone: match.phone,
@@ -216,7 +216,7 @@ export async function determineBillingContact(ctx: RequestContext, input: Billin
 
 /** The event as the public may see it: a draft exists for staff only. */
 async function publicEvent(ctx: RequestContext, eventId: number): Promise<EventRow> {
-  const [event] = await leanRows(ctx.em, Event, { fields: [...EVENT_FIELDS], where: { id: eventId }, limit: 1 });
+  const [event] = await leanRows(ctx.reader, Event, { fields: [...EVENT_FIELDS], where: { id: eventId }, limit: 1 });
   if (!event || (event.status === 'draft' && !ctx.isStaff)) throw new NotFound(EVENT_NOUN);
   return event;
 }
@@ -235,8 +235,8 @@ async function priceSubmission(ctx: RequestContext, submission: Submission, requ
   const typeIds = [...new Set(submission.attendees.map((attendee) => attendee.EventRegistrationTypeId))];
   const offeringIds = [...new Set([...submission.choices.map(({ choice }) => choice.EventOfferingId), ...submission.donations.map((donation) => donation.EventOfferingId)])];
   const [types, offerings, isMember] = await Promise.all([
-    typeIds.length ? leanRows(ctx.em, EventRegistrationType, { fields: [...TYPE_FIELDS], where: { id: { $in: typeIds }, event: event.id } }) : Promise.resolve([]),
-    offeringIds.length ? leanRows(ctx.em, EventOffering, { fields: [...OFFERING_FIELDS], where: { id: { $in: offeringIds }, event: event.id } }) : Promise.resolve([]),
+    typeIds.length ? leanRows(ctx.reader, EventRegistrationType, { fields: [...TYPE_FIELDS], where: { id: { $in: typeIds }, event: event.id } }) : Promise.resolve([]),
+    offeringIds.length ? leanRows(ctx.reader, EventOffering, { fields: [...OFFERING_FIELDS], where: { id: { $in: offeringIds }, event: event.id } }) : Promise.resolve([]),
     callerIsMember(ctx),
   ]);
   const typeById = new Map(types.map((type) => [type.id, type]));
@@ -394,22 +394,22 @@ async function matchContact(ctx: RequestContext, email: string, organizationName
     [ctx.tenantId, email.trim(), organizationName ?? ''],
   );
   if (!rows[0]) return null;
-  const [contact] = await leanRows(ctx.em, Contact, { fields: ['id', 'kind', 'firstName', 'lastName', 'title', 'email', 'phone', 'organization'], where: { id: rows[0].id }, limit: 1 });
+  const [contact] = await leanRows(ctx.reader, Contact, { fields: ['id', 'kind', 'firstName', 'lastName', 'title', 'email', 'phone', 'organization'], where: { id: rows[0].id }, limit: 1 });
   return contact ?? null;
 }
 
 // ---------- reading back ----------
 
 async function orderIdByKey(ctx: RequestContext, key: string): Promise<number | null> {
-  const [row] = await leanRows(ctx.em, EventRegistrationOrder, { fields: ['id'], where: { idempotencyKey: key }, limit: 1 });
+  const [row] = await leanRows(ctx.reader, EventRegistrationOrder, { fields: ['id'], where: { idempotencyKey: key }, limit: 1 });
   return row?.id ?? null;
 }
 
 export async function registrationResult(ctx: RequestContext, orderId: number, isNew: boolean): Promise<EventRegistrationResult> {
   const [[order], attendees, purchases] = await Promise.all([
-    leanRows(ctx.em, EventRegistrationOrder, { fields: ['id', 'event', 'status', 'total', 'invoice', 'createdAt'], where: { id: orderId }, limit: 1 }),
-    leanRows(ctx.em, EventRegistration, { fields: [...ATTENDEE_FIELDS], where: { order: orderId }, orderBy: [{ id: 'asc' }] }),
-    leanRows(ctx.em, EventPurchase, { fields: ['id', 'offering', 'kind', 'quantity', 'unitPrice', 'amount'], where: { order: orderId }, orderBy: [{ id: 'asc' }] }),
+    leanRows(ctx.reader, EventRegistrationOrder, { fields: ['id', 'event', 'status', 'total', 'invoice', 'createdAt'], where: { id: orderId }, limit: 1 }),
+    leanRows(ctx.reader, EventRegistration, { fields: [...ATTENDEE_FIELDS], where: { order: orderId }, orderBy: [{ id: 'asc' }] }),
+    leanRows(ctx.reader, EventPurchase, { fields: ['id', 'offering', 'kind', 'quantity', 'unitPrice', 'amount'], where: { order: orderId }, orderBy: [{ id: 'asc' }] }),
   ]);
   if (!order) throw new NotFound('The registration');
   const invoiceId = idOf(order.invoice);
@@ -431,7 +431,7 @@ export async function registrationResult(ctx: RequestContext, orderId: number, i
 /** An existing registration of the event, shown to staff or to its billing contact when signed in. */
 async function visibleRegistration(ctx: RequestContext, eventId: number, orderId: number | null): Promise<EventRegistrationResult | null> {
   if (orderId === null || !ctx.caller) return null;
-  const [order] = await leanRows(ctx.em, EventRegistrationOrder, { fields: ['id', 'billingContact'], where: { id: orderId, event: eventId }, limit: 1 });
+  const [order] = await leanRows(ctx.reader, EventRegistrationOrder, { fields: ['id', 'billingContact'], where: { id: orderId, event: eventId }, limit: 1 });
   if (!order || !(ctx.isStaff || idOf(order.billingContact) === ctx.caller.contactId)) return null;
   return registrationResult(ctx, order.id, false);
 }
@@ -440,12 +440,12 @@ async function visibleRegistration(ctx: RequestContext, eventId: number, orderId
 async function contactDefaults(ctx: RequestContext, contactId: number | null): Promise<EventContactDefaults | null> {
   const id = contactId ?? ctx.caller?.contactId ?? null;
   if (id === null || !(ctx.isStaff || ctx.caller?.contactId === id)) return null;
-  const [contact] = await leanRows(ctx.em, Contact, { fields: ['id', 'firstName', 'lastName', 'email', 'organization'], where: { id }, limit: 1 });
+  const [contact] = await leanRows(ctx.reader, Contact, { fields: ['id', 'firstName', 'lastName', 'email', 'organization'], where: { id }, limit: 1 });
   if (!contact) return null;
   const organizationId = idOf(contact.organization);
   const [[organization], memberships] = await Promise.all([
-    organizationId ? leanRows(ctx.em, Contact, { fields: ['name'], where: { id: organizationId }, limit: 1 }) : Promise.resolve([]),
-    leanRows(ctx.em, Membership, { fields: ['id'], where: { contact: id, status: 'active' }, limit: 1 }),
+    organizationId ? leanRows(ctx.reader, Contact, { fields: ['name'], where: { id: organizationId }, limit: 1 }) : Promise.resolve([]),
+    leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: id, status: 'active' }, limit: 1 }),
   ]);
   return {
     ContactId: contact.id, FirstName: contact.firstName, LastName: contact.lastName, EmailAddress: contact.email, OrganizationName: organization?.name ?? null,
@@ -457,13 +457,13 @@ async function callerIsMember(ctx: RequestContext): Promise<boolean> {
   if (ctx.isStaff) return true;
   const contactId = ctx.caller?.contactId;
   if (!contactId) return false;
-  const rows = await leanRows(ctx.em, Membership, { fields: ['id'], where: { contact: contactId, status: 'active' }, limit: 1 });
+  const rows = await leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: contactId, status: 'active' }, limit: 1 });
   return rows.length > 0;
 }
 
 async function captchaSetting(ctx: RequestContext, withSecret = false) {
   const fields: ('provider' | 'siteKey' | 'secret' | 'verifyUrl')[] = withSecret ? ['provider', 'siteKey', 'secret', 'verifyUrl'] : ['provider', 'siteKey', 'verifyUrl'];
-  const [row] = await leanRows(ctx.em, EventCaptchaSetting, { fields, where: {}, limit: 1 });
+  const [row] = await leanRows(ctx.reader, EventCaptchaSetting, { fields, where: {}, limit: 1 });
   return row ? { provider: row.provider, siteKey: row.siteKey, secret: row.secret ?? '', verifyUrl: row.verifyUrl } : null;
 }
 

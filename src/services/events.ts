@@ -82,7 +82,7 @@ export async function saveEvent(ctx: RequestContext, eventId: number, input: Eve
     ...(input.Status ? { status: input.Status as EventStatus } : {}),
   };
   if (eventId) {
-    const [current] = await leanRows(ctx.em, Event, { fields: ['seatsTaken'], where: { id: eventId }, limit: 1 });
+    const [current] = await leanRows(ctx.reader, Event, { fields: ['seatsTaken'], where: { id: eventId }, limit: 1 });
     if (current && fields.capacity !== null && fields.capacity < current.seatsTaken) {
       throw new Conflict(`The capacity cannot be less than the ${current.seatsTaken} seats already taken.`, [{ field: 'Capacity', message: 'is less than the seats taken' }]);
     }
@@ -92,7 +92,7 @@ export async function saveEvent(ctx: RequestContext, eventId: number, input: Eve
 
 export async function listEventSessions(ctx: RequestContext, eventId: number): Promise<EventSessionView[]> {
   await readOr404(ctx, Event, ['id'], eventId, EVENT_NOUN);
-  const rows = await leanRows(ctx.em, EventSession, { fields: [...SESSION_FIELDS], where: { event: eventId }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }], limit: 1000 });
+  const rows = await leanRows(ctx.reader, EventSession, { fields: [...SESSION_FIELDS], where: { event: eventId }, orderBy: [{ startsAt: 'asc' }, { id: 'asc' }], limit: 1000 });
   return rows.map(toSessionView);
 }
 
@@ -112,7 +112,7 @@ export async function listEventRegistrationTypes(ctx: RequestContext, eventId: n
   await readOr404(ctx, Event, ['id'], eventId, EVENT_NOUN);
   const [event, types] = await Promise.all([
     readOr404(ctx, Event, EVENT_FIELDS, eventId, EVENT_NOUN),
-    leanRows(ctx.em, EventRegistrationType, { fields: [...TYPE_FIELDS], where: { event: eventId }, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }], limit: 1000 }),
+    leanRows(ctx.reader, EventRegistrationType, { fields: [...TYPE_FIELDS], where: { event: eventId }, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }], limit: 1000 }),
   ]);
   return types.map((type) => toTypeView(type, event, true));
 }
@@ -121,7 +121,7 @@ export async function saveEventRegistrationType(ctx: RequestContext, typeId: num
   const event = await readOr404(ctx, Event, EVENT_FIELDS, input.EventId, EVENT_NOUN);
   const sessionIds = [...new Set(input.SessionIds ?? [])];
   if (sessionIds.length) {
-    const sessions = await leanRows(ctx.em, EventSession, { fields: ['id'], where: { id: { $in: sessionIds }, event: input.EventId } });
+    const sessions = await leanRows(ctx.reader, EventSession, { fields: ['id'], where: { id: { $in: sessionIds }, event: input.EventId } });
     if (sessions.length !== sessionIds.length) throw BadInput.field('SessionIds', 'must name sessions of the event');
   }
   if (input.SaleableItemId) await readOr404(ctx, SaleableItem, ['id'], input.SaleableItemId, 'The saleable item');
@@ -137,7 +137,7 @@ export async function saveEventRegistrationType(ctx: RequestContext, typeId: num
 
 export async function listEventOfferings(ctx: RequestContext, eventId: number): Promise<EventOfferingView[]> {
   await readOr404(ctx, Event, ['id'], eventId, EVENT_NOUN);
-  const rows = await leanRows(ctx.em, EventOffering, { fields: [...OFFERING_FIELDS], where: { event: eventId }, orderBy: [{ kind: 'asc' }, { id: 'asc' }], limit: 1000 });
+  const rows = await leanRows(ctx.reader, EventOffering, { fields: [...OFFERING_FIELDS], where: { event: eventId }, orderBy: [{ kind: 'asc' }, { id: 'asc' }], limit: 1000 });
   return rows.map(toOfferingView);
 }
 
@@ -159,10 +159,10 @@ export async function inviteToEvent(ctx: RequestContext, eventId: number, contac
   await readOr404(ctx, Event, ['id'], eventId, EVENT_NOUN);
   const ids = [...new Set(contactIds)];
   if (ids.length > 1000) throw BadInput.field('contactIds', 'at most 1000 at a time');
-  const contacts = await leanRows(ctx.em, Contact, { fields: ['id'], where: { id: { $in: ids } } });
+  const contacts = await leanRows(ctx.reader, Contact, { fields: ['id'], where: { id: { $in: ids } } });
   if (contacts.length !== ids.length) throw BadInput.field('contactIds', 'must name contacts of the tenant');
   await insertIgnoringDuplicates(ctx.em, EventInvitation, ids.map((contact) => ({ tenant: ctx.tenantId, event: eventId, contact })), ['tenant', 'event', 'contact']);
-  const rows = await leanRows(ctx.em, EventInvitation, { fields: ['id', 'event', 'contact', 'status', 'auditId'], where: { event: eventId, contact: { $in: ids } }, orderBy: [{ id: 'asc' }] });
+  const rows = await leanRows(ctx.reader, EventInvitation, { fields: ['id', 'event', 'contact', 'status', 'auditId'], where: { event: eventId, contact: { $in: ids } }, orderBy: [{ id: 'asc' }] });
   return rows.map((row) => ({ EventInvitationId: row.id, EventId: idOf(row.event), ContactId: idOf(row.contact), Status: row.status, AuditId: row.auditId }));
 }
 
@@ -194,7 +194,7 @@ export async function attendeeViews(ctx: RequestContext, rows: readonly Attendee
 }
 
 export async function getEventCaptchaSetting(ctx: RequestContext): Promise<EventCaptchaSettingView | null> {
-  const [row] = await leanRows(ctx.em, EventCaptchaSetting, { fields: ['provider', 'siteKey', 'verifyUrl'], where: {}, limit: 1 });
+  const [row] = await leanRows(ctx.reader, EventCaptchaSetting, { fields: ['provider', 'siteKey', 'verifyUrl'], where: {}, limit: 1 });
   return row ? { Provider: row.provider, SiteKey: row.siteKey, VerifyUrl: row.verifyUrl, HasSecret: true } : null;
 }
 
@@ -264,7 +264,7 @@ function minRemaining(type: Pick<EventRegistrationType, 'capacity' | 'seatsTaken
 
 async function refuseCapacityBelowTaken(ctx: RequestContext, entity: typeof EventRegistrationType | typeof EventOffering, id: number, capacity: number | null): Promise<void> {
   if (capacity === null) return;
-  const [row] = await leanRows(ctx.em, entity as typeof EventOffering, { fields: ['seatsTaken'], where: { id }, limit: 1 });
+  const [row] = await leanRows(ctx.reader, entity as typeof EventOffering, { fields: ['seatsTaken'], where: { id }, limit: 1 });
   if (row && capacity < row.seatsTaken) throw new Conflict(`The capacity cannot be less than the ${row.seatsTaken} already taken.`, [{ field: 'Capacity', message: 'is less than the seats taken' }]);
 }
 

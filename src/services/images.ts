@@ -82,7 +82,7 @@ const FOLDERS: readonly ImageFolder[] = [
     sourceType: 'Contact', usage: 'ContactLogo', staffOnly: false, single: true,
     async target(ctx, contactId) {
       if (contactId === 0) return 0;
-      const [contact] = await leanRows(ctx.em, Contact, { fields: ['id'], where: { id: contactId }, limit: 1 });
+      const [contact] = await leanRows(ctx.reader, Contact, { fields: ['id'], where: { id: contactId }, limit: 1 });
       if (!contact) throw new NotFound('The contact');
       if (!ctx.isStaff && ctx.caller?.contactId !== contactId) throw new Forbidden('Only staff may change the images of another contact.');
       return contactId;
@@ -107,7 +107,7 @@ const FOLDERS: readonly ImageFolder[] = [
     sourceType: 'StoreItem', usage: 'StoreItem', staffOnly: true, single: false,
     async target(ctx, storeItemId) {
       if (storeItemId === 0) return 0;
-      const [item] = await leanRows(ctx.em, StoreItem, { fields: ['id'], where: { id: storeItemId, retiredAt: null }, limit: 1 });
+      const [item] = await leanRows(ctx.reader, StoreItem, { fields: ['id'], where: { id: storeItemId, retiredAt: null }, limit: 1 });
       if (!item) throw new NotFound('The store item');
       return storeItemId;
     },

@@ -143,7 +143,7 @@ export async function recordPayment(
       [amount, amount, invoiceId, tenantId, amount],
     );
     if (updated.length === 0) {
-      const [row] = await leanRows(ctx.em, Invoice, { fields: ['status'], where: { id: invoiceId }, limit: 1 });
+      const [row] = await leanRows(ctx.reader, Invoice, { fields: ['status'], where: { id: invoiceId }, limit: 1 });
       if (!row) throw new NotFound(INVOICE_NOUN);
       if (row.status === 'void') throw new Conflict('A void invoice takes no payment.');
       throw BadInput.field('Amount', 'must not take the amount paid below zero or above the total');

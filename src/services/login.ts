@@ -58,7 +58,7 @@ export async function clientAuthCheck(ctx: RequestContext, loginId: number, tena
 
 /** The questions offered for account recovery (shared by all tenants), in their order. */
 export async function securityQuestions(ctx: RequestContext): Promise<SecurityQuestionItem[]> {
-  const rows = await leanRows(ctx.em, SecurityQuestion, { fields: ['id', 'name'], where: {}, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
+  const rows = await leanRows(ctx.reader, SecurityQuestion, { fields: ['id', 'name'], where: {}, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
   return rows.map((question) => ({ Id: question.id, Name: question.name }));
 }
 

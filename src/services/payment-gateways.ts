@@ -52,7 +52,7 @@ interface StatementKey {
 async function findAccount(ctx: RequestContext, key: StatementKey): Promise<{ id: number; accountId: string; gatewayTypeId: number }> {
   if (!key.accountId) throw BadInput.field('AccountId', 'is required');
   if (!key.paymentGatewayTypeId) throw BadInput.field('PaymentGatewayTypeId', 'is required');
-  const [account] = await leanRows(ctx.em, PaymentGatewayAccount, {
+  const [account] = await leanRows(ctx.reader, PaymentGatewayAccount, {
     fields: ['id', 'accountId', 'gatewayTypeId'], where: { accountId: key.accountId, gatewayTypeId: key.paymentGatewayTypeId }, limit: 1,
   });
   if (!account) throw new NotFound(ACCOUNT_NOUN);
@@ -154,7 +154,7 @@ export async function transferDetails(
 ): Promise<TransferDetails> {
   if (args.date.length > 40) throw BadInput.field('date', 'must be at most 40 characters');
   const account = await findAccount(ctx, args);
-  const transfers = await leanRows(ctx.em, PaymentGatewayTransaction, {
+  const transfers = await leanRows(ctx.reader, PaymentGatewayTransaction, {
     fields: ['kind'], where: { account: account.id, $or: [{ gatewayTransactionId: args.id, kind: 'transfer' }, { transferId: args.id, kind: 'transfer_reversal' }] },
   });
   if (!transfers.some((row) => row.kind === 'transfer')) throw new NotFound('The transfer');
@@ -186,7 +186,7 @@ export async function accountTransactions(
 }
 
 async function transactionRows(ctx: RequestContext, where: object): Promise<PaymentGatewayTransactionItem[]> {
-  const rows = await leanRows(ctx.em, PaymentGatewayTransaction, {
+  const rows = await leanRows(ctx.reader, PaymentGatewayTransaction, {
     fields: ['gatewayTransactionId', 'kind', 'occurredAt', 'amount', 'fee', 'transferId', 'description'],
     where, orderBy: [{ occurredAt: 'asc', id: 'asc' }], limit: TRANSACTION_LIMIT,
   });
@@ -207,7 +207,7 @@ function dayOf(value: string, field: string): Date {
 }
 
 export async function gatewayAccountLookup(ctx: RequestContext, platformPayOnly: boolean): Promise<LookupChoiceInt[]> {
-  const rows = await leanRows(ctx.em, PaymentGatewayAccount, {
+  const rows = await leanRows(ctx.reader, PaymentGatewayAccount, {
     fields: ['id', 'name', 'accountId', 'gatewayTypeId'], where: platformPayOnly ? { gatewayTypeId: PLATFORM_PAY_TYPE_ID } : {},
     orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: 1000,
   });

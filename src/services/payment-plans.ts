@@ -33,7 +33,7 @@ const PLAN_LIMIT = 500;
 export async function listPaymentPlans(ctx: RequestContext, membershipTypeId: number): Promise<PaymentPlans> {
   await readOr404(ctx, MembershipType, ['id'], membershipTypeId, TYPE_NOUN);
   const [rows, levels] = await Promise.all([
-    leanRows(ctx.em, MembershipTypePaymentPlan, { fields: [...FIELDS], where: { membershipType: membershipTypeId }, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: PLAN_LIMIT }),
+    leanRows(ctx.reader, MembershipTypePaymentPlan, { fields: [...FIELDS], where: { membershipType: membershipTypeId }, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: PLAN_LIMIT }),
     levelsOf(ctx, membershipTypeId),
   ]);
   return { MembershipTypeId: membershipTypeId, Plans: rows.map((row) => toCollectionItem(ctx, row, levels)) };
@@ -128,7 +128,7 @@ async function readPlan(ctx: RequestContext, membershipTypeId: number, planId: n
 }
 
 async function levelsOf(ctx: RequestContext, membershipTypeId: number): Promise<Map<number, string>> {
-  const rows = await leanRows(ctx.em, MembershipLevel, { fields: ['id', 'name'], where: { membershipType: membershipTypeId }, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
+  const rows = await leanRows(ctx.reader, MembershipLevel, { fields: ['id', 'name'], where: { membershipType: membershipTypeId }, orderBy: [{ sortOrder: 'asc' }, { id: 'asc' }] });
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
@@ -149,7 +149,7 @@ async function toAddEdit(ctx: RequestContext, row: PlanRow): Promise<PaymentPlan
   const membershipTypeId = idOf(row.membershipType);
   const [levels, items] = await Promise.all([
     levelsOf(ctx, membershipTypeId),
-    leanRows(ctx.em, SaleableItem, {
+    leanRows(ctx.reader, SaleableItem, {
       fields: ['id', 'name', 'price'],
       where: { $or: [{ itemType: 'membership', isActive: true }, { id: { $in: row.saleableItems.map((item) => item.SaleableItemId) } }] },
       orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: 500,

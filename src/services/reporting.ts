@@ -242,7 +242,7 @@ function text(value: string | null | undefined, field: string): string | null {
 /** Collection items for a page of reports, with the caller's favorites among them in one statement. */
 async function toCollection(ctx: RequestContext, rows: ReportRow[]): Promise<ReportCollection[]> {
   const loginId = ctx.requireCaller().loginId;
-  const favorites = rows.length === 0 ? [] : await leanRows(ctx.em, ReportFavorite, { fields: ['report'], where: { login: loginId, report: { $in: rows.map((row) => row.id) } } });
+  const favorites = rows.length === 0 ? [] : await leanRows(ctx.reader, ReportFavorite, { fields: ['report'], where: { login: loginId, report: { $in: rows.map((row) => row.id) } } });
   const favoriteIds = new Set(favorites.map((favorite) => idOf(favorite.report)));
   return rows.map((row) => ({
     ImageUrl: null, ImageShortDescription: null, ReportId: row.id, AuditId: row.auditId, IsSystem: row.isSystem, Name: row.name, Description: row.description,

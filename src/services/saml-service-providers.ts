@@ -129,7 +129,7 @@ function readProvider(ctx: RequestContext, id: number): Promise<ProviderRow> {
 
 /** 409 naming EntityId when another provider of the tenant has it (the unique index catches races). */
 async function assertEntityIdFree(ctx: RequestContext, entityId: string, ownId: number | undefined): Promise<void> {
-  const [taken] = await leanRows(ctx.em, SamlServiceProvider, {
+  const [taken] = await leanRows(ctx.reader, SamlServiceProvider, {
     fields: ['id'],
     where: { entityId, ...(ownId ? { id: { $ne: ownId } } : {}) },
     limit: 1,

@@ -83,7 +83,7 @@ export async function listSchedules(ctx: RequestContext, filter: ScheduledBillin
   const list = parseListOptions(filter, scheduleList, '');
   const [{ rows, total }, types] = await Promise.all([
     listQuery(ctx, ScheduledBilling, scheduleList, list, { fields: SCHEDULE_FIELDS, where: scheduleWhere(filter), total: true }),
-    leanRows(ctx.em, MembershipType, { fields: ['id', 'name'], where: {}, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: 1000 }),
+    leanRows(ctx.reader, MembershipType, { fields: ['id', 'name'], where: {}, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit: 1000 }),
   ]);
   const items = await toItems(ctx, rows);
   const saleable = new Map(items.map((item) => [item.SaleableItemId, item.SaleableItemName]));
@@ -246,11 +246,11 @@ async function runParameters(ctx: RequestContext, input: ScheduledBillingRunInpu
   parseListOptions(filter, scheduleList, 'CurrentAdvancedFilter');
   const membershipTypeId = input.MembershipTypeId || null;
   const membershipLevelId = input.MembershipLevelId || null;
-  if (membershipTypeId && !(await leanRows(ctx.em, MembershipType, { fields: ['id'], where: { id: membershipTypeId }, limit: 1 })).length) {
+  if (membershipTypeId && !(await leanRows(ctx.reader, MembershipType, { fields: ['id'], where: { id: membershipTypeId }, limit: 1 })).length) {
     throw BadInput.field('MembershipTypeId', 'names no membership type');
   }
   if (membershipLevelId) {
-    const [level] = await leanRows(ctx.em, MembershipLevel, { fields: ['membershipType'], where: { id: membershipLevelId }, limit: 1 });
+    const [level] = await leanRows(ctx.reader, MembershipLevel, { fields: ['membershipType'], where: { id: membershipLevelId }, limit: 1 });
     if (!level) throw BadInput.field('MembershipLevelId', 'names no membership level');
     if (membershipTypeId && idOf(level.membershipType) !== membershipTypeId) throw BadInput.field('MembershipLevelId', 'is not a level of MembershipTypeId');
   }
@@ -271,7 +271,7 @@ async function runParameters(ctx: RequestContext, input: ScheduledBillingRunInpu
 /** The schedules a run bills: matching its filter (and selection), active, due by its bill date; in id order. */
 async function dueSchedules(ctx: RequestContext, parameters: RunParameters): Promise<ScheduleRow[]> {
   const filter = parameters.filter as ScheduledBillingFilterInput;
-  return leanRows(ctx.em, ScheduledBilling, {
+  return leanRows(ctx.reader, ScheduledBilling, {
     fields: [...SCHEDULE_FIELDS],
     where: allOf<ScheduledBilling>(
       scheduleWhere(filter),
@@ -402,9 +402,9 @@ async function billItem(ctx: RequestContext, runId: number, parameters: RunParam
       });
       return;
     }
-    const [contact] = await leanRows(ctx.em, Contact, { fields: ['id'], where: { id: schedule.contact_id }, limit: 1 });
+    const [contact] = await leanRows(ctx.reader, Contact, { fields: ['id'], where: { id: schedule.contact_id }, limit: 1 });
     if (!contact) throw new ItemRefused('The contact was deleted.');
-    const [membership] = schedule.membership_id === null ? [] : await leanRows(ctx.em, Membership, { fields: ['id', 'membershipType', 'membershipLevel'], where: { id: schedule.membership_id }, limit: 1 });
+    const [membership] = schedule.membership_id === null ? [] : await leanRows(ctx.reader, Membership, { fields: ['id', 'membershipType', 'membershipLevel'], where: { id: schedule.membership_id }, limit: 1 });
     const problem = membershipProblem(parameters, membership ?? null);
     if (problem) throw new ItemRefused(problem);
 
@@ -493,7 +493,7 @@ export async function runHistory(ctx: RequestContext, options: ListOptionsInput 
 /** The items a run processed (GraphQL only). */
 export async function runItems(ctx: RequestContext, runId: number): Promise<ScheduledBillingRunItemView[]> {
   await readOr404(ctx, ScheduledBillingRunRecord, ['id'], runId, RUN_NOUN);
-  const items = await leanRows(ctx.em, ScheduledBillingRunItem, {
+  const items = await leanRows(ctx.reader, ScheduledBillingRunItem, {
     fields: ['schedule', 'periodStart', 'outcome', 'amount', 'invoiceId', 'membershipChange', 'reason'], where: { run: runId }, orderBy: [{ schedule: 'asc' }],
   });
   const schedules = await loadAll(ctx, ScheduledBilling, items.map((item) => idOf(item.schedule)));
@@ -540,7 +540,7 @@ export async function requestRunDownload(ctx: RequestContext, runId: number): Pr
   } else {
     await writeRunDownload(ctx.em, ctx.tenantId, download.id);
   }
-  const [state] = await leanRows(ctx.em, ScheduledBillingDownload, { fields: ['state'], where: { id: download.id }, limit: 1 });
+  const [state] = await leanRows(ctx.reader, ScheduledBillingDownload, { fields: ['state'], where: { id: download.id }, limit: 1 });
   return {
     JobType: 'ScheduledBillingRunResults',
     Message: state?.state === 'ready' ? 'The file is ready.' : 'The file is being prepared; fetch it with PendingDownloadFileId.',
@@ -562,7 +562,7 @@ export async function runDownloadFile(ctx: RequestContext, pendingDownloadFileId
 export async function writeRunDownload(em: EntityManager, tenantId: number, downloadId: number): Promise<void> {
   const ctx = jobContext(em.fork(), tenantId);
   ctx.em.setFilterParams(TENANT_FILTER, { tenantId });
-  const [download] = await leanRows(ctx.em, ScheduledBillingDownload, { fields: ['run', 'state'], where: { id: downloadId }, limit: 1 });
+  const [download] = await leanRows(ctx.reader, ScheduledBillingDownload, { fields: ['run', 'state'], where: { id: downloadId }, limit: 1 });
   if (!download || download.state === 'ready') return;
   const items = await runItems(ctx, idOf(download.run));
   const columns = ['ScheduledBillingId', 'ContactId', 'ContactName', 'Description', 'PeriodStart', 'Amount', 'Outcome', 'InvoiceId', 'MembershipChange', 'Reason'] as const;

@@ -109,7 +109,7 @@ type SubItemRow = Pick<StoreSubItem, 'id' | 'storeItem' | 'name' | 'price' | 're
 async function subItemsOf(ctx: RequestContext, itemIds: number[]): Promise<Map<number, SubItemRow[]>> {
   const byItem = new Map<number, SubItemRow[]>();
   if (itemIds.length === 0) return byItem;
-  const rows = await leanRows(ctx.em, StoreSubItem, {
+  const rows = await leanRows(ctx.reader, StoreSubItem, {
     fields: ['id', 'storeItem', 'name', 'price', 'remaining', 'displayOrder'], where: { storeItem: { $in: itemIds } }, orderBy: [{ displayOrder: 'asc' }, { id: 'asc' }],
   });
   for (const row of rows) byItem.set(idOf(row.storeItem), [...(byItem.get(idOf(row.storeItem)) ?? []), row]);
@@ -267,7 +267,7 @@ async function commonFields(ctx: RequestContext, input: StoreItemBaseInput) {
   if (saleableItemId !== null && !(await ctx.loaders.byId(SaleableItem).load(saleableItemId))) throw BadInput.field('SaleableItemId', 'names no saleable item');
   const membershipTypes = [...new Set(input.MembershipTypes ?? [])];
   if (membershipTypes.length) {
-    const found = await leanRows(ctx.em, MembershipType, { fields: ['id'], where: { id: { $in: membershipTypes } } });
+    const found = await leanRows(ctx.reader, MembershipType, { fields: ['id'], where: { id: { $in: membershipTypes } } });
     if (found.length !== membershipTypes.length) throw BadInput.field('MembershipTypes', 'names a membership type that does not exist');
   }
   return {
@@ -364,7 +364,7 @@ async function replaceSubItems(ctx: RequestContext, item: StoreItem, given: Stor
 export async function deleteStoreItem(ctx: RequestContext, storeItemId: number): Promise<number> {
   const tenantId = ctx.tenantId;
   const outcome = await inTransaction(ctx, async () => {
-    const images = await leanRows(ctx.em, StoreItemImage, { fields: ['image'], where: { storeItem: storeItemId } });
+    const images = await leanRows(ctx.reader, StoreItemImage, { fields: ['image'], where: { storeItem: storeItemId } });
     const erased = await ctx.em.execute<{ download_file_id: number | null }[]>(
       `DELETE FROM store_item s WHERE s.id = ? AND s.tenant_id = ? AND s.retired_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM store_order_line l WHERE l.store_item_id = s.id)
@@ -393,7 +393,7 @@ export async function deleteStoreItem(ctx: RequestContext, storeItemId: number):
 type GalleryRow = Pick<StoreItemImage, 'id' | 'image' | 'title' | 'galleryOrder'>;
 
 async function galleryRows(ctx: RequestContext, storeItemId: number): Promise<GalleryRow[]> {
-  return leanRows(ctx.em, StoreItemImage, { fields: ['id', 'image', 'title', 'galleryOrder'], where: { storeItem: storeItemId }, orderBy: [{ galleryOrder: 'asc' }, { id: 'asc' }] });
+  return leanRows(ctx.reader, StoreItemImage, { fields: ['id', 'image', 'title', 'galleryOrder'], where: { storeItem: storeItemId }, orderBy: [{ galleryOrder: 'asc' }, { id: 'asc' }] });
 }
 
 /** The gallery of an item, in order: two statements whatever its size. */
@@ -434,7 +434,7 @@ export async function saveStorePreImage(ctx: RequestContext, storeItemId: number
       : {}),
   };
   if (targetId) {
-    const [link] = await leanRows(ctx.em, StoreItemImage, { fields: ['id'], where: { storeItem: storeItemId, image: targetId }, limit: 1 });
+    const [link] = await leanRows(ctx.reader, StoreItemImage, { fields: ['id'], where: { storeItem: storeItemId, image: targetId }, limit: 1 });
     if (!link) throw new NotFound('The image of this store item');
     if (input.OldFileId && (await getImage(ctx, targetId)).FileId !== input.OldFileId) throw new Conflict('The image was replaced meanwhile (OldFileId is no longer its file).');
     await saveImage(ctx, targetId, { ...shape, ...(fileId ? { FileId: fileId } : {}) });
@@ -464,7 +464,7 @@ function notInGallery(): never {
 /** DELETE /api/store/{storeitemid}/preimage/{imageid}: removes the image (and its files) from the gallery. */
 export async function deleteStorePreImage(ctx: RequestContext, storeItemId: number, imageId: number): Promise<number> {
   await galleryItem(ctx, storeItemId);
-  const [link] = await leanRows(ctx.em, StoreItemImage, { fields: ['id'], where: { storeItem: storeItemId, image: imageId }, limit: 1 });
+  const [link] = await leanRows(ctx.reader, StoreItemImage, { fields: ['id'], where: { storeItem: storeItemId, image: imageId }, limit: 1 });
   if (!link) throw new NotFound('The image of this store item');
   return deleteImage(ctx, imageId);
 }
@@ -575,7 +575,7 @@ const DEFAULT_SETTINGS: SettingsRow = {
 
 /** The tenant's settings, or the defaults (AuditId 0) before the first save. */
 export async function storeSettingsRow(ctx: RequestContext): Promise<SettingsRow> {
-  const [row] = await leanRows(ctx.em, StoreSettings, { fields: [...SETTINGS_FIELDS], where: {}, limit: 1 });
+  const [row] = await leanRows(ctx.reader, StoreSettings, { fields: [...SETTINGS_FIELDS], where: {}, limit: 1 });
   return row ?? DEFAULT_SETTINGS;
 }
 

@@ -148,14 +148,14 @@ export async function checkoutStoreOrder(ctx: RequestContext, input: StoreChecko
   const day = todayUtc();
 
   const orderId = await inTransaction(ctx, async () => {
-    const items = new Map((await leanRows(ctx.em, StoreItem, {
+    const items = new Map((await leanRows(ctx.reader, StoreItem, {
       fields: [...CHECKOUT_ITEM_FIELDS], where: { id: { $in: lines.map((line) => line.itemId) }, retiredAt: null },
     })).map((item) => [item.id, item]));
     const subItemIds = lines.flatMap((line) => (line.subItemId ? [line.subItemId] : []));
     const subItems = new Map((subItemIds.length
-      ? await leanRows(ctx.em, StoreSubItem, { fields: ['id', 'storeItem', 'name', 'price'], where: { id: { $in: subItemIds } } })
+      ? await leanRows(ctx.reader, StoreSubItem, { fields: ['id', 'storeItem', 'name', 'price'], where: { id: { $in: subItemIds } } })
       : []).map((sub) => [sub.id, sub]));
-    const withSubItems = new Set((await leanRows(ctx.em, StoreSubItem, { fields: ['storeItem'], where: { storeItem: { $in: [...items.keys()] } } })).map((sub) => idOf(sub.storeItem)));
+    const withSubItems = new Set((await leanRows(ctx.reader, StoreSubItem, { fields: ['storeItem'], where: { storeItem: { $in: [...items.keys()] } } })).map((sub) => idOf(sub.storeItem)));
     const saleable = await ctx.loaders.byId(SaleableItem).loadMany([...new Set([...items.values()].flatMap((item) => (item.saleableItem ? [idOf(item.saleableItem)] : [])))]);
     const taxableOf = new Map(saleable.flatMap((entry) => (entry && !(entry instanceof Error) ? [[entry.id, entry.taxable] as const] : [])));
     await assertMayBuy(ctx, contactId, [...items.values()].filter((item) => item.membershipTypes.length > 0));
@@ -256,7 +256,7 @@ async function assertMayBuy(ctx: RequestContext, contactId: number, restricted: 
 
 function activeMemberships(ctx: RequestContext, contactId: number) {
   const day = todayUtc();
-  return leanRows(ctx.em, Membership, {
+  return leanRows(ctx.reader, Membership, {
     fields: ['membershipType'],
     where: { contact: contactId, status: 'active', startDate: { $lte: day }, $or: [{ endDate: null }, { endDate: { $gte: day } }] },
   });
@@ -291,7 +291,7 @@ export async function listStoreOrders(ctx: RequestContext, filter: StoreListFilt
 async function linesOf(ctx: RequestContext, orderIds: number[]): Promise<Map<number, LineRow[]>> {
   const byOrder = new Map<number, LineRow[]>();
   if (!orderIds.length) return byOrder;
-  const rows = await leanRows(ctx.em, StoreOrderLine, { fields: [...LINE_FIELDS], where: { order: { $in: orderIds } }, orderBy: [{ id: 'asc' }] });
+  const rows = await leanRows(ctx.reader, StoreOrderLine, { fields: [...LINE_FIELDS], where: { order: { $in: orderIds } }, orderBy: [{ id: 'asc' }] });
   for (const row of rows) byOrder.set(idOf(row.order), [...(byOrder.get(idOf(row.order)) ?? []), row]);
   return byOrder;
 }
@@ -356,7 +356,7 @@ async function releaseStock(ctx: RequestContext, lines: LineRow[]): Promise<void
   for (const line of lines) {
     const units = line.quantity - line.backordered;
     if (units <= 0) continue;
-    const [item] = await leanRows(ctx.em, StoreItem, { fields: ['trackingMethod'], where: { id: idOf(line.storeItem) }, limit: 1 });
+    const [item] = await leanRows(ctx.reader, StoreItem, { fields: ['trackingMethod'], where: { id: idOf(line.storeItem) }, limit: 1 });
     if (!item || item.trackingMethod === 0) continue;
     const [table, rowId] = item.trackingMethod === 2 ? ['store_sub_item', line.subItem ? idOf(line.subItem) : null] : ['store_item', idOf(line.storeItem)];
     if (rowId === null) continue;

@@ -154,7 +154,7 @@ function duplicateConflict(duplicates: PotentialDuplicateEntry[]): Conflict {
 
 /** The newest (current) terms of each asked login type, in one statement. */
 async function currentTerms(ctx: RequestContext, loginTypes: TermsLoginType[]): Promise<Map<string, TermsRow>> {
-  const rows = await leanDistinctOn(ctx.em, TermsOfUse, {
+  const rows = await leanDistinctOn(ctx.reader, TermsOfUse, {
     fields: [...TERMS_FIELDS], distinctOn: ['loginType'], where: { loginType: { $in: loginTypes } }, orderBy: [{ loginType: 'asc' }, { id: 'desc' }],
   });
   return new Map(rows.map((row) => [row.loginType, row]));
@@ -162,7 +162,7 @@ async function currentTerms(ctx: RequestContext, loginTypes: TermsLoginType[]): 
 
 /** The text most recently accepted of some terms (null while nobody accepted them). */
 async function lastAcceptedText(ctx: RequestContext, termsOfUseId: number): Promise<string | null> {
-  const [text] = await leanRows(ctx.em, TermsOfUseText, { fields: ['text'], where: { termsOfUse: termsOfUseId }, orderBy: [{ revision: 'desc' }], limit: 1 });
+  const [text] = await leanRows(ctx.reader, TermsOfUseText, { fields: ['text'], where: { termsOfUse: termsOfUseId }, orderBy: [{ revision: 'desc' }], limit: 1 });
   return text?.text ?? null;
 }
 
@@ -257,7 +257,7 @@ export async function termsStatusFor(ctx: RequestContext): Promise<{ backOffice:
   const types: TermsLoginType[] = ctx.isStaff ? ['staff', 'hub'] : ['hub'];
   const [current, responses] = await Promise.all([
     currentTerms(ctx, types),
-    leanDistinctOn(ctx.em, TermsUserResponse, {
+    leanDistinctOn(ctx.reader, TermsUserResponse, {
       fields: ['termsOfUse', 'revision', 'isAccepted'], distinctOn: ['termsOfUse'],
       where: { login: caller.loginId, termsLoginType: { $in: types } }, orderBy: [{ termsOfUse: 'asc' }, { id: 'desc' }],
     }),
