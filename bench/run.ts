@@ -3,7 +3,7 @@ import { execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { callbackSignature } from '../src/services/callbacks.js';
 import type { RuntimeStats, TailSplit } from './runtime-stats.js';
@@ -318,13 +318,9 @@ async function main(): Promise<void> {
 }
 
 /** The RSS (MB) of a process with the service's flags that loads `kind` (see stack-floor.ts) and nothing of ours, after a full GC. */
-function memoryFloor(kind: 'bare' | 'stack' | 'libraries'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...startFlags(), '--expose-gc', path.join(here, 'stack-floor.js'), kind], { cwd: root }, (error, stdout) => {
-      if (error) reject(error);
-      else resolve((JSON.parse(stdout) as { rssBytes: number }).rssBytes / 1048576);
-    });
-  });
+async function memoryFloor(kind: 'bare' | 'stack' | 'libraries'): Promise<number> {
+  const { stdout } = await promisify(execFile)(process.execPath, [...startFlags(), '--expose-gc', path.join(here, 'stack-floor.js'), kind], { cwd: root });
+  return (JSON.parse(stdout) as { rssBytes: number }).rssBytes / 1048576;
 }
 
 /** Each process's GC pauses and event-loop delay over the measured scenarios (`reset`: start counting now). */

@@ -55,10 +55,10 @@ describe('lean-read helpers', () => {
   it('answers read-only requests through the tenant\'s shared reader, without a fork per request; a write still gets its own', async () => {
     const forks = { count: 0 };
     const fork = server.orm.em.fork.bind(server.orm.em);
-    server.orm.em.fork = ((...args: Parameters<typeof fork>) => {
+    server.orm.em.fork = (...args: Parameters<typeof fork>) => {
       forks.count++;
       return fork(...args);
-    }) as typeof fork;
+    };
     try {
       const names = async (tenant: TestTenant) => (await rest(server, 'GET', '/api/vendors', { token: tenant.staffToken })).body.map((vendor: { Name: string }) => vendor.Name).sort();
       // The first read of each tenant makes its reader; the readers then keep each tenant to its own rows.
