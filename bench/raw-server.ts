@@ -125,7 +125,8 @@ const server = createServer((request, response) => {
   const start = performance.now();
   response.on('finish', () => runtime.served(start, performance.now()));
   route(request, response).catch((error: unknown) => {
-    process.stderr.write(`raw server: ${String(error)}\n`);
+    // A request cut off by the load generator at the end of a run (its body unread) is no failure.
+    if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') process.stderr.write(`raw server: ${String(error)}\n`);
     if (!response.headersSent) response.writeHead(500);
     response.end();
   });
