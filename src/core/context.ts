@@ -104,8 +104,9 @@ export function requestEntityManagers(orm: MikroORM): RequestEntityManagers {
 
 /**
  * Everything one request needs, built once per request and shared by the GraphQL and REST
- * paths: its own EntityManager fork (tenant filter set when a caller is known), its
- * DataLoaders, and the caller. Services take it as their first argument.
+ * paths: its own EntityManager fork (`em`, opened on first use; tenant filter set when the
+ * tenant is known), the EntityManager its lean reads use (`reader`), its DataLoaders, and the
+ * caller. Services take it as their first argument.
  */
 export class RequestContext {
   readonly loaders: Loaders;
