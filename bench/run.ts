@@ -74,16 +74,16 @@ interface Measured {
 interface Bases { raw: string; 'raw+token': string; service: string }
 const baseOf = (bases: Bases, target: Target) => (target === 'raw' || target === 'raw+token' ? bases[target] : bases.service);
 
-interface ProcessStats { rssBytes: number; peakRssBytes: number; memory?: unknown; tail: TailSplit }
+interface ProcessStats { rssBytes: number; peakRssBytes: number; memory?: unknown; runtime: RuntimeStats; tail: TailSplit }
 
-async function serviceStats(base: string): Promise<ProcessStats & { statements: number }> {
-  return (await fetch(`${base}/__bench/stats`)).json() as never;
+async function serviceStats(base: string, query = ''): Promise<ProcessStats & { statements: number }> {
+  return (await fetch(`${base}/__bench/stats${query}`)).json() as never;
 }
 
-/** The stats of the process that serves `target` (each call also starts a new tail split there). */
-async function statsOf(bases: Bases, target: Target): Promise<ProcessStats & { statements?: number }> {
-  if (target === 'REST' || target === 'GraphQL') return serviceStats(bases.service);
-  return (await fetch(`${baseOf(bases, target)}/stats`)).json() as never;
+/** The stats of the process that serves `target` (each call also starts a new tail split there; `?reset` restarts its runtime figures). */
+async function statsOf(bases: Bases, target: Target, query = ''): Promise<ProcessStats & { statements?: number }> {
+  if (target === 'REST' || target === 'GraphQL') return serviceStats(bases.service, query);
+  return (await fetch(`${baseOf(bases, target)}/stats${query}`)).json() as never;
 }
 
 function load(bases: Bases, token: string, scenario: Scenario, seconds: number, connectionCount = connections) {
@@ -326,11 +326,10 @@ async function memoryFloor(kind: 'bare' | 'stack' | 'libraries'): Promise<number
 /** Each process's GC pauses and event-loop delay over the measured scenarios (`reset`: start counting now). */
 async function runtimeOf(bases: Bases, reset = false): Promise<Record<string, RuntimeStats>> {
   const query = reset ? '?reset' : '';
-  const read = async (url: string) => ((await (await fetch(url)).json()) as { runtime: RuntimeStats }).runtime;
   return {
-    service: await read(`${bases.service}/__bench/stats${query}`),
-    'raw+token': await read(`${bases['raw+token']}/stats${query}`),
-    raw: await read(`${bases.raw}/stats${query}`),
+    service: (await statsOf(bases, 'REST', query)).runtime,
+    'raw+token': (await statsOf(bases, 'raw+token', query)).runtime,
+    raw: (await statsOf(bases, 'raw', query)).runtime,
   };
 }
 

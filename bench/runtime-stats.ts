@@ -95,13 +95,22 @@ function splitByPauses(requests: number[], pauses: number[]): TailSplit {
 }
 
 function servedStats(durations: number[]): ServedStats {
-  const sorted = durations.sort((a, b) => a - b);
-  const at = (share: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0) * 10) / 10;
-  return { count: sorted.length, p50Ms: at(0.5), p99Ms: at(0.99) };
+  const sorted = [...durations].sort((a, b) => a - b);
+  return { count: sorted.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99) };
 }
 
 function pauses(durations: number[]): PauseStats {
   const sorted = [...durations].sort((a, b) => a - b);
-  const at = (share: number) => Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0) * 10) / 10;
-  return { count: sorted.length, totalMs: Math.round(sorted.reduce((sum, value) => sum + value, 0)), p50Ms: at(0.5), p99Ms: at(0.99), maxMs: at(1) };
+  return {
+    count: sorted.length,
+    totalMs: Math.round(sorted.reduce((sum, value) => sum + value, 0)),
+    p50Ms: percentile(sorted, 0.5),
+    p99Ms: percentile(sorted, 0.99),
+    maxMs: percentile(sorted, 1),
+  };
+}
+
+/** The value at `share` (0–1) of ascending `sorted` milliseconds, to 0.1 ms; 0 when empty. */
+function percentile(sorted: readonly number[], share: number): number {
+  return Math.round((sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? 0) * 10) / 10;
 }
