@@ -22,9 +22,14 @@ export function compileOperation(schema: GraphQLSchema, document: DocumentNode, 
  * the answer a bare "Internal server error"). Such errors are made again as graphql-js makes them.
  */
 function withExtensions(result: ExecutionResult): ExecutionResult {
-  if (!result.errors?.some((error) => !(error.extensions as GraphQLError['extensions'] | undefined))) return result;
-  const errors = result.errors.map((error) => ((error.extensions as GraphQLError['extensions'] | undefined)
-    ? error
-    : new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError ?? undefined })));
+  if (!result.errors?.some(lacksExtensions)) return result;
+  const errors = result.errors.map((error) => (lacksExtensions(error)
+    ? new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError ?? undefined })
+    : error));
   return { ...result, errors };
+}
+
+/** Typed as always present, but absent on graphql-jit's errors of a thrown error without them. */
+function lacksExtensions(error: GraphQLError): boolean {
+  return !(error.extensions as GraphQLError['extensions'] | undefined);
 }
