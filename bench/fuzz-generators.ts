@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import type { AreaRoutes } from '../src/http/area-routes.js';
 import { documentedKey } from '../src/rest/documented-keys.js';
-import type { CompiledRoute } from '../src/rest/gateway.js';
+import type { CompiledRoute } from '../src/rest/gateway/routes.js';
 
 /** A documented operation served by a raw route. */
 export type AreaRouteOperation = AreaRoutes['operations'][number];

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import fc from 'fast-check';
 import { buildApiSchema, rawRoutes, routes } from '../src/areas/index.js';
 import { migrate, openOrm } from '../src/db/orm.js';
-import { compileRoutes } from '../src/rest/gateway.js';
+import { compileRoutes } from '../src/rest/gateway/routes.js';
 import { seedAreas } from '../src/services/demo.js';
 import { createLogin, createSession, createTenant } from '../src/services/identity.js';
 import {

@@ -22,7 +22,7 @@ import {
 import { buildApiSchema, rawRoutes, routes, tenantOwnedEntities } from '../src/areas/index.js';
 import { fieldAccess } from '../src/core/graphql-policies.js';
 import { Login, Tenant } from '../src/entities/index.js';
-import { compileRoutes, type CompiledRoute } from '../src/rest/gateway.js';
+import { compileRoutes, type CompiledRoute } from '../src/rest/gateway/routes.js';
 import { seedAreas } from '../src/services/demo.js';
 import { createApiKey, revokeApiKey } from '../src/services/identity.js';
 import { createTestTenant, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';

@@ -7,7 +7,7 @@ import { shapeProblem, urlValidationToken } from '../services/callback-formats.j
 import {
   CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, signedDigest, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
 } from '../services/callbacks.js';
-import { closeUnreadBody } from '../rest/gateway.js';
+import { closeUnreadBody } from '../rest/gateway/responses.js';
 import { nestingDepth } from '../core/json-depth.js';
 import type { AreaRoutes } from './area-routes.js';
 

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { buildApiSchema, rawRoutes, routes } from '../areas/index.js';
-import { compileRoutes } from './gateway.js';
+import { compileRoutes } from './gateway/routes.js';
 import { buildOpenApi } from './openapi.js';
 
 /** Where the OpenAPI document is checked in, beside the typed client generated from it. */

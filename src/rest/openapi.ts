@@ -5,7 +5,8 @@ import {
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
 import { documentedKey } from './documented-keys.js';
 import type { AreaRoutes } from '../http/area-routes.js';
-import { BODY_MEDIA_TYPES, type CompiledRoute } from './gateway.js';
+import { BODY_MEDIA_TYPES } from './gateway/request-body.js';
+import type { CompiledRoute } from './gateway/routes.js';
 
 type JsonSchema = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /**
  * The REST route table: every documented operation we serve, as one declarative row that names
- * the GraphQL field carrying it. The gateway (gateway.ts) is the only code that turns these rows
+ * the GraphQL field carrying it. The gateway (gateway/) is the only code that turns these rows
  * into HTTP routes; the OpenAPI document and the route-coverage count are generated from them.
  */
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';

@@ -1,0 +1,88 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestContext } from '../../core/context.js';
+import { toApiError } from '../../core/error-mapping.js';
+import { ApiError } from '../../core/errors.js';
+import { labelOperation } from '../../core/metrics.js';
+import { limitAnonymous } from '../../core/rate-limit.js';
+import { READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../../core/read-routing.js';
+import type { FileDownload } from '../../schema/file-download.js';
+import { toDocumentedKeys } from '../documented-keys.js';
+import { sendOnce } from './idempotency.js';
+import { closeUnreadBody, downloadResponse, namedAsDocumented, problemResponse, type GatewayResponse } from './responses.js';
+import { indexRoutes, matchRoute, type PathParams } from './route-matching.js';
+import type { CompiledRoute } from './routes.js';
+import { buildVariables } from './variables.js';
+
+/**
+ * The REST gateway: matches a request against the route table (case-insensitive, trailing
+ * slash optional, literal routes before parameter routes), turns path, query and the
+ * documented body into the GraphQL field's variables, checks their types, and runs the field's
+ * operation against the same schema GraphQL clients use. The operation is the one sofa-api
+ * builds for the field (every output field, to sofa's depth), made and compiled on the route's
+ * first call (each row is checked against the schema at start); the gateway executes it directly
+ * rather than through sofa's own HTTP router, which doubled the cost of a request in our
+ * benchmark (BENCHMARKS.md).
+ */
+
+export interface GatewayOptions {
+  /** The route table, compiled once (`compileRoutes`) and shared with the OpenAPI document. */
+  routes: CompiledRoute[];
+  contextFor(request: FastifyRequest): Promise<RequestContext>;
+  onUnexpectedError: (error: unknown) => void;
+  /** Largest request body (bytes); larger is a 413. */
+  bodyLimit: number;
+}
+
+/** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
+export async function restGateway(app: FastifyInstance, options: GatewayOptions): Promise<void> {
+  const routes = indexRoutes(options.routes);
+
+  // The gateway reads bodies itself (to unwrap documented bodies and answer 415 and 400 properly).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  // Every method but OPTIONS, which belongs to CORS preflight (app.ts); HEAD follows GET.
+  // The route and the caller are settled before the body is even read: a stranger learns nothing
+  // from a 400, and an unauthenticated request costs no body buffering (413 aside).
+  const settled = new WeakMap<FastifyRequest, { route: CompiledRoute; params: PathParams; rawQuery: string; contextValue: RequestContext }>();
+  app.addHook('onRequest', async (request, reply) => {
+    const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
+    try {
+      const { route, params } = matchRoute(routes, request.method, rawPath);
+      labelOperation(request, `${route.row.method} ${route.row.path}`);
+      const contextValue = await options.contextFor(request);
+      if (!route.access.public) contextValue.requireRole(...route.access.roles);
+      else if (!contextValue.caller) await limitAnonymous(contextValue, 'public-rest');
+      settled.set(request, { route, params, rawQuery, contextValue });
+    } catch (error) {
+      closeUnreadBody(request, reply);
+      throw error;
+    }
+  });
+
+  app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', bodyLimit: options.bodyLimit, handler: async (request: FastifyRequest, reply: FastifyReply) => {
+    const { route, params, rawQuery, contextValue } = settled.get(request)!;
+    return sendOnce(request, reply, route, contextValue, () => answer(route, params, rawQuery, contextValue, request), options.onUnexpectedError);
+  } });
+
+  /** Runs the route's operation: its answer as status, content type, body and headers (errors as problem+json). */
+  async function answer(route: CompiledRoute, params: PathParams, rawQuery: string, contextValue: RequestContext, request: FastifyRequest): Promise<GatewayResponse> {
+    let variables: Record<string, unknown>;
+    try {
+      variables = buildVariables(route, params, rawQuery, { body: request.body, contentType: request.headers['content-type'] });
+    } catch (error) {
+      // A public operation answers its PublicApiResponse for bad input too.
+      if (!route.row.publicApiResponse || !(error instanceof ApiError)) throw error;
+      return problemResponse(error, request.url, route.row.publicApiResponse);
+    }
+    // A query field's reads may be served by a read replica (core/read-routing.ts); a mutation's never are.
+    const result = await withReadScope(() => route.run(contextValue, variables), route.operationType === 'query' && !wantsPrimary(request.headers[READ_PRIMARY_HEADER]));
+    if (result.errors?.length) {
+      return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url, route.row.publicApiResponse);
+    }
+    if (route.row.emptyResponse) return { statusCode: 200, contentType: null, body: null, headers: {} };
+    if (route.row.download) return downloadResponse((result.data as Record<string, FileDownload>)[route.fieldName]);
+    const data = (result.data as Record<string, unknown>)[route.fieldName];
+    return { statusCode: 200, contentType: 'application/json; charset=utf-8', body: JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data), headers: {} };
+  }
+}
