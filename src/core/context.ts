@@ -114,11 +114,14 @@ export class RequestContext {
   readonly audit: AuditActor | null = null;
   private readonly managers: RequestEntityManagers | null;
   /**
-   * What the request settles as it runs: its own EntityManager once opened, and the tenant a public
-   * operation serves when there is no caller (`usePublicTenant`). One object, because Apollo hands
-   * the resolvers a shallow copy of the context: the copy and the original must share it.
+   * What the request settles as it runs: its own EntityManager once opened, the tenant a public
+   * operation serves when there is no caller (`usePublicTenant`), and the field whose `@Authorized`
+   * was last checked (`authorize`). One object, because Apollo hands the resolvers a shallow copy
+   * of the context: the copy and the original must share it.
    */
-  private readonly settled: { em: EntityManager | null; publicTenantId: number | null } = { em: null, publicTenantId: null };
+  private readonly settled: { em: EntityManager | null; publicTenantId: number | null; authorizedField: string | null } = {
+    em: null, publicTenantId: null, authorizedField: null,
+  };
 
   /** `em`: the request's EntityManager, or (HTTP requests) how to open it when first used. */
   constructor(
@@ -208,6 +211,18 @@ export class RequestContext {
   /** Whether the caller is staff of its tenant (the back office). */
   get isStaff(): boolean {
     return this.hasRole('staff');
+  }
+
+  /**
+   * The check of a field's `@Authorized` roles (`field`: `Query.vendors`), once per request: the
+   * REST gateway makes it before reading the request, and the authChecker that runs when the
+   * field resolves then finds the field already allowed. The caller and a field's roles never
+   * change within a request, so remembering a passed check weakens nothing.
+   */
+  authorize(field: string, roles: Role[]): void {
+    if (this.settled.authorizedField === field) return;
+    this.requireRole(...roles);
+    this.settled.authorizedField = field;
   }
 
   /** The caller (401 without one), and 403 unless it has one of `roles` (any caller when none are named). */

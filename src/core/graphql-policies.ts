@@ -7,10 +7,11 @@ import { isOneOf } from './values.js';
 
 /**
  * `@Authorized()` needs a caller (else 401); `@Authorized('staff')` needs that role (else 403).
- * Throwing our own errors keeps the status right on both interfaces.
+ * Throwing our own errors keeps the status right on both interfaces. A REST request's field was
+ * checked by the gateway before the request was read (`ctx.authorize`), and is not checked again.
  */
-export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context }, roles) => {
-  context.requireRole(...roles);
+export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context, info }, roles) => {
+  context.authorize(`${info.parentType.name}.${info.fieldName}`, roles);
   return true;
 };
 

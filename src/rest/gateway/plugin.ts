@@ -51,7 +51,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
       const { route, params } = matchRoute(routes, request.method, rawPath);
       labelOperation(request, `${route.row.method} ${route.row.path}`);
       const contextValue = await options.contextFor(request);
-      if (!route.access.public) contextValue.requireRole(...route.access.roles);
+      if (!route.access.public) contextValue.authorize(route.row.field, route.access.roles);
       else if (!contextValue.caller) await limitAnonymous(contextValue, 'public-rest');
       settled.set(request, { route, params, rawQuery, contextValue });
     } catch (error) {
