@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TENANT_FILTER } from '../src/entities/base.js';
-import { listsDeclared, parseListOptions, toFindOptions, type RegisteredList } from '../src/core/list-query.js';
+import { listsDeclared, parseListOptions, toFindOptions, type FilterBaseValues, type RegisteredList } from '../src/core/list-query.js';
 import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // Every list declared with defineList (all of them: the areas' services are loaded with the
@@ -31,7 +31,7 @@ function nodes(plan: PlanNode): PlanNode[] {
  * it; `index` with sequential scans off (can an index serve it?); `ordered` with sorts off too
  * (can an index give the order?).
  */
-async function planOf(list: RegisteredList, options: object | null, mode: 'realistic' | 'index' | 'ordered'): Promise<{ nodes: PlanNode[]; table: string; sql: string }> {
+async function planOf(list: RegisteredList, options: FilterBaseValues | null, mode: 'realistic' | 'index' | 'ordered'): Promise<{ nodes: PlanNode[]; table: string; sql: string }> {
   const em = server.orm.em.fork() as EntityManager;
   em.setFilterParams(TENANT_FILTER, { tenantId: tenant.id });
   const meta = em.getMetadata().get(list.entity);

@@ -92,29 +92,34 @@ export interface ListOptions {
   orderBy: { field: string; descending: boolean }[];
   calendarStartDate: string | null;
   calendarEndDate: string | null;
-  criteria: unknown;
 }
 
-type Raw = Record<string, unknown>;
+/**
+ * The FilterBase values of a list's options as they arrive: `ListOptionsInput` or a filter model
+ * extending `FilterBaseInput`, already typed by GraphQL (the REST gateway checks a REST caller's
+ * values against the same types, naming the documented field). Counts are FilterCount strings;
+ * a number is taken too.
+ */
+export interface FilterBaseValues {
+  Top?: string | number | null;
+  Take?: string | number | null;
+  Skip?: string | number | null;
+  Filter?: string | null;
+  OrderBy?: string | null;
+  CalendarStartDate?: string | null;
+  CalendarEndDate?: string | null;
+}
 
 /**
- * Reads `options` (URL-encoded JSON of FilterBase fields) or an already-parsed filter body.
- * Absent means defaults; anything malformed is a 400 naming the field (`options.Take`; with
- * `field` '' — a filter model sent as the body — just `Take`).
+ * Checks the values of typed FilterBase options against the list (their types were checked
+ * before: GraphQL, and for REST the gateway): the page bounds, the text lengths, the order by the
+ * list's documented fields, the dates. Absent means defaults; a wrong value is a 400 naming the
+ * field (`options.Take`; with `field` '' — a filter model sent as the body — just `Take`). NUL
+ * characters never get here: `validateInput` refuses them in every argument.
  */
-export function parseListOptions<T>(options: string | object | null | undefined, spec: ListSpec<T>, field = 'options'): ListOptions {
+export function parseListOptions<T>(options: FilterBaseValues | null | undefined, spec: ListSpec<T>, field = 'options'): ListOptions {
   const name = (key: string) => (field ? `${field}.${key}` : key);
-  let raw: Raw = {};
-  if (typeof options === 'string' && options.trim() !== '') {
-    try {
-      raw = JSON.parse(options) as Raw;
-    } catch {
-      throw BadInput.field(field, 'is not valid JSON');
-    }
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw BadInput.field(field, 'must be a JSON object');
-  } else if (options && typeof options === 'object') {
-    raw = { ...options };
-  }
+  const raw = options ?? {};
   const take = integer(raw.Take ?? raw.Top, name('Take'), 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
   const skip = integer(raw.Skip, name('Skip'), 0, Number.MAX_SAFE_INTEGER) ?? 0;
   const filter = text(raw.Filter, name('Filter'), 200);
@@ -126,7 +131,6 @@ export function parseListOptions<T>(options: string | object | null | undefined,
     orderBy: parseOrder(orderText, spec, name('OrderBy')),
     calendarStartDate: isoDate(raw.CalendarStartDate, name('CalendarStartDate')),
     calendarEndDate: isoDate(raw.CalendarEndDate, name('CalendarEndDate')),
-    criteria: raw.Criteria ?? null,
   };
 }
 
@@ -159,7 +163,7 @@ export async function listQuery<T extends object, F extends keyof T & string>(
   ctx: RequestContext,
   entity: EntityClass<T>,
   spec: ListSpec<T>,
-  options: ListOptions | object | null | undefined,
+  options: ListOptions | FilterBaseValues | null | undefined,
   query: { fields: readonly F[]; where?: FilterQuery<T>; total?: boolean },
 ): Promise<ListPage<Pick<T, F>>> {
   const list = isParsed(options) ? options : parseListOptions(options, spec);
@@ -172,7 +176,7 @@ export async function listQuery<T extends object, F extends keyof T & string>(
   return { rows, total };
 }
 
-function isParsed(options: ListOptions | object | null | undefined): options is ListOptions {
+function isParsed(options: ListOptions | FilterBaseValues | null | undefined): options is ListOptions {
   return Boolean(options && 'orderBy' in options && Array.isArray(options.orderBy) && 'take' in options && typeof options.take === 'number');
 }
 
@@ -202,7 +206,7 @@ function parseOrder<T>(value: string, spec: ListSpec<T>, field: string) {
   });
 }
 
-function integer(value: unknown, field: string, min: number, max: number): number | null {
+function integer(value: string | number | null | undefined, field: string, min: number, max: number): number | null {
   if (value === undefined || value === null || value === '') return null;
   const number = typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
   if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
@@ -211,18 +215,16 @@ function integer(value: unknown, field: string, min: number, max: number): numbe
   return number;
 }
 
-function text(value: unknown, field: string, maxLength: number): string | null {
+function text(value: string | null | undefined, field: string, maxLength: number): string | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw BadInput.field(field, 'must be a string');
   if (value.length > maxLength) throw BadInput.field(field, `must be at most ${maxLength} characters`);
-  if (value.includes('\u0000')) throw BadInput.field(field, 'must not contain NUL characters'); // PostgreSQL cannot hold them
   return value;
 }
 
 /** An ISO 8601 date or date-time between the years 1 and 9999 (what both JavaScript and PostgreSQL hold). */
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-function isoDate(value: unknown, field: string): string | null {
+function isoDate(value: string | null | undefined, field: string): string | null {
   const date = text(value, field, 40);
   if (date === null || date.trim() === '') return null;
   const parts = ISO_DATE.exec(date.trim());
