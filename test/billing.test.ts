@@ -470,7 +470,7 @@ describe('payment gateway accounts', () => {
     const viaRest = await rest(server, 'GET', '/api/paymentgateway/account/monthlystatement?AccountId=acct_1&PaymentGatewayTypeId=1&Month=1&Year=2026', { token: tenant.staffToken });
     expect(viaRest.status).toBe(200);
     expect(viaRest.body).toEqual(expected);
-    const viaGraphql = await graphql(server, `{ paymentGatewayMonthlyStatement(input: { AccountId: "acct_1", PaymentGatewayTypeId: 1, Month: 1, Year: 2026 }) { ${Object.keys(expected).join(' ')} } }`, {}, tenant.staffToken);
+    const viaGraphql = await graphql(server, `{ paymentGatewayMonthlyStatement(accountId: "acct_1", paymentGatewayTypeId: 1, month: 1, year: 2026) { ${Object.keys(expected).join(' ')} } }`, {}, tenant.staffToken);
     expect(viaGraphql.body.data.paymentGatewayMonthlyStatement).toEqual(expected);
     // The balance is the month's transactions less transfers, recomputed here from the rows.
     const [check] = await sql<{ balance: string }>(

@@ -1,9 +1,9 @@
-import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { FileDownload } from '../schema/file-download.js';
 import {
-  MonthlyStatement, MonthlyStatementInput, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult, TransferDetails, Transfers, Transactions, TransactionsInput,
+  AccountMonthArgs, AccountTransactionsArgs, MonthlyStatement, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult, TransferDetails, Transfers, Transactions,
 } from '../schema/payment-gateways.js';
 import { PaymentPlanAddEdit, PaymentPlanAddEditInput, PaymentPlanCollectionItem, PaymentPlans } from '../schema/payment-plans.js';
 import {
@@ -80,43 +80,21 @@ export class PaymentGatewayResolver {
   }
 
   @Authorized('staff')
-  @Query(() => MonthlyStatement, { description: 'The monthly statement of an account (AccountId, PaymentGatewayTypeId, Month, Year; as arguments or in input).' })
-  paymentGatewayMonthlyStatement(
-    @Ctx() ctx: RequestContext,
-    @Arg('accountId', () => String, { nullable: true }) accountId?: string | null,
-    @Arg('paymentGatewayTypeId', () => Int, { nullable: true }) paymentGatewayTypeId?: number | null,
-    @Arg('month', () => Int, { nullable: true }) month?: number | null,
-    @Arg('year', () => Int, { nullable: true }) year?: number | null,
-    @Arg('input', () => MonthlyStatementInput, { nullable: true }) input?: MonthlyStatementInput | null,
-  ) {
-    return gateways.monthlyStatement(ctx, { accountId, paymentGatewayTypeId, month, year }, input);
+  @Query(() => MonthlyStatement, { description: 'The monthly statement of an account (AccountId, PaymentGatewayTypeId, Month, Year).' })
+  paymentGatewayMonthlyStatement(@Ctx() ctx: RequestContext, @Args(() => AccountMonthArgs) args: AccountMonthArgs) {
+    return gateways.monthlyStatement(ctx, args);
   }
 
   @Authorized('staff')
   @Query(() => Transactions, { description: `An account's transactions on Date or from StartDate to EndDate (at most ${gateways.TRANSACTION_LIMIT}).` })
-  paymentGatewayTransactions(
-    @Ctx() ctx: RequestContext,
-    @Arg('accountId', () => String, { nullable: true }) accountId?: string | null,
-    @Arg('paymentGatewayTypeId', () => Int, { nullable: true }) paymentGatewayTypeId?: number | null,
-    @Arg('date', () => String, { nullable: true }) date?: string | null,
-    @Arg('startDate', () => String, { nullable: true }) startDate?: string | null,
-    @Arg('endDate', () => String, { nullable: true }) endDate?: string | null,
-    @Arg('input', () => TransactionsInput, { nullable: true }) input?: TransactionsInput | null,
-  ) {
-    return gateways.accountTransactions(ctx, { accountId, paymentGatewayTypeId, date, startDate, endDate }, input);
+  paymentGatewayTransactions(@Ctx() ctx: RequestContext, @Args(() => AccountTransactionsArgs) args: AccountTransactionsArgs) {
+    return gateways.accountTransactions(ctx, args);
   }
 
   @Authorized('staff')
   @Query(() => Transfers, { description: 'The payouts of an account in a month.' })
-  paymentGatewayTransfers(
-    @Ctx() ctx: RequestContext,
-    @Arg('accountId', () => String, { nullable: true }) accountId?: string | null,
-    @Arg('paymentGatewayTypeId', () => Int, { nullable: true }) paymentGatewayTypeId?: number | null,
-    @Arg('month', () => Int, { nullable: true }) month?: number | null,
-    @Arg('year', () => Int, { nullable: true }) year?: number | null,
-    @Arg('input', () => MonthlyStatementInput, { nullable: true }) input?: MonthlyStatementInput | null,
-  ) {
-    return gateways.monthTransfers(ctx, { accountId, paymentGatewayTypeId, month, year }, input);
+  paymentGatewayTransfers(@Ctx() ctx: RequestContext, @Args(() => AccountMonthArgs) args: AccountMonthArgs) {
+    return gateways.monthTransfers(ctx, args);
   }
 
   @Authorized('staff')

@@ -3,7 +3,7 @@ import type { RouteRow } from './route-table.js';
 /*
  * The GETs documented with a body model (monthly statement, transactions, transfers) take its
  * fields from the query string (AccountId, PaymentGatewayTypeId, Month, Year, Date, StartDate,
- * EndDate), or the whole model as URL-encoded JSON in `input`; HTTP clients cannot send a body
+ * EndDate: the fields' arguments, schema/payment-gateways.ts); HTTP clients cannot send a body
  * with a GET. The run results file a download request prepared is our own addition (GET
  * .../run/history/download/file/{pendingdownloadfileid}).
  */

@@ -1,5 +1,5 @@
 import { ArrayMaxSize, ArrayMinSize, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import { ArgsType, Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { GATEWAY_TRANSACTION_KINDS } from '../entities/billing.js';
 
 const GATEWAY_ID = /^[\w.:-]{1,100}$/;
@@ -35,12 +35,29 @@ export class MonthlyStatement {
   @Field(() => Float) SummaryMonthlyBalance!: number;
 }
 
-@InputType('MonthlyStatementInput', { description: 'Which statement: AccountId, PaymentGatewayTypeId, Month (1-12), Year. The figures are computed, never read.' })
-export class MonthlyStatementInput {
-  @Field(() => String, { nullable: true }) @IsOptional() @IsString() @Length(1, 100) AccountId?: string | null;
-  @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(1000) PaymentGatewayTypeId?: number | null;
-  @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(12) Month?: number | null;
-  @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(9999) Year?: number | null;
+/**
+ * The gateway account a read is about, by the gateway's own ids. As arguments (REST: query
+ * parameters, `?AccountId=…&PaymentGatewayTypeId=…`); missing is a 400 naming the documented field.
+ */
+@ArgsType()
+export class GatewayAccountArgs {
+  @Field(() => String, { nullable: true }) accountId?: string | null;
+  @Field(() => Int, { nullable: true }) paymentGatewayTypeId?: number | null;
+}
+
+/** Which month of an account: the statement and the transfers (UTC months). */
+@ArgsType()
+export class AccountMonthArgs extends GatewayAccountArgs {
+  @Field(() => Int, { nullable: true }) month?: number | null;
+  @Field(() => Int, { nullable: true }) year?: number | null;
+}
+
+/** Which transactions of an account: on `date`, or from `startDate` to `endDate` (yyyy-mm-dd). */
+@ArgsType()
+export class AccountTransactionsArgs extends GatewayAccountArgs {
+  @Field(() => String, { nullable: true }) date?: string | null;
+  @Field(() => String, { nullable: true }) startDate?: string | null;
+  @Field(() => String, { nullable: true }) endDate?: string | null;
 }
 
 @ObjectType('PaymentGatewayTransactionItem', { description: 'One imported gateway transaction. Amount and Fee are signed as they move the balance; Net = Amount + Fee.' })
@@ -91,15 +108,6 @@ export class Transactions {
   @Field(() => String, { nullable: true }) StartDate!: string | null;
   @Field(() => String, { nullable: true }) EndDate!: string | null;
   @Field(() => [PaymentGatewayTransactionItem]) Transactions!: PaymentGatewayTransactionItem[];
-}
-
-@InputType('TransactionsInput', { description: 'Which transactions: AccountId, PaymentGatewayTypeId, and Date (one day) or StartDate/EndDate (yyyy-mm-dd).' })
-export class TransactionsInput {
-  @Field(() => String, { nullable: true }) @IsOptional() @IsString() @Length(1, 100) AccountId?: string | null;
-  @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(1000) PaymentGatewayTypeId?: number | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @IsString() @Length(0, 40) Date?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @IsString() @Length(0, 40) StartDate?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @IsString() @Length(0, 40) EndDate?: string | null;
 }
 
 @InputType('PaymentGatewayTransactionImportItemInput', {

@@ -10,8 +10,8 @@ import {
 import type { Tenant } from '../entities/tenant.js';
 import { lookupChoices, type LookupChoiceInt } from '../schema/common.js';
 import type {
-  MonthlyStatement, MonthlyStatementInput, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult, PaymentGatewayTransactionItem,
-  TransferDetails, Transfers, Transactions, TransactionsInput,
+  AccountMonthArgs, AccountTransactionsArgs, GatewayAccountArgs, MonthlyStatement, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult,
+  PaymentGatewayTransactionItem, TransferDetails, Transfers, Transactions,
 } from '../schema/payment-gateways.js';
 
 /*
@@ -43,13 +43,8 @@ const SIGNS: Record<GatewayTransactionKind, { amount: 1 | -1; fee: 1 | -1 }> = {
   transfer_reversal: { amount: 1, fee: -1 },
 };
 
-interface StatementKey {
-  accountId: string | null | undefined;
-  paymentGatewayTypeId: number | null | undefined;
-}
-
 /** The account named by its gateway id and gateway type, or 404 (400 naming a missing field). */
-async function findAccount(ctx: RequestContext, key: StatementKey): Promise<{ id: number; accountId: string; gatewayTypeId: number }> {
+async function findAccount(ctx: RequestContext, key: GatewayAccountArgs): Promise<{ id: number; accountId: string; gatewayTypeId: number }> {
   if (!key.accountId) throw BadInput.field('AccountId', 'is required');
   if (!key.paymentGatewayTypeId) throw BadInput.field('PaymentGatewayTypeId', 'is required');
   const [account] = await leanRows(ctx.reader, PaymentGatewayAccount, {
@@ -57,13 +52,6 @@ async function findAccount(ctx: RequestContext, key: StatementKey): Promise<{ id
   });
   if (!account) throw new NotFound(ACCOUNT_NOUN);
   return account;
-}
-
-/** The query string's values, else the body's (a GET documented with a body model takes either). */
-function merged<T extends object>(given: Partial<T>, body: Partial<T> | null | undefined): Partial<T> {
-  const result: Partial<T> = { ...body };
-  for (const [key, value] of Object.entries(given)) if (value !== null && value !== undefined) (result as Record<string, unknown>)[key] = value;
-  return result;
 }
 
 /** [start, end) of a UTC month (400 naming Month or Year). */
@@ -77,12 +65,9 @@ function monthBounds(month: number | null | undefined, year: number | null | und
   return [start, end];
 }
 
-export async function monthlyStatement(
-  ctx: RequestContext, args: { accountId?: string | null; paymentGatewayTypeId?: number | null; month?: number | null; year?: number | null }, input?: MonthlyStatementInput | null,
-): Promise<MonthlyStatement> {
-  const given = merged({ AccountId: args.accountId, PaymentGatewayTypeId: args.paymentGatewayTypeId, Month: args.month, Year: args.year }, input);
-  const [start, end] = monthBounds(given.Month, given.Year);
-  const account = await findAccount(ctx, { accountId: given.AccountId, paymentGatewayTypeId: given.PaymentGatewayTypeId });
+export async function monthlyStatement(ctx: RequestContext, args: AccountMonthArgs): Promise<MonthlyStatement> {
+  const [start, end] = monthBounds(args.month, args.year);
+  const account = await findAccount(ctx, args);
   const [row] = await ctx.em.execute<Record<string, string>[]>(
     `SELECT
        count(*) FILTER (WHERE kind = 'sale') AS sales_count,
@@ -110,7 +95,7 @@ export async function monthlyStatement(
   const count = (key: string) => Number(row[key]);
   const amount = (key: string) => toMoneyNumber(row[key]);
   return {
-    AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: given.Month!, Year: given.Year!,
+    AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: args.month!, Year: args.year!,
     SalesCount: count('sales_count'), SalesAmount: amount('sales_amount'), SalesFeesAmount: amount('sales_fees'),
     RefundCount: count('refund_count'), RefundAmount: amount('refund_amount'), RefundFeesAmount: amount('refund_fees'),
     DisputeCount: count('dispute_count'), DisputeAmount: amount('dispute_amount'), DisputeFeesAmount: amount('dispute_fees'),
@@ -121,12 +106,9 @@ export async function monthlyStatement(
   };
 }
 
-export async function monthTransfers(
-  ctx: RequestContext, args: { accountId?: string | null; paymentGatewayTypeId?: number | null; month?: number | null; year?: number | null }, input?: MonthlyStatementInput | null,
-): Promise<Transfers> {
-  const given = merged({ AccountId: args.accountId, PaymentGatewayTypeId: args.paymentGatewayTypeId, Month: args.month, Year: args.year }, input);
-  const [start, end] = monthBounds(given.Month, given.Year);
-  const account = await findAccount(ctx, { accountId: given.AccountId, paymentGatewayTypeId: given.PaymentGatewayTypeId });
+export async function monthTransfers(ctx: RequestContext, args: AccountMonthArgs): Promise<Transfers> {
+  const [start, end] = monthBounds(args.month, args.year);
+  const account = await findAccount(ctx, args);
   const rows = await ctx.em.execute<{ gateway_transaction_id: string; occurred_at: Date; amount: string; reversed: boolean; transaction_count: string }[]>(
     `SELECT t.gateway_transaction_id, t.occurred_at, -t.amount AS amount,
             coalesce(paid.reversed, false) AS reversed, coalesce(paid.transaction_count, 0) AS transaction_count
@@ -141,7 +123,7 @@ export async function monthTransfers(
     [ctx.tenantId, account.id, start, end],
   );
   return {
-    AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: given.Month!, Year: given.Year!,
+    AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: args.month!, Year: args.year!,
     Transfers: rows.map((row) => ({
       TransferId: row.gateway_transaction_id, Date: new Date(row.occurred_at).toISOString(), Amount: toMoneyNumber(row.amount),
       Reversed: row.reversed, TransactionCount: Number(row.transaction_count),
@@ -165,22 +147,18 @@ export async function transferDetails(
   };
 }
 
-export async function accountTransactions(
-  ctx: RequestContext, args: { accountId?: string | null; paymentGatewayTypeId?: number | null; date?: string | null; startDate?: string | null; endDate?: string | null },
-  input?: TransactionsInput | null,
-): Promise<Transactions> {
-  const given = merged({ AccountId: args.accountId, PaymentGatewayTypeId: args.paymentGatewayTypeId, Date: args.date, StartDate: args.startDate, EndDate: args.endDate }, input);
-  const day = given.Date ? dayOf(given.Date, 'Date') : null;
-  const first = given.StartDate ? dayOf(given.StartDate, 'StartDate') : day;
-  const last = given.EndDate ? dayOf(given.EndDate, 'EndDate') : day;
+export async function accountTransactions(ctx: RequestContext, args: AccountTransactionsArgs): Promise<Transactions> {
+  const day = args.date ? dayOf(args.date, 'Date') : null;
+  const first = args.startDate ? dayOf(args.startDate, 'StartDate') : day;
+  const last = args.endDate ? dayOf(args.endDate, 'EndDate') : day;
   if (!first) throw BadInput.field('StartDate', 'is required (or Date)');
   if (!last) throw BadInput.field('EndDate', 'is required (or Date)');
   if (last < first) throw BadInput.field('EndDate', 'must not be before StartDate');
-  const account = await findAccount(ctx, { accountId: given.AccountId, paymentGatewayTypeId: given.PaymentGatewayTypeId });
+  const account = await findAccount(ctx, args);
   const end = new Date(last);
   end.setUTCDate(end.getUTCDate() + 1);
   return {
-    AccountId: account.accountId, PaymentGatewayTypeId: account.gatewayTypeId, Date: given.Date ?? null, StartDate: given.StartDate ?? null, EndDate: given.EndDate ?? null,
+    AccountId: account.accountId, PaymentGatewayTypeId: account.gatewayTypeId, Date: args.date ?? null, StartDate: args.startDate ?? null, EndDate: args.endDate ?? null,
     Transactions: await transactionRows(ctx, { account: account.id, occurredAt: { $gte: first, $lt: end } }),
   };
 }

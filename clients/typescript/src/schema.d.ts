@@ -2314,7 +2314,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The monthly statement of an account (AccountId, PaymentGatewayTypeId, Month, Year; as arguments or in input).
+         * The monthly statement of an account (AccountId, PaymentGatewayTypeId, Month, Year).
          * @description GraphQL: `query { paymentGatewayMonthlyStatement }`. Needs role: staff.
          */
         get: operations["get__api_paymentgateway_account_monthlystatement"];
@@ -5032,16 +5032,6 @@ export interface components {
             SummaryLessTransfers: number;
             SummaryMonthlyBalance: number;
         };
-        /** @description Which statement: AccountId, PaymentGatewayTypeId, Month (1-12), Year. The figures are computed, never read. */
-        MonthlyStatementInput: {
-            AccountId?: string | null;
-            /** Format: int32 */
-            PaymentGatewayTypeId?: number | null;
-            /** Format: int32 */
-            Month?: number | null;
-            /** Format: int32 */
-            Year?: number | null;
-        };
         /** @description An account's transactions from StartDate to EndDate inclusive (or on Date), oldest first, at most 5000. */
         Transactions: {
             AccountId: string;
@@ -5051,15 +5041,6 @@ export interface components {
             StartDate?: string | null;
             EndDate?: string | null;
             Transactions: components["schemas"]["PaymentGatewayTransactionItem"][];
-        };
-        /** @description Which transactions: AccountId, PaymentGatewayTypeId, and Date (one day) or StartDate/EndDate (yyyy-mm-dd). */
-        TransactionsInput: {
-            AccountId?: string | null;
-            /** Format: int32 */
-            PaymentGatewayTypeId?: number | null;
-            Date?: string | null;
-            StartDate?: string | null;
-            EndDate?: string | null;
         };
         /** @description The payouts of an account in a month (UTC), oldest first. */
         Transfers: {
@@ -17947,11 +17928,10 @@ export interface operations {
     get__api_paymentgateway_account_monthlystatement: {
         parameters: {
             query?: {
-                input?: string;
-                year?: number | null;
-                month?: number | null;
-                paymentGatewayTypeId?: number | null;
                 accountId?: string | null;
+                paymentGatewayTypeId?: number | null;
+                month?: number | null;
+                year?: number | null;
             };
             header?: never;
             path?: never;
@@ -18027,12 +18007,11 @@ export interface operations {
     get__api_paymentgateway_account_transactions: {
         parameters: {
             query?: {
-                input?: string;
-                endDate?: string | null;
-                startDate?: string | null;
-                date?: string | null;
-                paymentGatewayTypeId?: number | null;
                 accountId?: string | null;
+                paymentGatewayTypeId?: number | null;
+                date?: string | null;
+                startDate?: string | null;
+                endDate?: string | null;
             };
             header?: never;
             path?: never;
@@ -18108,11 +18087,10 @@ export interface operations {
     get__api_paymentgateway_account_transfers: {
         parameters: {
             query?: {
-                input?: string;
-                year?: number | null;
-                month?: number | null;
-                paymentGatewayTypeId?: number | null;
                 accountId?: string | null;
+                paymentGatewayTypeId?: number | null;
+                month?: number | null;
+                year?: number | null;
             };
             header?: never;
             path?: never;
