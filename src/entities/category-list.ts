@@ -77,15 +77,8 @@ export class CategoryItem extends TenantOwned {
   @ManyToOne(() => CategoryList, { deleteRule: 'cascade' })
   list!: CategoryList;
 
-  @Property({ length: 200 })
-  name!: string;
-
-  @Property({ type: 'text', nullable: true })
-  description: string | null = null;
-
-  @Property({ type: 'boolean', default: true })
-  isActive: Opt<boolean> = true;
-
-  @Property({ type: 'integer', default: 0 })
-  sortOrder: Opt<number> = 0;
+  @Property({ length: 200 }) name!: string;
+  @Property({ type: 'text', nullable: true }) description: string | null = null;
+  @Property({ type: 'boolean', default: true }) isActive: Opt<boolean> = true;
+  @Property({ type: 'integer', default: 0 }) sortOrder: Opt<number> = 0;
 }

@@ -79,9 +79,21 @@ export class Invoice extends Versioned {
   memo: string | null = null;
 }
 
-/** One line of an invoice: quantity × unit price = amount, exact. */
+/** Something bought in a quantity at a unit price: quantity × unit price = amount, exact. */
+export abstract class PricedLine extends TenantOwned {
+  @Property({ type: 'integer' })
+  quantity!: number;
+
+  @Property({ type: 'decimal', precision: 12, scale: 2 })
+  unitPrice!: string;
+
+  @Property({ type: 'decimal', precision: 12, scale: 2 })
+  amount!: string;
+}
+
+/** One line of an invoice. */
 @Entity()
-export class InvoiceLine extends TenantOwned {
+export class InvoiceLine extends PricedLine {
   @ManyToOne(() => Invoice, { index: true, deleteRule: 'cascade' })
   invoice!: Invoice;
 
@@ -93,15 +105,6 @@ export class InvoiceLine extends TenantOwned {
 
   @Property({ length: 500 })
   description!: string;
-
-  @Property({ type: 'integer' })
-  quantity!: number;
-
-  @Property({ type: 'decimal', precision: 12, scale: 2 })
-  unitPrice!: string;
-
-  @Property({ type: 'decimal', precision: 12, scale: 2 })
-  amount!: string;
 }
 
 /** Money received against an invoice (a refund is a negative amount). */

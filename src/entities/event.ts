@@ -1,7 +1,7 @@
 import type { Opt } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { TenantOwned, Versioned } from './base.js';
-import { Invoice, SaleableItem } from './commerce.js';
+import { Invoice, PricedLine, SaleableItem } from './commerce.js';
 import { Contact } from './contact.js';
 
 /*
@@ -89,24 +89,37 @@ export class EventSession extends Versioned {
   endsAt: Date | null = null;
 }
 
-/** A way to attend an event (Member, Non-member, Student…) with its server-side price and seats. */
-@Entity()
-export class EventRegistrationType extends Versioned {
-  @ManyToOne(() => Event, { index: true, deleteRule: 'cascade' })
-  event!: Event;
-
+/**
+ * What an event sells with a server-side price and counted seats or units (`seatsTaken`, taken by
+ * a conditional UPDATE): a registration type or an offering.
+ */
+export abstract class EventSaleable extends Versioned {
   @Property({ length: 200 })
   name!: string;
 
   @Property({ type: 'decimal', precision: 12, scale: 2 })
   price!: string;
 
-  /** Seats of this type; null is limited only by the event. */
+  /** Seats (units) it has; null is limited only by the event (an offering: unlimited). */
   @Property({ type: 'integer', nullable: true })
   capacity: number | null = null;
 
   @Property({ type: 'integer' })
   seatsTaken: Opt<number> = 0;
+
+  /** What invoice lines of it bill (its accounting class); none bills a plain line. */
+  @ManyToOne(() => SaleableItem, { nullable: true, index: true, deleteRule: 'set null' })
+  saleableItem: SaleableItem | null = null;
+
+  @Property({ type: 'boolean' })
+  isActive: Opt<boolean> = true;
+}
+
+/** A way to attend an event (Member, Non-member, Student…) with its server-side price and seats. */
+@Entity()
+export class EventRegistrationType extends EventSaleable {
+  @ManyToOne(() => Event, { index: true, deleteRule: 'cascade' })
+  event!: Event;
 
   /** Only contacts with an active membership may register with it. */
   @Property({ type: 'boolean' })
@@ -115,13 +128,6 @@ export class EventRegistrationType extends Versioned {
   /** Ids of the event's sessions this type includes. */
   @Property({ type: 'json' })
   sessionIds: Opt<number[]> = [];
-
-  /** What invoice lines of this type bill (its accounting class); none bills a plain line. */
-  @ManyToOne(() => SaleableItem, { nullable: true, index: true, deleteRule: 'set null' })
-  saleableItem: SaleableItem | null = null;
-
-  @Property({ type: 'boolean' })
-  isActive: Opt<boolean> = true;
 
   @Property({ type: 'integer' })
   sortOrder: Opt<number> = 0;
@@ -136,31 +142,12 @@ export type EventOfferingKind = (typeof EVENT_OFFERING_KINDS)[number];
  */
 @Entity()
 @Index({ properties: ['tenant', 'event', 'kind'] })
-export class EventOffering extends Versioned {
+export class EventOffering extends EventSaleable {
   @ManyToOne(() => Event, { deleteRule: 'cascade' })
   event!: Event;
 
   @Property({ type: 'string', length: 16 })
   kind!: EventOfferingKind;
-
-  @Property({ length: 200 })
-  name!: string;
-
-  @Property({ type: 'decimal', precision: 12, scale: 2 })
-  price!: string;
-
-  /** Units available; null is unlimited. */
-  @Property({ type: 'integer', nullable: true })
-  capacity: number | null = null;
-
-  @Property({ type: 'integer' })
-  seatsTaken: Opt<number> = 0;
-
-  @ManyToOne(() => SaleableItem, { nullable: true, index: true, deleteRule: 'set null' })
-  saleableItem: SaleableItem | null = null;
-
-  @Property({ type: 'boolean' })
-  isActive: Opt<boolean> = true;
 }
 
 export const EVENT_ORDER_STATUSES = ['registered', 'cancelled'] as const;
@@ -243,7 +230,7 @@ export class EventRegistration extends Versioned {
 /** A sponsorship, exhibitor booth, purchase or donation bought with a registration order. */
 @Entity()
 @Index({ properties: ['tenant', 'event', 'kind'] })
-export class EventPurchase extends TenantOwned {
+export class EventPurchase extends PricedLine {
   @ManyToOne(() => Event, { deleteRule: 'no action' })
   event!: Event;
 
@@ -259,15 +246,6 @@ export class EventPurchase extends TenantOwned {
 
   @ManyToOne(() => Contact, { index: true, deleteRule: 'no action' })
   contact!: Contact;
-
-  @Property({ type: 'integer' })
-  quantity!: number;
-
-  @Property({ type: 'decimal', precision: 12, scale: 2 })
-  unitPrice!: string;
-
-  @Property({ type: 'decimal', precision: 12, scale: 2 })
-  amount!: string;
 
   @Property({ type: 'string', length: 16 })
   status: Opt<EventRegistrationStatus> = 'registered';
