@@ -1,6 +1,6 @@
 import { ApiError, BadInput } from '../../core/errors.js';
 import { nestingDepth } from '../../core/json-depth.js';
-import { formToObject } from '../form-body.js';
+import { formToObject } from './form-body.js';
 
 /** The media types a documented body may come in (listed in the OpenAPI document too). */
 export const BODY_MEDIA_TYPES = ['application/json', 'text/json', 'application/x-www-form-urlencoded'] as const;
