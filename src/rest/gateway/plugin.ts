@@ -22,6 +22,11 @@ import { buildVariables } from './variables.js';
  * first call (each row is checked against the schema at start); the gateway executes it directly
  * rather than through sofa's own HTTP router, which doubled the cost of a request in our
  * benchmark (BENCHMARKS.md).
+ *
+ * This file wires the parts beside it: `routes.ts` (the table compiled against the schema),
+ * `route-matching.ts` (a request's route; 404, 405), `variables.ts` (path, query and body as
+ * GraphQL variables, through `request-body.ts`, `form-body.ts` and `coercion.ts`), `responses.ts`
+ * (problem+json, downloads, sending) and `idempotency.ts` (a write with an Idempotency-Key once).
  */
 
 export interface GatewayOptions {
