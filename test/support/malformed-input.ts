@@ -1,7 +1,7 @@
 import {
   getNamedType, getNullableType, isEnumType, isInputObjectType, isLeafType, isListType, isNonNullType, type GraphQLInputField, type GraphQLInputType,
 } from 'graphql';
-import { plainCall, plainValue, restCall, type RestCall } from '../../bench/fuzz-generators.js';
+import { plainCall, plainPathValue, plainValue, restCall, type RestCall } from '../../bench/fuzz-generators.js';
 import { documentedKey } from '../../src/rest/documented-keys.js';
 import { matchRoute, type CompiledRoute, type RouteIndex } from '../../src/rest/gateway.js';
 
@@ -82,7 +82,7 @@ export function malformedCases(route: CompiledRoute, id: number): MalformedCase[
     const values = getNamedType(arg.type).name === 'Int' ? [NOT_A_SCALAR, '1.5', '99999999999'] : [NOT_A_SCALAR];
     const [, search] = plain.path.split('?');
     for (const value of values) {
-      const path = restCall(route, (argName) => (argName === segment.arg ? value : String(id)), [], undefined).path;
+      const path = restCall(route, (argName) => (argName === segment.arg ? value : plainPathValue(route, argName, id)), [], undefined).path;
       add(`{${segment.param}} = ${value}`, { ...plain, path: search === undefined ? path : `${path}?${search}` }, segment.param);
     }
   }
