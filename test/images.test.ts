@@ -424,7 +424,6 @@ describe('saving images (POST /api/images/image/{imageid})', () => {
 
   it.each([
     ['no FileId on create', 0, {}, 'FileId'],
-    ['a FileId that is not a number', 0, { FileId: 'one' }, 'FileId'],
     ['a CropX that is not an integer', 0, { FileId: 1, CropX: 1.5 }, 'CropX'],
     ['a CropWidth that is not a number', 0, { FileId: 1, CropWidth: 'wide', CropHeight: '10' }, 'CropWidth'],
     ['a negative CropY', 0, { FileId: 1, CropY: -1 }, 'CropY'],
@@ -455,14 +454,13 @@ describe('saving images (POST /api/images/image/{imageid})', () => {
     }
   });
 
-  it('rejects a path id that is not an integer (400) on every image operation', async () => {
-    expect((await saveImage('abc' as unknown as number, { Caption: 'x' })).body.errors[0].field).toBe('imageid');
+  // The route table's operations (save, delete) are in the generated malformed-input sweep (test/sweeps.test.ts); the downloads are raw routes.
+  it('rejects a path id that is not an integer (400) on the image downloads', async () => {
     for (const path of ['/api/images/image/abc', '/api/images/file/1.5', '/api/images/file/99999999999']) {
       const response = await rest(server, 'GET', path, { token: acme.staffToken });
       expect(response.status).toBe(400);
       expect(response.body.errors[0].field).toMatch(/^(imageid|fileid)$/);
     }
-    expect((await rest(server, 'DELETE', '/api/images/image/x', { token: acme.staffToken })).status).toBe(400);
   });
 });
 

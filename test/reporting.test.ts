@@ -169,7 +169,6 @@ describe('the report catalog', () => {
     expect(await fields('/api/reporting', { Take: '5000' })).toEqual({ status: 400, fields: ['Take'] });
     expect(await fields('/api/reporting', { ReportCategoryId: 'a\u0000' })).toEqual({ status: 400, fields: ['ReportCategoryId'] });
     expect((await fields(`/api/reporting?${options({ Take: 'x' })}`, undefined, 'GET')).status).toBe(400);
-    expect((await fields('/api/reporting?options=%7Bbroken', undefined, 'GET')).status).toBe(400);
     expect((await fields(`/api/reporting/tenantreports?this[]=${'x'.repeat(300)}`, undefined, 'GET')).fields).toEqual(['this[]']);
   });
 
