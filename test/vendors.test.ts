@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Vendor } from '../src/entities/index.js';
 import { vendorNameKey } from '../src/entities/vendor.js';
-import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant, useRaceServer } from './support/harness.js';
 
 let server: TestServer;
 let acme: TestTenant;
@@ -249,33 +249,27 @@ describe('vendor list cost', () => {
 });
 
 describe('vendor races against the real database', () => {
-  let server: TestServer;
-  let acme: TestTenant;
-  beforeAll(async () => {
-    server = await startRaceServer();
-    acme = await createTestTenant(server, 'race-acme');
-  });
-  afterAll(() => server.close());
+  const race = useRaceServer('race-acme');
 
-  const create = async (name: string) => (await rest(server, 'POST', '/api/vendors', { token: acme.staffToken, body: { Name: name } })).body.VendorId as number;
+  const create = async (name: string) => (await rest(race.server, 'POST', '/api/vendors', { token: race.tenant.staffToken, body: { Name: name } })).body.VendorId as number;
 
   it('lets exactly one of 20 concurrent deletes of one vendor succeed', async () => {
     const id = await create('Deleted Twenty Times');
-    await expectExactlyOneSucceeds(Array.from({ length: 20 }, () => () => rest(server, 'DELETE', `/api/vendors/${id}`, { token: acme.staffToken })));
-    expect((await rest(server, 'GET', `/api/vendors/${id}`, { token: acme.staffToken })).status).toBe(404);
+    await expectExactlyOneSucceeds(Array.from({ length: 20 }, () => () => rest(race.server, 'DELETE', `/api/vendors/${id}`, { token: race.tenant.staffToken })));
+    expect((await rest(race.server, 'GET', `/api/vendors/${id}`, { token: race.tenant.staffToken })).status).toBe(404);
   });
 
   it('never loses a save acknowledged while a delete of the version it replaced races it', async () => {
     for (let round = 0; round < 10; round++) {
       const id = await create(`Raced ${round}`);
       const [save, remove] = await Promise.all([
-        rest(server, 'POST', '/api/vendors', { token: acme.staffToken, body: { VendorId: id, Name: `Raced ${round} saved`, AuditId: 1 } }),
-        rest(server, 'DELETE', `/api/vendors/${id}?auditid=1`, { token: acme.staffToken }),
+        rest(race.server, 'POST', '/api/vendors', { token: race.tenant.staffToken, body: { VendorId: id, Name: `Raced ${round} saved`, AuditId: 1 } }),
+        rest(race.server, 'DELETE', `/api/vendors/${id}?auditid=1`, { token: race.tenant.staffToken }),
       ]);
       // Exactly one wins; the loser is told (a save after the delete: 404; a delete of the replaced version: 409).
       expect([save.status, remove.status].filter((status) => status === 200)).toHaveLength(1);
       expect([404, 409]).toContain(save.status === 200 ? remove.status : save.status);
-      const after = await rest(server, 'GET', `/api/vendors/${id}`, { token: acme.staffToken });
+      const after = await rest(race.server, 'GET', `/api/vendors/${id}`, { token: race.tenant.staffToken });
       if (save.status === 200) expect(after.body).toMatchObject({ Name: `Raced ${round} saved`, AuditId: 2 });
       else expect(after.status).toBe(404);
     }
