@@ -19,6 +19,7 @@ export default {
   },
   globalSetup: '<rootDir>/test/global-setup.mjs',
   globalTeardown: '<rootDir>/test/global-teardown.mjs',
+  setupFilesAfterEnv: ['<rootDir>/test/support/every-test-asserts.ts'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

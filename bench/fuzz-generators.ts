@@ -7,7 +7,7 @@
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import fc from 'fast-check';
 import {
-  getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, Kind, OperationTypeNode, print,
+  getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, Kind, OperationTypeNode, print,
   type GraphQLField, type GraphQLInputType, type GraphQLSchema,
 } from 'graphql';
 import type { AreaRoutes } from '../src/http/area-routes.js';
@@ -103,6 +103,12 @@ export function restCall(route: CompiledRoute, pathValue: (argName: string) => s
   return { method: route.row.method, path: `/${path}${search ? `?${search}` : ''}`, body };
 }
 
+/** A path parameter's plain value: `id`, or `true` for a Boolean one (`{forcesave}`). */
+export function plainPathValue(route: CompiledRoute, argName: string, id: number): string {
+  const arg = route.field.args.find((candidate) => candidate.name === argName);
+  return arg && getNamedType(arg.type).name === 'Boolean' ? 'true' : String(id);
+}
+
 /** The call of a route with plain values: every id `id`, required fields only. */
 export function plainCall(route: CompiledRoute, id: number): RestCall {
   const query = [...route.queryArgs.values()]
@@ -111,7 +117,7 @@ export function plainCall(route: CompiledRoute, id: number): RestCall {
       const value = plainValue(arg.type, id, true);
       return [documented, typeof value === 'string' ? value : JSON.stringify(value)];
     });
-  return restCall(route, () => String(id), query, route.bodyArg ? plainValue(route.bodyArg.type, id, true) : undefined);
+  return restCall(route, (argName) => plainPathValue(route, argName, id), query, route.bodyArg ? plainValue(route.bodyArg.type, id, true) : undefined);
 }
 
 /** A raw body with its content type (as opposed to a value sent as JSON). */

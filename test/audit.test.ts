@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import { areas, jobs, tenantOwnedEntities } from '../src/areas/index.js';
 import { AUDIT_EXCLUDED_TABLES, runAsJob } from '../src/core/audit.js';
 import { Login, Vendor } from '../src/entities/index.js';
 import { vendorNameKey } from '../src/entities/vendor.js';
 import { deleteExpiredAuditEntries } from '../src/services/audit.js';
 import { createApiKey } from '../src/services/identity.js';
-import { createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer } from './support/harness.js';
 
-let server: TestServer;
-let acme: TestTenant;
-let other: TestTenant;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  acme = await createTestTenant(server, 'acme');
-  other = await createTestTenant(server, 'other');
-});
+const server = await startTestServer();
+const acme = await createTestTenant(server, 'acme');
+const other = await createTestTenant(server, 'other');
 afterAll(() => server.close());
 
 const TRAIL = `query Trail($filter: AuditTrailFilterInput) {

@@ -399,7 +399,6 @@ describe('scheduled billing: runs', () => {
     expect(lines[1]).toContain(',9.99,billed,');
 
     expect((await rest(server, 'POST', `${SB}/run/history/download/999999`, { token: f.tenant.staffToken })).status).toBe(404);
-    expect((await rest(server, 'POST', `${SB}/run/history/download/abc`, { token: f.tenant.staffToken })).status).toBe(400);
   }, 60_000);
 
   it.each([
@@ -594,7 +593,6 @@ describe('membership type payment plans', () => {
     const blank = await rest(server, 'GET', `${base}/paymentplan/0`, { token: f.tenant.staffToken });
     expect(blank.body).toMatchObject({ MembershipTypePaymentPlanId: 0, Payments: 1, PaymentPlanItems: [] });
     expect((await rest(server, 'GET', `${base}/paymentplan/abc`, { token: f.tenant.staffToken })).status).toBe(404);
-    expect((await rest(server, 'DELETE', `${base}/paymentplan/abc`, { token: f.tenant.staffToken })).status).toBe(400);
   });
 
   it.each([

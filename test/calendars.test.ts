@@ -200,7 +200,6 @@ describe('calendar lookups', () => {
       const response = await rest(server, 'GET', `/api/calendars/lookup/chapters/${id}`, { token: acme.staffToken });
       expect(response.status).toBe(404);
     }
-    expect((await rest(server, 'GET', '/api/calendars/lookup/chapters/abc', { token: acme.staffToken })).body.errors[0].field).toBe('chapterid');
   });
 
   it("keeps other tenants' calendars out of the lookups", async () => {
@@ -350,18 +349,15 @@ describe('calendar access', () => {
   });
 });
 
+// Broken JSON, a missing body, another media type, ids that are not integers and fields of the
+// wrong type: the generated malformed-input sweep (test/sweeps.test.ts). Here: the calendar's own rules.
 describe('calendar input validation', () => {
   const badBodies: [string, unknown, string][] = [
-    ['a number as Name', { Name: 123 }, 'Name'],
     ['a missing Name', { Description: 'x' }, 'Name'],
     ['a blank Name', { Name: '   ' }, 'Name'],
     ['an over-long Name', { Name: 'x'.repeat(201) }, 'Name'],
     ['an over-long Description', { Name: 'Ok', Description: 'x'.repeat(4001) }, 'Description'],
     ['an over-long AddCalendarICalMessage', { Name: 'Ok', AddCalendarICalMessage: 'x'.repeat(2001) }, 'AddCalendarICalMessage'],
-    ['a string as IsActive', { Name: 'Ok', IsActive: 'yes' }, 'IsActive'],
-    ['a number as GroupId', { Name: 'Ok', GroupId: 12 }, 'GroupId'],
-    ['an object as Description', { Name: 'Ok', Description: { text: 'x' } }, 'Description'],
-    ['a CalendarId that is not an integer', { Name: 'Ok', CalendarId: 'seven' }, 'CalendarId'],
     ['a negative AuditId', { Name: 'Ok', AuditId: -1 }, 'AuditId'],
   ];
 
@@ -380,27 +376,12 @@ describe('calendar input validation', () => {
   });
 
   it.each([
-    ['GET', '/api/calendars/abc', 'calendarid'],
-    ['GET', '/api/calendars/99999999999', 'calendarid'],
-    ['POST', '/api/calendars/1.5', 'calendarid'],
-    ['DELETE', '/api/calendars/abc/1', 'calendarid'],
-    ['DELETE', '/api/calendars/1/new', 'auditid'],
-    ['GET', '/api/calendars/lookup/chapters/x', 'chapterid'],
-    ['GET', `/api/calendars/items?options=${encodeURIComponent('{bad json')}`, 'options'],
     ['GET', `/api/calendars/items?options=${encodeURIComponent('{"Take":0}')}`, 'options.Take'],
     ['GET', `/api/calendars/items?options=${encodeURIComponent('{"OrderBy":"GroupName"}')}`, 'options.OrderBy'],
   ])('%s %s is a 400 naming %s', async (method, path, field) => {
-    const response = await rest(server, method, path, { token: acme.staffToken, body: method === 'POST' ? { Name: 'Ok' } : undefined });
+    const response = await rest(server, method, path, { token: acme.staffToken });
     expect(response.status).toBe(400);
     expect(response.body.errors[0].field).toBe(field);
-  });
-
-  it('rejects a missing body (400) and a non-JSON body (415)', async () => {
-    const missing = await rest(server, 'POST', '/api/calendars/0', { token: acme.staffToken });
-    expect(missing.status).toBe(400);
-    expect(missing.body.errors[0].field).toBe('body');
-    const text = await rest(server, 'POST', '/api/calendars/0', { token: acme.staffToken, body: 'Name=x', headers: { 'content-type': 'text/plain' } });
-    expect(text.status).toBe(415);
   });
 });
 

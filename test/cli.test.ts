@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { eventuallyStatus, rest, startTestServer, type TestServer } from './support/harness.js';
-import { runNode } from './support/processes.js';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { eventuallyStatus, rest, startTestServer } from './support/harness.js';
+import { runCli } from './support/processes.js';
 
-let server: TestServer;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  env = { DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'silent' };
-});
+const server = await startTestServer();
 afterAll(() => server.close());
 
-const cli = (...args: string[]) => runNode('cli.js', args, env);
+const cli = (...args: string[]) => runCli(server.databaseUrl, ...args);
 
 describe('command line', () => {
   it('creates a tenant and a login, and issues a token that the API accepts', async () => {

@@ -93,6 +93,7 @@ describe('OpenAPI document', () => {
 
   it('resolves every schema reference', () => {
     const references = JSON.stringify(openApi).match(/#\/components\/schemas\/[\w]+/g) ?? [];
+    expect(references.length).toBeGreaterThan(0);
     for (const reference of new Set(references)) {
       expect(openApi.components.schemas).toHaveProperty(reference.split('/').pop()!);
     }

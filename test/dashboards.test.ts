@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Decimal } from 'decimal.js';
+import { dashboardWidgetPaths, seedDashboardVolume } from '../bench/dashboard-volume.js';
 import { monthStart, todayUtc } from '../src/core/dates.js';
 import { Contact } from '../src/entities/contact.js';
 import { Invoice, Payment } from '../src/entities/commerce.js';
@@ -17,7 +18,8 @@ import {
 
 // Every dashboard figure against a fixture whose answers are worked out by hand below; the
 // figures of one tenant never move with another tenant's records; statements per widget fixed.
-// 401/403 and the generic isolation sweep: test/sweeps.test.ts.
+// 401/403 and the generic isolation sweep: test/sweeps.test.ts. Answer times on a tenant with
+// 10,000 contacts: `node dist/bench/dashboards.js` (a figure in BENCHMARKS.md, not a test).
 
 let server: TestServer;
 let acme: TestTenant;
@@ -131,37 +133,6 @@ async function seedFixture(tenantId: number, key: string): Promise<Fixture> {
   registration(order3, standard, p2, '20.00', 'registered', new Date(`${d(-2, 10)}T12:00:00Z`));
   await em.flush();
   return { gold: gold.id, basic: basic.id, platinum: platinum.id, silver: silver.id, org: org.id, sam: sam.id, mia: mia.id, event: e1.id };
-}
-
-/**
- * `contacts` people with two memberships each (a year, then a renewal; every fifth renewal
- * cancelled after a month) spread over the last three years and three types, and as many projects
- * and sales opportunities as there are contacts: volume for statement counts and timing.
- */
-async function seedBulk(tenantId: number, contacts: number): Promise<number[]> {
-  const connection = server.orm.em.getConnection();
-  const types = await connection.execute<{ id: number }[]>(
-    `insert into membership_type (tenant_id, name) select ?, 'Bulk type ' || g from generate_series(1, 3) g returning id`, [tenantId]);
-  await connection.execute(`
-    with c as (insert into contact (tenant_id, kind, first_name, last_name) select ?, 'person', 'Bulk', 'Person ' || g from generate_series(1, ?) g returning id),
-    n as (select id, row_number() over (order by id) as i, current_date - 1000 + ((row_number() over (order by id)) * 7 % 900)::int as first from c)
-    insert into membership (tenant_id, contact_id, membership_type_id, start_date, end_date, status)
-    select ?, n.id, (array[?, ?, ?]::int[])[1 + (n.i % 3)::int], s.start_date, s.end_date, s.status
-    from n cross join lateral (values
-      (n.first, n.first + 364, 'lapsed'),
-      (n.first + 365, case when n.i % 5 = 0 then n.first + 395 end, case when n.i % 5 = 0 then 'cancelled' else 'active' end)) s(start_date, end_date, status)`,
-  [tenantId, contacts, tenantId, ...types.map((type) => type.id)]);
-  await connection.execute(`
-    insert into dashboard_project (tenant_id, name, status, start_date, due_date, completed_date)
-    select ?, 'Bulk project ' || g, (array['planned', 'active', 'completed', 'cancelled'])[1 + g % 4], current_date - g % 400, current_date - g % 400 + 30,
-      case when g % 4 = 2 then current_date - g % 400 + 20 end
-    from generate_series(1, ?) g`, [tenantId, contacts]);
-  await connection.execute(`
-    insert into dashboard_sales_opportunity (tenant_id, name, stage, amount, opened_date, closed_date)
-    select ?, 'Bulk opportunity ' || g, (array['lead', 'qualified', 'proposal', 'negotiation', 'won', 'lost'])[1 + g % 6], (g % 1000) * 10.25, current_date - g % 400,
-      case when g % 6 >= 4 then current_date - g % 400 + g % 30 end
-    from generate_series(1, ?) g`, [tenantId, contacts]);
-  return types.map((type) => type.id);
 }
 
 beforeAll(async () => {
@@ -470,23 +441,10 @@ describe('projects and sales opportunities (GraphQL only)', () => {
   });
 });
 
-/** Every widget path of the tenant (its {id}s aimed at its own records). */
-function widgetPaths(own: Fixture): string[] {
-  return [
-    'newmemberships/0', `newmemberships/${own.gold}`, 'renewedmemberships', 'droppedmemberships/0', `droppedmemberships/${own.basic}`, 'totalmemberships/0',
-    `totalmemberships/${own.gold}`, 'membershipstypedistribution/0', `membershipstypedistribution/${own.gold}`, 'membershipcategories', 'membershipmonthly',
-    'overallmembershipstats/0', `overallmembershipstats/${own.basic}`, 'overallorgstats/0', `overallorgstats/${own.org}`,
-    'openinvoicesqlwidget', 'pendingapplicationsql', 'pendingwebcontentql', 'eventspendingql', 'eventattendeeregistrations/0', `eventattendeeregistrations/${own.event}`,
-    'newprojectsthismonth', 'newprojectsthisyear', 'projectscompletedthismonth', 'projectscompletedthisyear', 'projectsactivecurrentmonth',
-    'saleswinsbymonth', 'wins%20by%20sales%20person', 'salesvelocity/0', `salesvelocity/${own.sam}`, 'salesfunnelstatscurrentyear',
-    'overallstats', 'tenantdashboardstats',
-  ];
-}
-
 /** The answers of every widget, without the one part that changes per call (the task Id). */
 async function snapshot(tenant: TestTenant, own: Fixture): Promise<Record<string, unknown>> {
   const answers: Record<string, unknown> = {};
-  for (const path of widgetPaths(own)) {
+  for (const path of dashboardWidgetPaths(own)) {
     const answer = await body(path, tenant.staffToken);
     if (answer && typeof answer === 'object' && 'Id' in answer && 'Result' in answer) delete answer.Id;
     answers[path] = answer;
@@ -520,7 +478,7 @@ describe('statements per widget', () => {
     };
     const first: Record<string, number> = {};
     await body('overallstats'); // the caller's credential known to the instance (cached) from here on
-    for (const path of widgetPaths(fixture)) first[path] = await cost(path);
+    for (const path of dashboardWidgetPaths(fixture)) first[path] = await cost(path);
     // The widget's one statement; + one where {id} names a record to check; two for the monthly summary and the month's TaskDynamic.
     const withId = (path: string) => /\/[1-9]\d*$/.test(path) && !path.startsWith('overallorgstats') && !path.startsWith('eventattendeeregistrations');
     for (const [path, statements] of Object.entries(first)) {
@@ -528,29 +486,7 @@ describe('statements per widget', () => {
       expect({ path, statements }).toEqual({ path, statements: expected });
     }
     // Many more records: the same statements.
-    await seedBulk(acme.id, 500);
-    for (const path of widgetPaths(fixture)) expect({ path, statements: await cost(path) }).toEqual({ path, statements: first[path] });
+    await seedDashboardVolume(server.orm, acme.id, 500);
+    for (const path of dashboardWidgetPaths(fixture)) expect({ path, statements: await cost(path) }).toEqual({ path, statements: first[path] });
   });
-});
-
-// A figure for BENCHMARKS.md, not a test (nothing here asserts a time): DASHBOARD_TIMING=1 npm test -- test/dashboards.test.ts
-(process.env.DASHBOARD_TIMING ? describe : describe.skip)('timing on a tenant with 10,000 contacts and 20,000 memberships', () => {
-  it('prints the median answer time of every widget (no assertion on time)', async () => {
-    const big = await createTestTenant(server, 'dash-big');
-    const [first, second] = await seedBulk(big.id, 10_000);
-    await server.orm.em.getConnection().execute('analyze');
-    const sam = await server.orm.em.fork().findOneOrFail(Login, { email: 'staff@dash-big.example' }, { filters: false });
-    const lines: string[] = [];
-    for (const path of widgetPaths({ gold: first, basic: second, platinum: 0, silver: 0, org: 0, sam: sam.id, mia: 0, event: 0 })) {
-      const times: number[] = [];
-      for (let run = 0; run < 7; run++) {
-        const started = process.hrtime.bigint();
-        await body(path, big.staffToken);
-        times.push(Number(process.hrtime.bigint() - started) / 1e6);
-      }
-      times.sort((a, b) => a - b);
-      lines.push(`${path.padEnd(34)} median ${times[3].toFixed(1)} ms, max ${times[6].toFixed(1)} ms`);
-    }
-    console.log(`Dashboard widgets over REST, tenant with 10,000 contacts and 20,000 memberships:\n${lines.join('\n')}`);
-  }, 120_000);
 });

@@ -6,7 +6,7 @@ import { Tenant } from '../src/entities/index.js';
 import { routeCoverage } from '../src/rest/coverage.js';
 import { seedImages } from '../src/services/images.js';
 import { saveWhileDeleted } from './support/races.js';
-import { createTestTenant, expectExactlyOneSucceeds, graphql, type HttpResult, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, type HttpResult, rest, startTestServer, type TestServer, type TestTenant, useRaceServer } from './support/harness.js';
 
 /** Small enough to test the limit with small files. */
 const UPLOAD_MAX_BYTES = 300_000;
@@ -424,7 +424,6 @@ describe('saving images (POST /api/images/image/{imageid})', () => {
 
   it.each([
     ['no FileId on create', 0, {}, 'FileId'],
-    ['a FileId that is not a number', 0, { FileId: 'one' }, 'FileId'],
     ['a CropX that is not an integer', 0, { FileId: 1, CropX: 1.5 }, 'CropX'],
     ['a CropWidth that is not a number', 0, { FileId: 1, CropWidth: 'wide', CropHeight: '10' }, 'CropWidth'],
     ['a negative CropY', 0, { FileId: 1, CropY: -1 }, 'CropY'],
@@ -455,14 +454,13 @@ describe('saving images (POST /api/images/image/{imageid})', () => {
     }
   });
 
-  it('rejects a path id that is not an integer (400) on every image operation', async () => {
-    expect((await saveImage('abc' as unknown as number, { Caption: 'x' })).body.errors[0].field).toBe('imageid');
+  // The route table's operations (save, delete) are in the generated malformed-input sweep (test/sweeps.test.ts); the downloads are raw routes.
+  it('rejects a path id that is not an integer (400) on the image downloads', async () => {
     for (const path of ['/api/images/image/abc', '/api/images/file/1.5', '/api/images/file/99999999999']) {
       const response = await rest(server, 'GET', path, { token: acme.staffToken });
       expect(response.status).toBe(400);
       expect(response.body.errors[0].field).toMatch(/^(imageid|fileid)$/);
     }
-    expect((await rest(server, 'DELETE', '/api/images/image/x', { token: acme.staffToken })).status).toBe(400);
   });
 });
 
@@ -586,23 +584,17 @@ describe('image access', () => {
 });
 
 describe('image races against the real database', () => {
-  let server: TestServer;
-  let acme: TestTenant;
-  beforeAll(async () => {
-    server = await startRaceServer();
-    acme = await createTestTenant(server, 'race-acme');
-  });
-  afterAll(() => server.close());
+  const race = useRaceServer('race-acme');
 
-  const call = (method: string, path: string, body?: unknown) => rest(server, method, path, { token: acme.staffToken, body });
+  const call = (method: string, path: string, body?: unknown) => rest(race.server, method, path, { token: race.tenant.staffToken, body });
   async function uploaded(bytes: Buffer, path = '/api/images/upload') {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/png' }), 'race.png');
-    const response = await fetch(`${server.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${acme.staffToken}` }, body: form });
+    const response = await fetch(`${race.server.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${race.tenant.staffToken}` }, body: form });
     expect(response.status).toBe(200);
     return await response.json() as Record<string, any>;
   }
-  const filesLeft = async () => (await server.orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from stored_file where tenant_id = ?', [acme.id]))[0].n;
+  const filesLeft = async () => (await race.server.orm.em.getConnection().execute<{ n: number }[]>('select count(*)::int as n from stored_file where tenant_id = ?', [race.tenant.id]))[0].n;
 
   it('lets exactly one of 20 concurrent deletes of one image succeed, and releases its bytes once', async () => {
     const file = await uploaded(await png(24, 24, '#123456'));
@@ -634,14 +626,14 @@ describe('image races against the real database', () => {
   it('keeps one logo per contact when two are uploaded at once', async () => {
     const me = (await call('GET', '/api/login/aboutme')).body;
     const [first, second] = await Promise.all([png(40, 40, '#aa0000'), png(40, 40, '#00aa00')].map(async (bytes) => uploaded(await bytes, `/api/images/upload/contact/${me.ContactId}`)));
-    const logos = await server.orm.em.getConnection().execute<{ id: number }[]>(
-      "select id from image where tenant_id = ? and source_type = 'Contact' and source_id = ? and usage = 'ContactLogo'", [acme.id, me.ContactId]);
+    const logos = await race.server.orm.em.getConnection().execute<{ id: number }[]>(
+      "select id from image where tenant_id = ? and source_type = 'Contact' and source_id = ? and usage = 'ContactLogo'", [race.tenant.id, me.ContactId]);
     expect(logos).toHaveLength(1);
     expect([first.ImageId, second.ImageId]).toContain(logos[0].id);
     expect((await call('GET', '/api/login/aboutme')).body.ContactLogoUrl).toBe(`/api/images/image/${logos[0].id}`);
     // The replaced logo's files went with it: every file left belongs to the kept logo.
-    const unreferenced = await server.orm.em.getConnection().execute(
-      'select id from stored_file f where tenant_id = ? and not exists (select 1 from image i where i.file_id = f.id or i.rendition_id = f.id)', [acme.id]);
+    const unreferenced = await race.server.orm.em.getConnection().execute(
+      'select id from stored_file f where tenant_id = ? and not exists (select 1 from image i where i.file_id = f.id or i.rendition_id = f.id)', [race.tenant.id]);
     expect(unreferenced).toEqual([]);
   });
 });

@@ -179,8 +179,7 @@ describe('request size and shape limits', () => {
 });
 
 /** Sends raw bytes on a new connection and answers what came back before the server closed it. */
-function rawExchange(write: (send: (text: string) => void) => void): Promise<{ status: number; headers: string; body: string; ms: number }> {
-  const started = Date.now();
+function rawExchange(write: (send: (text: string) => void) => void): Promise<{ status: number; headers: string; body: string }> {
   const { port } = new URL(server.baseUrl);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => write((text) => socket.write(text)));
@@ -191,7 +190,7 @@ function rawExchange(write: (send: (text: string) => void) => void): Promise<{ s
       const [head, body = ''] = received.split('\r\n\r\n', 2);
       const status = Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]);
       if (!status) reject(new Error(`no HTTP answer: ${JSON.stringify(received.slice(0, 200))}`));
-      else resolve({ status, headers: head.toLowerCase(), body, ms: Date.now() - started });
+      else resolve({ status, headers: head.toLowerCase(), body });
     });
   });
 }
@@ -206,13 +205,14 @@ describe('slow and malformed clients', () => {
   it('headers not complete within HEADERS_TIMEOUT_MS: 408 problem+json', async () => {
     const answer = await rawExchange((send) => send('GET /healthz HTTP/1.1\r\nHost: x\r\n'));
     expectRawProblem(answer, 408);
-    expect(answer.ms).toBeLessThan(6000);
+    // The deadline is the configured one (1 s here, 15 s by default); the 408 shows it is enforced. No timing in a test.
+    expect(server.app.server.server.headersTimeout).toBe(1000);
   });
 
   it('a body not complete within REQUEST_TIMEOUT_MS: 408 problem+json', async () => {
     const answer = await rawExchange((send) => send('POST /graphql HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"query":'));
     expectRawProblem(answer, 408);
-    expect(answer.ms).toBeLessThan(8000);
+    expect(server.app.server.server.requestTimeout).toBe(2000);
   });
 
   it('headers over 16 KiB: 431 problem+json', async () => {

@@ -169,7 +169,6 @@ describe('the report catalog', () => {
     expect(await fields('/api/reporting', { Take: '5000' })).toEqual({ status: 400, fields: ['Take'] });
     expect(await fields('/api/reporting', { ReportCategoryId: 'a\u0000' })).toEqual({ status: 400, fields: ['ReportCategoryId'] });
     expect((await fields(`/api/reporting?${options({ Take: 'x' })}`, undefined, 'GET')).status).toBe(400);
-    expect((await fields('/api/reporting?options=%7Bbroken', undefined, 'GET')).status).toBe(400);
     expect((await fields(`/api/reporting/tenantreports?this[]=${'x'.repeat(300)}`, undefined, 'GET')).fields).toEqual(['this[]']);
   });
 
@@ -347,12 +346,12 @@ describe('running reports', () => {
       const { createLogger } = await import('../src/core/logger.js');
       const boss = await startJobs({ url: quiet.databaseUrl, orm: quiet.orm, log: createLogger(quiet.config), jobs: reportRunJobs({ pumpEveryMs: 100 }), worker: true });
       try {
-        for (const deadline = Date.now() + 20_000; ;) {
-          const state = (await graphql(quiet, STATUS, { id: runId }, tenant.staffToken)).body.data.reportRun.State as string;
-          if (state === 'completed') break;
-          if (Date.now() > deadline) throw new Error(`still ${state}`);
+        let state = '';
+        for (const deadline = Date.now() + 20_000; state !== 'completed' && Date.now() < deadline;) {
           await new Promise((resolve) => setTimeout(resolve, 100));
+          state = (await graphql(quiet, STATUS, { id: runId }, tenant.staffToken)).body.data.reportRun.State as string;
         }
+        expect(state).toBe('completed');
       } finally {
         await boss.stop({ graceful: false, timeout: 2000 });
       }

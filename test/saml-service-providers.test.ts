@@ -274,10 +274,11 @@ describe('SAML service provider access', () => {
   });
 });
 
+// Broken JSON, a missing body, another media type, ids that are not integers and fields of the
+// wrong type: the generated malformed-input sweep (test/sweeps.test.ts). Here: the provider's own rules.
 describe('SAML service provider input validation', () => {
   const ok = { Name: 'Ok', ServiceProviderName: 'Ok' };
   const badBodies: [string, unknown, string][] = [
-    ['a number as Name', { ...ok, Name: 123 }, 'Name'],
     ['a missing Name', { ServiceProviderName: 'Ok' }, 'Name'],
     ['a blank Name', { ...ok, Name: '   ' }, 'Name'],
     ['an over-long Name', { ...ok, Name: 'x'.repeat(201) }, 'Name'],
@@ -286,7 +287,6 @@ describe('SAML service provider input validation', () => {
     ['a NUL in Name', { ...ok, Name: 'a\u0000b' }, 'Name'],
     ['a control character in ServiceProviderName', { ...ok, ServiceProviderName: 'bell\u0007' }, 'ServiceProviderName'],
     ['an over-long ServiceProviderName', { ...ok, ServiceProviderName: 'x'.repeat(201) }, 'ServiceProviderName'],
-    ['an object as ServiceProviderName', { ...ok, ServiceProviderName: { a: 1 } }, 'ServiceProviderName'],
     ['an EntityId that is neither URL nor URN', { ...ok, EntityId: 'just words' }, 'EntityId'],
     ['an EntityId with another scheme', { ...ok, EntityId: 'ftp://sp.example/x' }, 'EntityId'],
     ['a URN EntityId with characters a URN cannot hold', { ...ok, EntityId: 'urn:example:<sp>' }, 'EntityId'],
@@ -296,8 +296,6 @@ describe('SAML service provider input validation', () => {
     ['a relative ACS URL', { ...ok, AssertionConsumerServiceUrl: '/saml/acs' }, 'AssertionConsumerServiceUrl'],
     ['an ACS URL with a javascript scheme', { ...ok, AssertionConsumerServiceUrl: 'javascript:alert(1)' }, 'AssertionConsumerServiceUrl'],
     ['an over-long ACS URL', { ...ok, AssertionConsumerServiceUrl: `https://sp.example/${'x'.repeat(2040)}` }, 'AssertionConsumerServiceUrl'],
-    ['an ACS URL that is a number', { ...ok, AssertionConsumerServiceUrl: 5 }, 'AssertionConsumerServiceUrl'],
-    ['a SamlServiceProviderId that is not an integer', { ...ok, SamlServiceProviderId: 'seven' }, 'SamlServiceProviderId'],
     ['a negative SamlServiceProviderId', { ...ok, SamlServiceProviderId: -1 }, 'SamlServiceProviderId'],
   ];
 
@@ -320,21 +318,10 @@ describe('SAML service provider input validation', () => {
     expect(response.body.errors?.[0]?.extensions.errors?.[0]?.field).toBe('AssertionConsumerServiceUrl');
   });
 
-  it.each([
-    [`${BASE}/abc`, 'samlserviceproviderid'],
-    [`${BASE}/99999999999`, 'samlserviceproviderid'],
-    [`${BASE}?options=${encodeURIComponent('{bad json')}`, 'options'],
-    [`${BASE}?options=${encodeURIComponent('{"Take":0}')}`, 'options.Take'],
-  ])('GET %s is a 400 naming %s', async (path, field) => {
-    const response = await rest(server, 'GET', path, { token: acme.staffToken });
+  it('GET with options {"Take":0} is a 400 naming options.Take', async () => {
+    const response = await rest(server, 'GET', `${BASE}?options=${encodeURIComponent('{"Take":0}')}`, { token: acme.staffToken });
     expect(response.status).toBe(400);
-    expect(response.body.errors[0].field).toBe(field);
-  });
-
-  it('rejects malformed JSON (400), a missing body (400) and a non-JSON body (415)', async () => {
-    expect((await rest(server, 'POST', BASE, { token: acme.staffToken, body: '{"Name":' })).status).toBe(400);
-    expect((await rest(server, 'POST', BASE, { token: acme.staffToken })).status).toBe(400);
-    expect((await rest(server, 'POST', BASE, { token: acme.staffToken, body: 'Name=x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    expect(response.body.errors[0].field).toBe('options.Take');
   });
 });
 

@@ -1,20 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rest, startTestServer, type TestServer } from './support/harness.js';
-import { runNode } from './support/processes.js';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { rest, startTestServer } from './support/harness.js';
+import { runCli } from './support/processes.js';
 import { progressReporter } from '../src/core/progress.js';
 
 /** `npm run seed`: the built CLI as a child process (stdout and stderr are pipes, not a terminal) against this file's database. */
 
-let server: TestServer;
-let env: Record<string, string>;
-
-beforeAll(async () => {
-  server = await startTestServer();
-  env = { DATABASE_URL: server.databaseUrl, LOG_LEVEL: 'silent' };
-});
+const server = await startTestServer();
 afterAll(() => server.close());
 
-const cli = (...args: string[]) => runNode('cli.js', args, env);
+const cli = (...args: string[]) => runCli(server.databaseUrl, ...args);
 
 /** Rows per table of one tenant. */
 async function countsOf(tenantKey: string): Promise<Record<string, number>> {

@@ -393,9 +393,10 @@ describe('social feed access', () => {
   });
 });
 
+// Broken JSON, a missing body, another media type, ids that are not integers and fields of the
+// wrong type: the generated malformed-input sweep (test/sweeps.test.ts). Here: the feed's own rules.
 describe('social feed input validation', () => {
   const badPosts: [string, unknown, string][] = [
-    ['a number as MessageText', { MessageText: 123 }, 'MessageText'],
     ['an over-long MessageText', { MessageText: 'x'.repeat(10001) }, 'MessageText'],
     ['a post without any content', { SocialFeedTypeId: 'Post' }, 'MessageText'],
     ['a post with blank content only', { MessageText: '   ', Url: '' }, 'MessageText'],
@@ -408,7 +409,6 @@ describe('social feed input validation', () => {
     ['an item of SocialFeedFiles that is not an object', { SocialFeedFiles: [5] }, 'SocialFeedFiles[0]'],
     ['a FileId below 1', { SocialFeedFiles: [{ FileId: 0, Name: 'a' }] }, 'SocialFeedFiles.0.FileId'],
     ['too many files', { SocialFeedFiles: Array.from({ length: 21 }, (_, index) => ({ FileId: index + 1, Name: `f${index}` })) }, 'SocialFeedFiles'],
-    ['a SocialFeedId that is not an integer', { MessageText: 'x', SocialFeedId: 'seven' }, 'SocialFeedId'],
     ['an over-long EmbedCodeHtml', { EmbedCodeHtml: 'x'.repeat(10001) }, 'EmbedCodeHtml'],
   ];
 
@@ -423,7 +423,6 @@ describe('social feed input validation', () => {
     ['a missing CommentText', { SocialFeedCommentId: 0 }, 'CommentText'],
     ['a blank CommentText', { CommentText: '  ' }, 'CommentText'],
     ['an over-long CommentText', { CommentText: 'x'.repeat(5001) }, 'CommentText'],
-    ['a number as CommentText', { CommentText: 5 }, 'CommentText'],
   ];
 
   it.each(badComments)('rejects a comment with %s with a 400 naming the field', async (_label, body, field) => {
@@ -441,32 +440,15 @@ describe('social feed input validation', () => {
   });
 
   it.each([
-    ['GET', '/api/social/feeds/abc', 'socialfeedid'],
-    ['POST', '/api/social/feeds/1.5', 'socialfeedid'],
-    ['GET', '/api/social/feeds/99999999999/comments', 'socialfeedid'],
-    ['GET', '/api/social/feeds/1/comments/x', 'socialfeedcommentid'],
-    ['POST', '/api/social/feeds/1/comments/x', 'socialfeedcommentid'],
-    ['POST', '/api/social/feeds/one/like', 'socialfeedid'],
-    ['POST', '/api/social/feeds/one/unlike', 'socialfeedid'],
-    ['GET', `/api/social/feeds?options=${encodeURIComponent('{bad json')}`, 'options'],
-    ['GET', `/api/social/feeds?options=${encodeURIComponent('{"Take":0}')}`, 'options.Take'],
-    ['GET', `/api/social/feeds?options=${encodeURIComponent('{"OrderBy":"MessageText"}')}`, 'options.OrderBy'],
-    ['GET', `/api/social/feeds/1/comments?options=${encodeURIComponent('{"Skip":-1}')}`, 'options.Skip'],
-  ])('%s %s is a 400 naming %s', async (method, path, field) => {
-    const body = method === 'POST' ? { MessageText: 'x', CommentText: 'x' } : undefined;
-    const response = await rest(server, method, path, { token: acme.memberToken, body });
+    [`/api/social/feeds?options=${encodeURIComponent('{"Take":0}')}`, 'options.Take'],
+    [`/api/social/feeds?options=${encodeURIComponent('{"OrderBy":"MessageText"}')}`, 'options.OrderBy'],
+    [`/api/social/feeds/1/comments?options=${encodeURIComponent('{"Skip":-1}')}`, 'options.Skip'],
+  ])('GET %s is a 400 naming %s', async (path, field) => {
+    const response = await rest(server, 'GET', path, { token: acme.memberToken });
     expect(response.status).toBe(400);
     expect(response.body.errors[0].field).toBe(field);
   });
 
-  it('rejects malformed JSON (400), a missing body (400) and a non-JSON body (415)', async () => {
-    expect((await rest(server, 'POST', '/api/social/feeds/0', { token: acme.memberToken, body: '{"MessageText":' })).status).toBe(400);
-    const missing = await rest(server, 'POST', '/api/social/feeds/0', { token: acme.memberToken });
-    expect(missing.status).toBe(400);
-    expect(missing.body.errors[0].field).toBe('body');
-    expect((await rest(server, 'POST', '/api/social/feeds/0', { token: acme.memberToken, body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(415);
-    expect((await rest(server, 'POST', '/api/social/feeds/1/comments/0', { token: acme.memberToken, body: [1] })).status).toBe(400);
-  });
 });
 
 describe('social feed list cost', () => {

@@ -2,7 +2,11 @@
  * Cross-cutting checks generated from the area manifests, so that no registered operation can
  * be forgotten: every REST route and raw route, every GraphQL root field.
  * - 401 without a credential, with a garbage token and with a revoked API key (public ones excepted);
- * - 403 for a member on staff operations;
+ * - 403 for a member on staff operations; public operations never a 5xx to an anonymous caller;
+ * - malformed input (test/support/malformed-input.ts): typed path and query values that do not
+ *   parse, query models and bodies of broken JSON, nested too deep or of the wrong JSON kind, a
+ *   missing body, a wrong media type (415), each typed field of a body of the wrong type: a 400
+ *   problem+json naming the field, on every operation with a body or typed arguments;
  * - tenant isolation: tenant A holds every area's demo records (with a marker in their text);
  *   tenant B's staff calls every operation with A's ids in the path, the arguments and the body,
  *   and no answer ever shows the marker, and A's rows are byte-for-byte unchanged afterwards;
@@ -22,28 +26,34 @@ import {
 import { buildApiSchema, rawRoutes, routes, tenantOwnedEntities } from '../src/areas/index.js';
 import { fieldAccess } from '../src/core/graphql-policies.js';
 import { Login, Tenant } from '../src/entities/index.js';
+import { indexRoutes } from '../src/rest/gateway/route-matching.js';
 import { compileRoutes, type CompiledRoute } from '../src/rest/gateway/routes.js';
+import type { RouteRow } from '../src/rest/route-table.js';
 import { seedAreas } from '../src/services/demo.js';
-import { createApiKey, revokeApiKey } from '../src/services/identity.js';
+import { createApiKey, createLogin, revokeApiKey } from '../src/services/identity.js';
 import { createTestTenant, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
+import { malformedCases, reaches } from './support/malformed-input.js';
 
 const MARKER = 'Qz7LeakMarker';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 
+// The schema and the route table are known before any test runs, so that each operation gets its own generated cases.
+const schema: GraphQLSchema = await buildApiSchema();
+const compiled = compileRoutes(schema, routes);
+const routeIndex = indexRoutes(compiled);
+
 let server: TestServer;
-let schema: GraphQLSchema;
-let compiled: CompiledRoute[];
 let victim: TestTenant;
 let attacker: TestTenant;
 let revokedKey: string;
+/** An API key of a partner login of tenant B (for operations only partners may call). */
+let attackerPartnerKey: string;
 /** Ids of tenant A's records (the smallest few of every table): what B's requests aim at. */
 let victimIds: number[];
 
 beforeAll(async () => {
   server = await startTestServer();
-  schema = await buildApiSchema();
-  compiled = compileRoutes(schema, routes);
   victim = await createTestTenant(server, 'sweep-victim');
   const em = server.orm.em.fork();
   await seedAreas(em, await em.findOneOrFail(Tenant, { id: victim.id }), MARKER);
@@ -52,6 +62,8 @@ beforeAll(async () => {
   const key = await createApiKey(em, attackerStaff, 'revoked in the sweep', null);
   await revokeApiKey(em, attackerStaff.tenant, key.credentialId);
   revokedKey = key.token;
+  const partner = await createLogin(em, attackerStaff.tenant, { email: 'partner@sweep-attacker.example', role: 'partner' });
+  attackerPartnerKey = (await createApiKey(em, partner, 'partner in the sweep', null)).token;
   victimIds = await idsOf(victim.id);
 }, 60_000);
 afterAll(() => server.close());
@@ -99,16 +111,26 @@ function expectProblem(response: HttpResult, status: number): void {
 
 // ---------------------------------------------------------------------------------------------
 
+const nameOf = (row: RouteRow) => `${row.method} ${row.path}`;
+const routeOf = (row: RouteRow) => compiled.find((candidate) => candidate.row === row)!;
+/** One generated case per row: its name (the test title) and the row. */
+const casesOf = (rows: RouteRow[]) => rows.map((row) => [nameOf(row), row] as const);
+
+/** A credential of tenant B that the operation accepts (so that what is tested is the input, not the role). */
+function tokenFor(row: RouteRow): string {
+  const { roles } = routeOf(row).access;
+  if (roles.length === 0 || roles.includes('staff')) return attacker.staffToken;
+  return roles.includes('member') ? attacker.memberToken : attackerPartnerKey;
+}
+
 describe('generated from the route table: authentication', () => {
   it('covers every registered operation', () => {
     expect(compiled.length).toBe(routes.length);
     expect(compiled.length + rawCalls(1).length).toBeGreaterThanOrEqual(63);
   });
 
-  it.each(routes.map((row) => [`${row.method} ${row.path}`]))('%s: 401 without a credential, with a garbage token and with a revoked API key', async (name) => {
-    const route = compiled.find((candidate) => `${candidate.row.method} ${candidate.row.path}` === name)!;
-    if (route.access.public) return;
-    const call = plainCall(route, 1);
+  it.each(casesOf(routes.filter((row) => !routeOf(row).access.public)))('%s: 401 without a credential, with a garbage token and with a revoked API key', async (_name, row) => {
+    const call = plainCall(routeOf(row), 1);
     for (const token of [undefined, 'garbage-token', revokedKey]) {
       const response = await send(call, token);
       expectProblem(response, 401);
@@ -116,35 +138,73 @@ describe('generated from the route table: authentication', () => {
     }
   });
 
-  it.each(routes.map((row) => [`${row.method} ${row.path}`]))('%s: 403 for a member when staff is needed', async (name) => {
-    const route = compiled.find((candidate) => `${candidate.row.method} ${candidate.row.path}` === name)!;
-    if (!route.access.roles.includes('staff')) return;
-    expectProblem(await send(plainCall(route, 1), attacker.memberToken), 403);
+  // A public operation may still refuse a wrong secret of its own (deleteLogin's master key): what it owes an anonymous caller is an answer.
+  it.each(casesOf(routes.filter((row) => routeOf(row).access.public)))('%s: public (no @Authorized), answers an anonymous caller without a 5xx', async (_name, row) => {
+    const response = await send({ ...plainCall(routeOf(row), 1), headers: { 'x-tenant-key': victim.key } });
+    const problem = response.headers.get('content-type')?.includes('application/problem+json') ?? false;
+    expect({ status: response.status, answered: response.status < 500, problem: response.status >= 400 ? problem : true }).toEqual({ status: response.status, answered: true, problem: true });
   });
 
-  it('401 on every raw route that needs a bearer credential, and a refusal on signed ones', async () => {
+  const memberRefused = (row: RouteRow) => routeOf(row).access.roles.length > 0 && !routeOf(row).access.roles.includes('member');
+  it.each(casesOf(routes.filter(memberRefused)))('%s: 403 for a member when staff (or a partner) is needed', async (_name, row) => {
+    expectProblem(await send(plainCall(routeOf(row), 1), attacker.memberToken), 403);
+  });
+
+  it('401 on every raw route that needs a bearer credential or a signature; the unauthenticated ones answer without', async () => {
+    const answers: { call: string; refused: boolean; failed: boolean }[] = [];
     for (const call of rawCalls(1)) {
-      const response = await send(call);
-      if (call.authentication === 'none') continue;
-      expect({ call: `${call.method} ${call.path}`, status: response.status }).toEqual({ call: `${call.method} ${call.path}`, status: 401 });
+      const { status } = await send(call);
+      answers.push({ call: `${call.method} ${call.path}`, refused: status === 401, failed: status >= 500 });
     }
+    expect(answers).toEqual(rawCalls(1).map((call) => ({ call: `${call.method} ${call.path}`, refused: call.authentication !== 'none', failed: false })));
   });
 
-  it('401 on every protected GraphQL field, 403 for a member on staff fields', async () => {
+  it('401 on every protected GraphQL field, 403 for a member on staff fields; public fields answer anonymous callers without a 5xx', async () => {
     for (const { kind, field } of rootFields()) {
       const access = fieldAccess(kind, field.name);
-      if (access.public) continue;
       const document = operationFor(kind, field.name);
       const variables = plainVariables(field, 1);
       const anonymous = await graphql(server, document, variables);
-      expect({ field: field.name, status: anonymous.status, code: anonymous.body.errors?.[0]?.extensions.code })
-        .toEqual({ field: field.name, status: 401, code: 'UNAUTHENTICATED' });
+      const code = anonymous.body.errors?.[0]?.extensions.code;
+      if (access.public) {
+        const coded = anonymous.body.errors?.every((error) => error.extensions?.code) ?? true;
+        expect({ field: field.name, answered: anonymous.status < 500, coded }).toEqual({ field: field.name, answered: true, coded: true });
+        continue;
+      }
+      expect({ field: field.name, status: anonymous.status, code }).toEqual({ field: field.name, status: 401, code: 'UNAUTHENTICATED' });
       if (access.roles.includes('staff')) {
         const member = await graphql(server, document, variables, attacker.memberToken);
         expect({ field: field.name, status: member.status, code: member.body.errors?.[0]?.extensions.code })
           .toEqual({ field: field.name, status: 403, code: 'FORBIDDEN' });
       }
     }
+  });
+});
+
+describe('generated from the route table: malformed input', () => {
+  const withInput = routes.map((row) => ({ row, cases: malformedCases(routeOf(row), 1) })).filter(({ cases }) => cases.length > 0);
+
+  it('finds malformed-input cases for every operation that takes a body', () => {
+    const withBody = routes.filter((row) => routeOf(row).bodyArg);
+    expect(withBody.length).toBeGreaterThan(0);
+    expect(withBody.filter((row) => !withInput.some((entry) => entry.row === row)).map(nameOf)).toEqual([]);
+  });
+
+  it.each(withInput.map(({ row, cases }) => [nameOf(row), row, cases] as const))('%s: 400 problem+json naming the field for each malformed part', async (_name, row, cases) => {
+    const wrong: string[] = [];
+    for (const { what, call, status, field } of cases) {
+      if (!reaches(routeIndex, call, routeOf(row))) {
+        wrong.push(`${what}: ${call.method} ${call.path} does not reach this operation`);
+        continue;
+      }
+      const response = await send(call, tokenFor(row));
+      const named = (response.body?.errors ?? []).map((error: { field: string }) => error.field);
+      const isProblem = response.headers.get('content-type')?.includes('application/problem+json');
+      // A public operation answering PublicApiResponse wraps its refusals in that envelope too.
+      const enveloped = !row.publicApiResponse || (response.body?.Status === status && response.body?.Data === null);
+      if (response.status !== status || !isProblem || !enveloped || (field !== null && !named.includes(field))) wrong.push(`${what} → ${response.status} ${response.text.slice(0, 300)}`);
+    }
+    expect(wrong).toEqual([]);
   });
 });
 

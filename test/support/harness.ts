@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { expect } from '@jest/globals';
+import { afterAll, beforeAll, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -82,6 +82,20 @@ export async function startTestServer(
  */
 export function startRaceServer(): Promise<TestServer> {
   return startTestServer({ DATABASE_POOL_MAX: '20' });
+}
+
+/**
+ * For a describe block of race tests: a race server (startRaceServer) with the tenant `tenantKey`,
+ * started before the block's tests and closed after them. Its fields are set once they run.
+ */
+export function useRaceServer(tenantKey: string): { server: TestServer; tenant: TestTenant } {
+  const race = {} as { server: TestServer; tenant: TestTenant };
+  beforeAll(async () => {
+    race.server = await startRaceServer();
+    race.tenant = await createTestTenant(race.server, tenantKey);
+  });
+  afterAll(() => race.server.close());
+  return race;
 }
 
 export interface TestTenant {

@@ -16,6 +16,11 @@ export function runNode(script: string, args: string[], env: Record<string, stri
   });
 }
 
+/** Runs the built command line (`npm run cli -- …`) against the database at `databaseUrl`. */
+export function runCli(databaseUrl: string, ...args: string[]): ReturnType<typeof runNode> {
+  return runNode('cli.js', args, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' });
+}
+
 /** Starts a long-running compiled entry point and resolves once its stdout matches `ready` (within `timeoutMs`). */
 export function startNode(script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 20_000): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
   return new Promise((resolve, reject) => {
