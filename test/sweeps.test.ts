@@ -27,7 +27,7 @@ import { buildApiSchema, rawRoutes, routes, tenantOwnedEntities } from '../src/a
 import { fieldAccess } from '../src/core/graphql-policies.js';
 import { Login, Tenant } from '../src/entities/index.js';
 import { indexRoutes } from '../src/rest/gateway/route-matching.js';
-import { compileRoutes, type CompiledRoute } from '../src/rest/gateway/routes.js';
+import { compileRoutes } from '../src/rest/gateway/routes.js';
 import type { RouteRow } from '../src/rest/route-table.js';
 import { seedAreas } from '../src/services/demo.js';
 import { createApiKey, createLogin, revokeApiKey } from '../src/services/identity.js';
