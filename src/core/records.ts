@@ -164,13 +164,15 @@ export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, k
 /**
  * Runs `work` in a transaction on `ctx.em` itself, so that the record helpers (which use `ctx.em`)
  * take part in it; `em.transactional` would hand `work` a fork instead. Commits when `work`
- * answers, rolls back when it throws. Inside a transaction already, `work` simply runs in it.
+ * answers, rolls back when it throws. Inside a transaction already, `work` runs in a savepoint of
+ * it: it fails alone (its writes undone, the transaction still usable), and commits or rolls back
+ * with the outer transaction.
  */
 export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
-  // Called inside another transaction (a billing run raising an invoice): take part in it, so the
-  // outer one commits or rolls back everything. (MikroORM's begin() would start a second
-  // transaction on another connection and forget the first.)
-  if (ctx.em.isInTransaction()) return work();
+  // Called inside another transaction (a billing run raising an invoice, a write under an
+  // Idempotency-Key): take part in it, so the outer one commits or rolls back everything.
+  // (MikroORM's begin() would start a second transaction on another connection and forget the first.)
+  if (ctx.em.isInTransaction()) return inSavepoint(ctx, work);
   await ctx.em.begin();
   try {
     const result = await work();
@@ -178,6 +180,25 @@ export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<
     return result;
   } catch (error) {
     await ctx.em.rollback();
+    throw error;
+  }
+}
+
+/**
+ * `work` in a savepoint of the open transaction, flushed before the savepoint is released (as
+ * `commit` flushes). PostgreSQL reaches the newest savepoint of a name, so nesting reuses one.
+ */
+async function inSavepoint<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
+  await ctx.em.execute('SAVEPOINT nested_work');
+  try {
+    const result = await work();
+    await ctx.em.flush();
+    await ctx.em.execute('RELEASE SAVEPOINT nested_work');
+    return result;
+  } catch (error) {
+    await ctx.em.execute('ROLLBACK TO SAVEPOINT nested_work');
+    // As `rollback` does: changes not yet flushed are dropped rather than written by the outer commit.
+    ctx.em.getUnitOfWork().clearActionsQueue();
     throw error;
   }
 }

@@ -14,7 +14,7 @@ import { documentedQueryNames } from './contract.js';
 import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
 import { formToObject } from './form-body.js';
 import { nestingDepth } from '../core/json-depth.js';
-import { claimIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey, requestFingerprint, type StoredResponse } from '../core/idempotency.js';
+import { claimIdempotencyKey, requestFingerprint, runOnce, type StoredResponse } from '../core/idempotency.js';
 import { labelOperation } from '../core/metrics.js';
 import { limitAnonymous } from '../core/rate-limit.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './problem.js';
@@ -416,20 +416,14 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     const caller = contextValue.caller;
     if (typeof key !== 'string' || !caller) return send(reply, await answer(route, params, rawQuery, contextValue, request));
     // A write with an Idempotency-Key runs once per caller and key; repeats get its response again.
-    const { pool } = contextValue.app;
-    const claim = await claimIdempotencyKey(pool, caller, key, requestFingerprint(request.method, request.url, request.body));
-    if (!claim.execute) return send(reply.header('idempotent-replayed', 'true'), { ...claim.response, headers: {} });
-    let response: GatewayResponse;
-    try {
-      response = await answer(route, params, rawQuery, contextValue, request);
-    } catch (error) {
-      const apiError = toApiError(error, options.onUnexpectedError);
-      // A refusal of the request itself (400, 415, ...) is its answer; a failure (5xx) may be retried.
-      await (apiError.status >= 500 ? releaseIdempotencyKey(pool, claim.recordId) : finishIdempotencyKey(pool, claim.recordId, problemResponse(apiError, request.url, route.row.publicApiResponse)));
-      throw apiError;
-    }
-    await finishIdempotencyKey(pool, claim.recordId, response);
-    return send(reply, response);
+    const fingerprint = requestFingerprint(request.method, request.url, request.body);
+    const claim = await claimIdempotencyKey(contextValue.app.pool, caller, key, fingerprint);
+    // The operation's answer; a refusal of the request itself (400, 415, ...) is one too, stored like any other.
+    const execute = () => answer(route, params, rawQuery, contextValue, request)
+      .catch((error: unknown) => problemResponse(toApiError(error, options.onUnexpectedError), request.url, route.row.publicApiResponse));
+    const outcome = claim.execute ? await runOnce(contextValue, claim.recordId, fingerprint, execute) : { replayed: true as const, response: claim.response };
+    if (outcome.replayed) return send(reply.header('idempotent-replayed', 'true'), { ...outcome.response, headers: {} });
+    return send(reply, outcome.response);
   } });
 
   /** Runs the route's operation: its answer as status, content type, body and headers (errors as problem+json). */
