@@ -117,8 +117,9 @@ async function withRefusalUndone<R extends StoredResponse>(ctx: RequestContext, 
       return response;
     });
   } catch (error) {
-    if (error instanceof FailedAnswer && error.response.statusCode < 500) return error.response as R;
-    throw error;
+    if (!(error instanceof FailedAnswer && error.response.statusCode < 500)) throw error;
+    ctx.em.clear(); // nor does the commit write what the refused operation left unflushed
+    return error.response as R;
   }
 }
 
