@@ -2,9 +2,9 @@
  * Issue 31, item 8: an Idempotency-Key write is applied once even when the server process is
  * killed (SIGKILL) between the operation's write and the storing of its response. The real server
  * runs as its own process (`dist/src/main.js`) on this file's database. The test stops a keyed
- * create at exactly that point with table locks of its own — SHARE on `vendor` holds the write
- * back until the test lets it go, SHARE on `idempotency_record` then holds back the storing of the
- * response — kills the process there, and restarts it: the repeat with the same key runs afresh
+ * create at exactly that point with table locks of its own (`stoppedBetween`: SHARE on `vendor`
+ * holds the write back until the test lets it go, SHARE on `idempotency_record` then holds back
+ * the storing of the response), kills the process there, and restarts it: the repeat with the same key runs afresh
  * (the write had not committed), a further repeat replays that answer, and one vendor exists. A
  * keyed write answered before the kill is replayed after the restart, not run again.
  */
@@ -13,14 +13,14 @@ import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { exited, freePort, startNode, waitFor } from './support/processes.js';
+import { stoppedBetween } from './support/races.js';
 
 let database: TestServer;
 let child: ChildProcess | null = null;
 let base: string;
 let env: Record<string, string>;
-/** The test's connections: one for its queries, the others each holding a lock. */
+/** The test's connection for its queries. */
 let queries: pg.Client;
-const lockHolders: pg.Client[] = [];
 
 beforeAll(async () => {
   database = await startTestServer();
@@ -36,7 +36,7 @@ afterAll(async () => {
     child.kill('SIGKILL');
     await closed;
   }
-  await Promise.all([queries, ...lockHolders].map((client) => client?.end()));
+  await queries?.end();
   await database?.close();
 }, 30_000);
 
@@ -57,25 +57,11 @@ async function sql<T extends pg.QueryResultRow>(query: string, params: unknown[]
   return (await queries.query<T>(query, params)).rows;
 }
 
-/** A connection of the test's own in a transaction holding `lock` (until the test commits it). */
-async function lockHolder(lock: string): Promise<pg.Client> {
-  const client = await connect();
-  lockHolders.push(client);
-  await client.query('BEGIN');
-  await client.query(lock);
-  return client;
-}
-
 const createVendor = (token: string, name: string, key: string) => fetch(`${base}/api/vendors`, {
   method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify({ Name: name }),
 });
 
 const vendorsNamed = async (name: string) => Number((await sql<{ count: string }>('SELECT count(*) AS count FROM vendor WHERE name = $1', [name]))[0].count);
-
-/** The server backend that waits for a lock on `table`, once there is one. */
-const waitingOn = (table: string) => waitFor(`a server statement to wait for a lock on ${table}`,
-  async () => (await sql<{ pid: number }>('SELECT pid FROM pg_locks WHERE NOT granted AND relation = $1::regclass', [table]))[0]?.pid,
-  (pid) => pid !== undefined, 30_000, 20) as Promise<number>;
 
 describe('Idempotency-Key: a server killed between the write and the stored response', () => {
   it('applies the write once: the repeat after the restart runs it afresh, later repeats replay it', async () => {
@@ -84,24 +70,20 @@ describe('Idempotency-Key: a server killed between the write and the stored resp
     expect(answeredBeforeKill.status).toBe(200);
     const answeredBody = await answeredBeforeKill.json();
 
-    // Hold the create back before its write, then let the write happen while the storing of the response is held back.
-    const vendorLock = await lockHolder('LOCK TABLE vendor IN SHARE MODE');
-    const killedRequest = createVendor(token, 'Idem killed mid-write', 'kill-mid-write').then(() => 'answered', () => 'no answer');
-    const backend = await waitingOn('vendor');
-    const recordLock = await lockHolder('LOCK TABLE idempotency_record IN SHARE MODE');
-    await vendorLock.query('COMMIT');
-    expect(await waitingOn('idempotency_record')).toBe(backend);
-    // The write is made (its table's ROW EXCLUSIVE lock is held) but not committed, and the key has no response.
-    const held = await sql<{ mode: string }>("SELECT mode FROM pg_locks WHERE pid = $1 AND granted AND relation = 'vendor'::regclass", [backend]);
-    expect(held.map((lock) => lock.mode)).toContain('RowExclusiveLock');
-    expect(await sql("SELECT state, status_code FROM idempotency_record WHERE key = 'kill-mid-write'")).toEqual([{ state: 'open', status_code: null }]);
-
-    const killed = exited(child!);
-    child!.kill('SIGKILL');
-    await killed;
-    expect(await killedRequest).toBe('no answer');
-    // Let the orphaned backend go on: it finds its client gone and PostgreSQL rolls its transaction back.
-    await recordLock.query('COMMIT');
+    // Stop the create between its write and the storing of its response, and kill the server there.
+    const { response, backend } = await stoppedBetween(database.databaseUrl, { first: 'vendor', second: 'idempotency_record' },
+      () => createVendor(token, 'Idem killed mid-write', 'kill-mid-write').then(() => 'answered', () => 'no answer'),
+      async (backend) => {
+        // The write is made (its table's ROW EXCLUSIVE lock is held) but not committed, and the key has no response.
+        const held = await sql<{ mode: string }>("SELECT mode FROM pg_locks WHERE pid = $1 AND granted AND relation = 'vendor'::regclass", [backend]);
+        expect(held.map((lock) => lock.mode)).toContain('RowExclusiveLock');
+        expect(await sql("SELECT state, status_code FROM idempotency_record WHERE key = 'kill-mid-write'")).toEqual([{ state: 'open', status_code: null }]);
+        const killed = exited(child!);
+        child!.kill('SIGKILL');
+        await killed;
+      });
+    expect(response).toBe('no answer');
+    // Let go, the orphaned backend finds its client gone, and PostgreSQL rolls its transaction back.
     await waitFor('the killed server\'s backend to end', async () => (await sql('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [backend])).length, (count) => count === 0, 30_000, 50);
     expect(await vendorsNamed('Idem killed mid-write')).toBe(0);
 
