@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { startTestServer, type TestServer } from './support/harness.js';
-import { exited, freePort, startNode, waitFor } from './support/processes.js';
+import { freePort, killNow, startNode, waitFor } from './support/processes.js';
 import { stoppedBetween } from './support/races.js';
 
 let database: TestServer;
@@ -31,11 +31,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const closed = exited(child);
-    child.kill('SIGKILL');
-    await closed;
-  }
+  if (child) await killNow(child);
   await queries?.end();
   await database?.close();
 }, 30_000);
@@ -78,9 +74,7 @@ describe('Idempotency-Key: a server killed between the write and the stored resp
         const held = await sql<{ mode: string }>("SELECT mode FROM pg_locks WHERE pid = $1 AND granted AND relation = 'vendor'::regclass", [backend]);
         expect(held.map((lock) => lock.mode)).toContain('RowExclusiveLock');
         expect(await sql("SELECT state, status_code FROM idempotency_record WHERE key = 'kill-mid-write'")).toEqual([{ state: 'open', status_code: null }]);
-        const killed = exited(child!);
-        child!.kill('SIGKILL');
-        await killed;
+        await killNow(child!);
       });
     expect(response).toBe('no answer');
     // Let go, the orphaned backend finds its client gone, and PostgreSQL rolls its transaction back.

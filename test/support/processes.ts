@@ -51,6 +51,13 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
+/** Kills `child` with SIGKILL (unless it has exited) and resolves once it is gone. */
+export async function killNow(child: ChildProcess): Promise<void> {
+  const gone = exited(child);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await gone;
+}
+
 /** Reads until `done` holds of the value read (every `everyMs`); fails naming `what` after `timeoutMs`. */
 export async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, everyMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
