@@ -173,15 +173,22 @@ export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<
   // Idempotency-Key): take part in it, so the outer one commits or rolls back everything.
   // (MikroORM's begin() would start a second transaction on another connection and forget the first.)
   if (ctx.em.isInTransaction()) return inSavepoint(ctx, work);
-  await ctx.em.begin();
+  const em = ctx.em;
+  await em.begin();
+  const committed: AfterCommit[] = [];
+  afterCommit.set(em, [committed]);
+  let result: R;
   try {
-    const result = await work();
-    await ctx.em.commit();
-    return result;
+    result = await work();
+    await em.commit();
   } catch (error) {
-    await ctx.em.rollback();
+    await em.rollback();
     throw error;
+  } finally {
+    afterCommit.delete(em);
   }
+  for (const task of committed) await task();
+  return result;
 }
 
 /**
@@ -189,16 +196,42 @@ export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<
  * `commit` flushes). PostgreSQL reaches the newest savepoint of a name, so nesting reuses one.
  */
 async function inSavepoint<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
+  const levels = afterCommit.get(ctx.em);
+  const own: AfterCommit[] = [];
+  levels?.push(own);
   await ctx.em.execute('SAVEPOINT nested_work');
   try {
     const result = await work();
     await ctx.em.flush();
     await ctx.em.execute('RELEASE SAVEPOINT nested_work');
+    levels?.at(-2)?.push(...own);
     return result;
   } catch (error) {
     await ctx.em.execute('ROLLBACK TO SAVEPOINT nested_work');
     // As `rollback` does: changes not yet flushed are dropped rather than written by the outer commit.
     ctx.em.getUnitOfWork().clearActionsQueue();
     throw error;
+  } finally {
+    levels?.pop();
   }
+}
+
+type AfterCommit = () => Promise<void>;
+
+/**
+ * What waits for the commit of an `inTransaction` on an EntityManager, by level (the transaction,
+ * then each savepoint in it): a savepoint released hands its work to the level around it, one
+ * rolled back drops it, the commit runs it all.
+ */
+const afterCommit = new WeakMap<RequestContext['em'], AfterCommit[][]>();
+
+/**
+ * Runs `work` once the `inTransaction` that `ctx.em` is in has committed — never if it rolls
+ * back — or at once outside one: for changes outside PostgreSQL that must not precede the commit
+ * (removing the objects of file contents whose rows it deletes).
+ */
+export async function whenCommitted(ctx: RequestContext, work: AfterCommit): Promise<void> {
+  const levels = afterCommit.get(ctx.em);
+  if (levels) levels[levels.length - 1].push(work);
+  else await work();
 }
