@@ -12,6 +12,7 @@ import { RUN_QUEUE, scheduledBillingJobs } from '../src/services/scheduled-billi
 import {
   createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant,
 } from './support/harness.js';
+import { stoppedBetween } from './support/races.js';
 
 // Scheduled billing, payment gateway statements and payment plans, over REST and GraphQL against
 // a real PostgreSQL, with the billing jobs running in this server (and, for the two-instance
@@ -312,6 +313,27 @@ describe('scheduled billing: runs', () => {
     expect(again).toHaveLength(2);
     expect(again[0]).toMatchObject({ BilledCount: 0, FailedCount: 1, ItemCount: 1 });
     expect(await sql('SELECT id FROM invoice WHERE tenant_id = ?', [f.tenant.id])).toHaveLength(5);
+  }, 60_000);
+
+  it('queues the job of a run started under an Idempotency-Key in the request\'s transaction', async () => {
+    const f = await fixture('billing-keyed');
+    const [scheduleId] = await seedSchedules(f.tenant.id, [{ amount: '10.00', type: f.types[0], item: f.items[0] }]);
+    const run = { CurrentAdvancedFilter: { NextBillDate: '2026-01-01' } };
+    const runJobsOfTenant = "SELECT count(*)::int AS count FROM pgboss.job WHERE name = ? AND (data->>'tenantId')::int = ?";
+    // Stopped after the run's record and its job are written, before the response is stored.
+    const { response } = await stoppedBetween(server.databaseUrl, { first: 'scheduled_billing_run_record', second: 'idempotency_record' },
+      () => rest(server, 'POST', `${SB}/items/run`, { token: f.tenant.staffToken, body: run, headers: { 'idempotency-key': 'keyed-run' } }),
+      async (backend) => {
+        const pgBossWrites = await sql<{ relname: string }>(
+          "SELECT c.relname FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE l.pid = ? AND l.mode = 'RowExclusiveLock' AND c.relnamespace = 'pgboss'::regnamespace", [backend]);
+        expect(pgBossWrites.length).toBeGreaterThan(0); // the job is inserted by the request's own transaction...
+        expect(await sql(runJobsOfTenant, [RUN_QUEUE, f.tenant.id])).toEqual([{ count: 0 }]); // ...so no worker sees it before the run commits
+      });
+    expect(response.status).toBe(200);
+    const [history] = await finishedRuns(f.tenant);
+    expect(history).toMatchObject({ State: 'completed', ItemCount: 1, BilledCount: 1, BilledAmount: 10 });
+    expect(await sql(runJobsOfTenant, [RUN_QUEUE, f.tenant.id])).toEqual([{ count: 1 }]);
+    expect(await sql('SELECT source_key FROM invoice WHERE tenant_id = ?', [f.tenant.id])).toEqual([{ source_key: `scheduled-billing:${scheduleId}:2026-01-01` }]);
   }, 60_000);
 
   it('creates memberships for the billed period, and ends the current one', async () => {

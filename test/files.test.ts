@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { loadConfig } from '../src/core/config.js';
 import { purgeUnusedFiles } from '../src/services/files.js';
 import { createTestTenant, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { stoppedBetween } from './support/races.js';
 
 function png(width: number, height: number, background = '#3366ff'): Promise<Buffer> {
   return sharp({ create: { width, height, channels: 3, background } }).png().toBuffer();
@@ -164,6 +165,19 @@ describe('files in an S3-compatible object store (FILE_STORAGE=s3)', () => {
     expect(s3.objects.size).toBe(1);
     expect(s3.requests.some((request) => request.method === 'POST' && /^\/media\/?\?delete/.test(request.path))).toBe(true);
     expect(s3.requests.every((request) => request.signed)).toBe(true);
+  });
+
+  it('removes the objects a delete under an Idempotency-Key releases only once it has committed', async () => {
+    const file = await upload(server, tenant.staffToken, await png(60, 40, '#336699'));
+    const image = await rest(server, 'POST', '/api/images/image/0', { token: tenant.staffToken, body: { FileId: file.body.FileId, CropX: 0, CropY: 0, CropWidth: '30', CropHeight: '30' } });
+    expect(image.status).toBe(200);
+    const objectsBefore = s3.objects.size;
+    // Stopped after the delete's rows are gone (not committed) and before its response is stored: the objects are still there.
+    const { response } = await stoppedBetween(server.databaseUrl, { first: 'image', second: 'idempotency_record' },
+      () => rest(server, 'DELETE', `/api/images/image/${image.body.ImageId}`, { token: tenant.staffToken, headers: { 'idempotency-key': 'delete-image-s3' } }),
+      async () => { expect(s3.objects.size).toBe(objectsBefore); });
+    expect(response.status).toBe(200);
+    expect(s3.objects.size).toBe(objectsBefore - 2); // the original and its rendition, after the commit
   });
 
   it('answers 503 while the object store is unreachable, and 401 before touching it', async () => {

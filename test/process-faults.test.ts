@@ -19,7 +19,7 @@ import { SaleableItem } from '../src/entities/commerce.js';
 import { Contact } from '../src/entities/contact.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 import { callbackBody, Load, multipartImage, pause, signedHeaders, slowRequest, type Outcome } from './support/load.js';
-import { freePort, runNode, startNode } from './support/processes.js';
+import { exited, freePort, runNode, startNode, waitFor } from './support/processes.js';
 
 const CLIENTS = 16;
 const SB = '/api/scheduledbilling/membershiptype';
@@ -43,11 +43,6 @@ async function startServer(extra: Record<string, string> = {}): Promise<Server> 
   return { child: started.child, base: `http://127.0.0.1:${port}`, token: /Bearer (\S+)/.exec(started.output())![1], output: started.output };
 }
 
-function exited(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-}
-
 async function stopServer(server: Server): Promise<void> {
   const done = exited(server.child);
   server.child.kill('SIGTERM');
@@ -56,16 +51,6 @@ async function stopServer(server: Server): Promise<void> {
 
 async function sql<T>(query: string, params: unknown[] = []): Promise<T[]> {
   return database.orm.em.fork().getConnection().execute<T[]>(query, params);
-}
-
-async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, everyMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value).slice(0, 500)})`);
-    await pause(everyMs);
-  }
 }
 
 beforeAll(async () => {

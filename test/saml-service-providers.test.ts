@@ -113,6 +113,15 @@ describe('SAML service providers over REST', () => {
     const again = await rest(server, 'POST', BASE, { token: acme.staffToken, body: { SamlServiceProviderId: first.SamlServiceProviderId, Name: 'Unique A', ServiceProviderName: 'A', EntityId: 'https://unique.example/sp' } });
     expect(again.status).toBe(200);
     await createProvider({ Name: 'Unique A', EntityId: 'https://unique.example/sp' }, other);
+    // An update to the taken EntityId, under an Idempotency-Key too (the refused UPDATE runs inside the key's transaction): 409, replayed.
+    const second = await createProvider({ Name: 'Unique C' });
+    const keyedClash = () => rest(server, 'POST', BASE, {
+      token: acme.staffToken, headers: { 'idempotency-key': 'saml-clash' },
+      body: { SamlServiceProviderId: second.SamlServiceProviderId, Name: 'Unique C', ServiceProviderName: 'C', EntityId: 'https://unique.example/sp' },
+    });
+    const [refused, replayed] = [await keyedClash(), await keyedClash()];
+    expect([refused.status, refused.body.errors?.[0]?.field]).toEqual([409, 'EntityId']);
+    expect([replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([409, 'true']);
   });
 
   it('pages, orders and filters the list through options', async () => {

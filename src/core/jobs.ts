@@ -1,7 +1,7 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import pg from 'pg';
-import { PgBoss, type JobResult, type Queue } from 'pg-boss';
+import { PgBoss, type Db, type JobResult, type Queue } from 'pg-boss';
 import { runAsJob } from './audit.js';
 
 /** What a handler knows about the job it runs. */
@@ -58,6 +58,31 @@ export async function jobHandlersSettled(boss: PgBoss, timeoutMs: number): Promi
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.allSettled(running), new Promise((resolve) => { timer = setTimeout(resolve, timeoutMs); })]);
   clearTimeout(timer);
+}
+
+/**
+ * Queues a job about rows `em` has written. Inside `em`'s open transaction (a write under an
+ * Idempotency-Key runs in one) the job is inserted in that transaction, so it exists exactly
+ * when those rows commit: a worker never takes it up before it can read them, and a request
+ * rolled back (or killed) leaves no job behind. Otherwise it is queued at once, as `send` does.
+ * Answers the job's id.
+ */
+export function queueJob(boss: PgBoss, em: EntityManager, queue: string, data: object): Promise<string | null> {
+  return boss.send(queue, data, em.isInTransaction() ? { db: statementsIn(em) } : {});
+}
+
+/** pg-boss's statements run on `em`'s transaction: their `$n` parameters become MikroORM's `?`, in the order they appear. */
+function statementsIn(em: EntityManager): Db {
+  return {
+    async executeSql(text, values = []) {
+      const params: unknown[] = [];
+      const sql = text.replace(/\$(\d+)/g, (_placeholder, position: string) => {
+        params.push(values[Number(position) - 1]);
+        return '?';
+      });
+      return { rows: await em.execute(sql, params) };
+    },
+  };
 }
 
 /**

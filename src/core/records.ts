@@ -164,20 +164,74 @@ export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, k
 /**
  * Runs `work` in a transaction on `ctx.em` itself, so that the record helpers (which use `ctx.em`)
  * take part in it; `em.transactional` would hand `work` a fork instead. Commits when `work`
- * answers, rolls back when it throws. Inside a transaction already, `work` simply runs in it.
+ * answers, rolls back when it throws. Inside a transaction already, `work` runs in a savepoint of
+ * it: it fails alone (its writes undone, the transaction still usable), and commits or rolls back
+ * with the outer transaction.
  */
 export async function inTransaction<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
-  // Called inside another transaction (a billing run raising an invoice): take part in it, so the
-  // outer one commits or rolls back everything. (MikroORM's begin() would start a second
-  // transaction on another connection and forget the first.)
-  if (ctx.em.isInTransaction()) return work();
-  await ctx.em.begin();
+  // Called inside another transaction (a billing run raising an invoice, a write under an
+  // Idempotency-Key): take part in it, so the outer one commits or rolls back everything.
+  // (MikroORM's begin() would start a second transaction on another connection and forget the first.)
+  if (ctx.em.isInTransaction()) return inSavepoint(ctx, work);
+  const em = ctx.em;
+  await em.begin();
+  const committed: AfterCommit[] = [];
+  afterCommit.set(em, [committed]);
+  let result: R;
+  try {
+    result = await work();
+    await em.commit();
+  } catch (error) {
+    await em.rollback();
+    throw error;
+  } finally {
+    afterCommit.delete(em);
+  }
+  for (const task of committed) await task();
+  return result;
+}
+
+/**
+ * `work` in a savepoint of the open transaction, flushed before the savepoint is released (as
+ * `commit` flushes). PostgreSQL reaches the newest savepoint of a name, so nesting reuses one.
+ */
+async function inSavepoint<R>(ctx: RequestContext, work: () => Promise<R>): Promise<R> {
+  const levels = afterCommit.get(ctx.em);
+  const own: AfterCommit[] = [];
+  levels?.push(own);
+  await ctx.em.execute('SAVEPOINT nested_work');
   try {
     const result = await work();
-    await ctx.em.commit();
+    await ctx.em.flush();
+    await ctx.em.execute('RELEASE SAVEPOINT nested_work');
+    levels?.at(-2)?.push(...own);
     return result;
   } catch (error) {
-    await ctx.em.rollback();
+    await ctx.em.execute('ROLLBACK TO SAVEPOINT nested_work');
+    // As `rollback` does: changes not yet flushed are dropped rather than written by the outer commit.
+    ctx.em.getUnitOfWork().clearActionsQueue();
     throw error;
+  } finally {
+    levels?.pop();
   }
+}
+
+type AfterCommit = () => Promise<void>;
+
+/**
+ * What waits for the commit of an `inTransaction` on an EntityManager, by level (the transaction,
+ * then each savepoint in it): a savepoint released hands its work to the level around it, one
+ * rolled back drops it, the commit runs it all.
+ */
+const afterCommit = new WeakMap<RequestContext['em'], AfterCommit[][]>();
+
+/**
+ * Runs `work` once the `inTransaction` that `ctx.em` is in has committed — never if it rolls
+ * back — or at once outside one: for changes outside PostgreSQL that must not precede the commit
+ * (removing the objects of file contents whose rows it deletes).
+ */
+export async function whenCommitted(ctx: RequestContext, work: AfterCommit): Promise<void> {
+  const levels = afterCommit.get(ctx.em);
+  if (levels) levels[levels.length - 1].push(work);
+  else await work();
 }

@@ -23,7 +23,12 @@ export class RateLimitWindow {
   count!: number;
 }
 
-export type IdempotencyState = 'running' | 'done';
+/**
+ * `open`: no response kept yet — whoever holds the record's row lock is running the request, and
+ * an unlocked open record is free to run (`running`: the same, as records made before that rule
+ * say it); `done`: the response is kept.
+ */
+export type IdempotencyState = 'open' | 'running' | 'done';
 
 /**
  * The first response to a write sent with an `Idempotency-Key`, per tenant, credential and key,

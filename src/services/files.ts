@@ -5,7 +5,7 @@ import { loadConfig, type Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { NotFound, ServiceUnavailable } from '../core/errors.js';
 import type { JobDefinition } from '../core/jobs.js';
-import { readOr404 } from '../core/records.js';
+import { readOr404, whenCommitted } from '../core/records.js';
 import { StoredFile, type FileStorageKind } from '../entities/file.js';
 
 /**
@@ -171,7 +171,8 @@ export async function readFile(ctx: RequestContext, file: Pick<FileRecord, 'id'>
 /**
  * Deletes those of `fileIds` (files of the caller's tenant) that nothing refers to, then the
  * contents no file carries any more, then their objects in the object store. Runs in its own
- * transaction; call it after the change that dropped the references is committed.
+ * transaction (a savepoint of the caller's, whose commit the objects then wait for); call it
+ * after the change that dropped the references.
  */
 export async function releaseFiles(ctx: RequestContext, fileIds: readonly (number | null | undefined)[]): Promise<void> {
   const ids = [...new Set(fileIds.filter((id): id is number => typeof id === 'number'))];
@@ -184,7 +185,8 @@ export async function releaseFiles(ctx: RequestContext, fileIds: readonly (numbe
     if (error instanceof ForeignKeyConstraintViolationException) return;
     throw error;
   }
-  if (keys.length) await (await s3StoreFor(ctx.app.config)).remove(keys);
+  // Inside a larger transaction (a write under an Idempotency-Key) the objects go once it commits: it may still roll back.
+  if (keys.length) await whenCommitted(ctx, async () => (await s3StoreFor(ctx.app.config)).remove(keys));
 }
 
 /**

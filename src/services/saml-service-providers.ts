@@ -5,7 +5,7 @@ import { Conflict, NotFound } from '../core/errors.js';
 import { loadXmlBuilder } from '../core/format-libraries.js';
 import { leanRows } from '../core/lean-read.js';
 import { listQuery, parseListOptions, defineList } from '../core/list-query.js';
-import { deleteRecord, readOr404, updateRecord } from '../core/records.js';
+import { deleteRecord, inTransaction, readOr404, updateRecord } from '../core/records.js';
 import { SamlServiceProvider } from '../entities/saml-service-provider.js';
 import { Tenant } from '../entities/tenant.js';
 import { lookupChoices, rowActions, type ListOptionsInput, type LookupChoiceInt } from '../schema/common.js';
@@ -63,7 +63,8 @@ export async function saveSamlServiceProvider(ctx: RequestContext, input: SamlSe
   const id = input.SamlServiceProviderId;
   if (id) {
     // One UPDATE, which must still find the row (404); the unique index refuses a taken EntityId.
-    await updateRecord(ctx, SamlServiceProvider, id, fields, NOUN).catch(async (error: unknown) => {
+    // In a transaction of its own (a savepoint inside a key's), so that the refusal can still be explained with a query.
+    await inTransaction(ctx, () => updateRecord(ctx, SamlServiceProvider, id, fields, NOUN)).catch(async (error: unknown) => {
       if (error instanceof UniqueConstraintViolationException && fields.entityId) await assertEntityIdFree(ctx, fields.entityId, id);
       throw error;
     });

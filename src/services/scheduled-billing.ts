@@ -5,7 +5,7 @@ import type { AppDeps, RequestContext } from '../core/context.js';
 import { addDays, addMonths, calendarDay, todayUtc } from '../core/dates.js';
 import { BadInput, Conflict } from '../core/errors.js';
 import { jobContext } from '../core/job-context.js';
-import type { JobDefinition } from '../core/jobs.js';
+import { queueJob, type JobDefinition } from '../core/jobs.js';
 import { allOf, idOf, leanRows } from '../core/lean-read.js';
 import { escapeLike, listQuery, parseListOptions, defineList } from '../core/list-query.js';
 import { money, parseMoney, sumMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
@@ -226,7 +226,7 @@ export async function startRun(ctx: RequestContext, input: ScheduledBillingRunIn
   const boss = ctx.app.jobs;
   if (boss) {
     try {
-      const jobId = await boss.send(RUN_QUEUE, { tenantId: ctx.tenantId, runId: run.id });
+      const jobId = await queueJob(boss, ctx.em, RUN_QUEUE, { tenantId: ctx.tenantId, runId: run.id });
       await ctx.em.nativeUpdate(ScheduledBillingRunRecord, { id: run.id, tenant: ctx.tenantId }, { jobId });
     } catch (error) {
       await ctx.em.nativeUpdate(ScheduledBillingRunRecord, { id: run.id, tenant: ctx.tenantId }, { state: 'failed', error: 'The run could not be queued.', finishedAt: new Date() });
@@ -535,7 +535,7 @@ export async function requestRunDownload(ctx: RequestContext, runId: number): Pr
   await ctx.em.persist(download).flush();
   let jobId: string | null = null;
   if (ctx.app.jobs) {
-    jobId = await ctx.app.jobs.send(DOWNLOAD_QUEUE, { tenantId: ctx.tenantId, downloadId: download.id });
+    jobId = await queueJob(ctx.app.jobs, ctx.em, DOWNLOAD_QUEUE, { tenantId: ctx.tenantId, downloadId: download.id });
     await ctx.em.nativeUpdate(ScheduledBillingDownload, { id: download.id, tenant: ctx.tenantId }, { jobId });
   } else {
     await writeRunDownload(ctx.em, ctx.tenantId, download.id);

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -48,4 +48,28 @@ export function freePort(): Promise<number> {
     });
     server.on('error', reject);
   });
+}
+
+/** Resolves with the exit code once `child` has exited (at once if it has). */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Kills `child` with SIGKILL (unless it has exited) and resolves once it is gone. */
+export async function killNow(child: ChildProcess): Promise<void> {
+  const gone = exited(child);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await gone;
+}
+
+/** Reads until `done` holds of the value read (every `everyMs`); fails naming `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(value).slice(0, 500)})`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../../core/context.js';
 import { toApiError } from '../../core/error-mapping.js';
-import { claimIdempotencyKey, finishIdempotencyKey, releaseIdempotencyKey, requestFingerprint } from '../../core/idempotency.js';
+import { claimIdempotencyKey, requestFingerprint, runOnce } from '../../core/idempotency.js';
 import { problemResponse, send, type GatewayResponse } from './responses.js';
 import type { CompiledRoute } from './routes.js';
 
@@ -17,18 +17,12 @@ export async function sendOnce(
   const caller = contextValue.caller;
   if (typeof key !== 'string' || !caller) return send(reply, await answer());
   // A write with an Idempotency-Key runs once per caller and key; repeats get its response again.
-  const { pool } = contextValue.app;
-  const claim = await claimIdempotencyKey(pool, caller, key, requestFingerprint(request.method, request.url, request.body));
-  if (!claim.execute) return send(reply.header('idempotent-replayed', 'true'), { ...claim.response, headers: {} });
-  let response: GatewayResponse;
-  try {
-    response = await answer();
-  } catch (error) {
-    const apiError = toApiError(error, onUnexpectedError);
-    // A refusal of the request itself (400, 415, ...) is its answer; a failure (5xx) may be retried.
-    await (apiError.status >= 500 ? releaseIdempotencyKey(pool, claim.recordId) : finishIdempotencyKey(pool, claim.recordId, problemResponse(apiError, request.url, route.row.publicApiResponse)));
-    throw apiError;
-  }
-  await finishIdempotencyKey(pool, claim.recordId, response);
-  return send(reply, response);
+  const fingerprint = requestFingerprint(request.method, request.url, request.body);
+  const claim = await claimIdempotencyKey(contextValue.app.pool, caller, key, fingerprint);
+  // The operation's answer; a refusal of the request itself (400, 415, ...) is one too, stored like any other.
+  const execute = () => answer()
+    .catch((error: unknown) => problemResponse(toApiError(error, onUnexpectedError), request.url, route.row.publicApiResponse));
+  const outcome = claim.execute ? await runOnce(contextValue, claim.recordId, fingerprint, execute) : { replayed: true as const, response: claim.response };
+  if (outcome.replayed) return send(reply.header('idempotent-replayed', 'true'), { ...outcome.response, headers: {} });
+  return send(reply, outcome.response);
 }
