@@ -9,7 +9,8 @@ import type { RequestContext } from '../core/context.js';
 import { compileOperation, type CompiledOperation } from '../core/compiled-execution.js';
 import { toApiError } from '../core/error-mapping.js';
 import { fieldAccess, type FieldAccess } from '../core/graphql-policies.js';
-import { ApiError, BadInput, NotFound } from '../core/errors.js';
+import { ApiError, BadInput } from '../core/errors.js';
+import type { AllowedMethods } from './allowed-methods.js';
 import { documentedQueryNames } from './contract.js';
 import { documentedKey, needsKeyMapping, toDocumentedKeys } from './documented-keys.js';
 import { formToObject } from './form-body.js';
@@ -62,6 +63,8 @@ export interface GatewayOptions {
   onUnexpectedError: (error: unknown) => void;
   /** Largest request body (bytes); larger is a 413. */
   bodyLimit: number;
+  /** The methods of every documented path (the table's and the raw routes'), for 405 answers. */
+  allowedMethods: AllowedMethods;
 }
 
 /** Builds each row against the schema; a row naming a missing field or argument fails at start. */
@@ -133,8 +136,11 @@ export function indexRoutes(routes: CompiledRoute[]): RouteIndex {
   return index;
 }
 
-/** Finds the route for a method and raw path; 404 when none, 405 when only other methods match. */
-export function matchRoute(routes: RouteIndex, method: string, rawPath: string) {
+/**
+ * Finds the route for a method and raw path (HEAD follows GET); when none serves that method,
+ * 405 naming the methods the path has (route table and raw routes: `allowed`), or 404.
+ */
+export function matchRoute(routes: RouteIndex, allowed: AllowedMethods, method: string, rawPath: string) {
   const parts = rawPath.split('/').filter(Boolean).map((part, index) => {
     try {
       return decodeURIComponent(part);
@@ -142,17 +148,13 @@ export function matchRoute(routes: RouteIndex, method: string, rawPath: string) 
       throw BadInput.field(`path segment ${index + 1}`, 'is not valid percent-encoding');
     }
   });
-  const allowed = new Set<string>();
+  const wanted = method === 'HEAD' ? 'GET' : method;
   for (const route of routes.get(prefixOf(parts)) ?? []) {
+    if (route.row.method !== wanted) continue;
     const params = matchSegments(route.segments, parts);
-    if (!params) continue;
-    if (route.row.method === method) return { route, params };
-    allowed.add(route.row.method);
+    if (params) return { route, params };
   }
-  if (allowed.size > 0) {
-    throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Use ${[...allowed].join(' or ')} on this path.`, [], { Allow: [...allowed].join(', ') });
-  }
-  throw new NotFound('The resource');
+  throw allowed.refusal(method, rawPath);
 }
 
 /** A matched path parameter: its value, and its documented name (for messages), by argument. */
@@ -398,7 +400,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
   app.addHook('onRequest', async (request, reply) => {
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
     try {
-      const { route, params } = matchRoute(routes, request.method, rawPath);
+      const { route, params } = matchRoute(routes, options.allowedMethods, request.method, rawPath);
       labelOperation(request, `${route.row.method} ${route.row.path}`);
       const contextValue = await options.contextFor(request);
       if (!route.access.public) contextValue.requireRole(...route.access.roles);
