@@ -16,23 +16,20 @@ export interface MethodAndPath {
  * non-empty segment (or part of one), `{param=null}` optional, empty segments ignored.
  */
 export class AllowedMethods {
-  private readonly templates: { pattern: RegExp; methods: Set<string> }[] = [];
+  private readonly templates: { segments: TemplateSegment[]; methods: Set<string> }[] = [];
 
   constructor(operations: readonly MethodAndPath[]) {
-    const byPattern = new Map<string, Set<string>>();
-    for (const { method, path } of operations) {
-      const source = patternSource(path);
-      byPattern.set(source, (byPattern.get(source) ?? new Set()).add(method));
-    }
-    for (const [source, methods] of byPattern) this.templates.push({ pattern: new RegExp(source, 'i'), methods });
+    const byPath = new Map<string, Set<string>>();
+    for (const { method, path } of operations) byPath.set(path.toLowerCase(), (byPath.get(path.toLowerCase()) ?? new Set()).add(method));
+    for (const [path, methods] of byPath) this.templates.push({ segments: path.split('/').filter(Boolean).map(templateSegment), methods });
   }
 
   /** The methods documented on a raw request path (without its query string), in a fixed order; empty for an unknown path. */
   of(rawPath: string): string[] {
-    const path = `/${rawPath.split('/').filter(Boolean).join('/')}`;
+    const parts = rawPath.split('/').filter(Boolean).map(decodedSegment);
     const methods = new Set<string>();
     for (const template of this.templates) {
-      if (template.pattern.test(path)) for (const method of template.methods) methods.add(method);
+      if (matches(template.segments, parts)) for (const method of template.methods) methods.add(method);
     }
     return METHOD_ORDER.filter((method) => methods.has(method));
   }
@@ -48,12 +45,29 @@ export class AllowedMethods {
 /** The order `Allow` lists methods in (documented operations use only these). */
 const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-function patternSource(template: string): string {
-  const segments = template.split('/').filter(Boolean).map((segment) => {
-    if (/^\{[^}]+=null\}$/.test(segment)) return '(?:/[^/]+)?';
-    return `/${segment.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? '[^/]+' : escapeRegExp(part))).join('')}`;
-  });
-  return `^${segments.join('')}$`;
+/** One segment of a template: a pattern of one decoded path segment; `{param=null}` may be missing at the end. */
+interface TemplateSegment {
+  pattern: RegExp;
+  optional: boolean;
+}
+
+function templateSegment(segment: string): TemplateSegment {
+  const source = segment.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? '.+' : escapeRegExp(part))).join('');
+  return { pattern: new RegExp(`^${source}$`, 'is'), optional: /^\{[^}]+=null\}$/.test(segment) };
+}
+
+/** As the gateway matches: segment by segment, missing trailing segments only where optional. */
+function matches(segments: TemplateSegment[], parts: string[]): boolean {
+  if (parts.length > segments.length) return false;
+  return segments.every((segment, index) => (parts[index] === undefined ? segment.optional : segment.pattern.test(parts[index])));
+}
+
+function decodedSegment(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 function escapeRegExp(text: string): string {
