@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { request as httpRequest } from 'node:http';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, graphql, rawHttp, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // CORS: CORS_ORIGINS for every request, plus the origins a tenant lists for the requests that
 // name it (its domain as the Host, or ?tenant=<key>); a refused origin's preflight is answered
@@ -19,18 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** One request by node:http, which may set Host (fetch may not). */
-function call(method: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = httpRequest(`${server.baseUrl}${path}`, { method, headers }, (response) => {
-      let text = '';
-      response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
-      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, text }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
+const call = (method: string, path: string, headers: Record<string, string>) => rawHttp(server, method, path, headers);
 
 const preflight = (origin: string, path: string, headers: Record<string, string> = {}) =>
   call('OPTIONS', path, { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key', ...headers });
@@ -55,7 +43,7 @@ describe('preflights', () => {
   });
 
   it('treats an OPTIONS that is no preflight as any other method: 405 with Allow on a known path, 404 elsewhere', async () => {
-    for (const headers of [{}, { origin: GLOBAL }]) {
+    for (const headers of [{}, { origin: GLOBAL }] as Record<string, string>[]) {
       const known = await call('OPTIONS', '/api/vendors', headers);
       expect({ status: known.status, allow: known.headers.allow, type: known.headers['content-type'] }).toEqual({ status: 405, allow: 'GET, POST', type: expect.stringContaining('application/problem+json') });
       expect((await call('OPTIONS', '/api/nothing/here', headers)).status).toBe(404);

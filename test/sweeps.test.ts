@@ -16,7 +16,6 @@
  * long run).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import type { GraphQLSchema } from 'graphql';
 import {
@@ -29,7 +28,7 @@ import { Login, Tenant } from '../src/entities/index.js';
 import { compileRoutes, type CompiledRoute } from '../src/rest/gateway.js';
 import { seedAreas } from '../src/services/demo.js';
 import { createApiKey, revokeApiKey } from '../src/services/identity.js';
-import { createTestTenant, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, graphql, rawHttp, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 
 const MARKER = 'Qz7LeakMarker';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -231,17 +230,10 @@ describe('generated from the route table and the raw routes: methods', () => {
   const filled = (template: string, value: string) => template.replace(/\{[^}]+\}/g, value);
   const ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-  /** One request by node:http (fetch refuses TRACE), without a credential. */
-  function call(method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; allow: string | undefined; type: string | undefined }> {
-    return new Promise((resolve, reject) => {
-      const outgoing = httpRequest(`${server.baseUrl}${path}`, { method, headers }, (response) => {
-        response.resume();
-        response.on('end', () => resolve({ status: response.statusCode!, allow: response.headers.allow, type: response.headers['content-type'] }));
-      });
-      outgoing.on('error', reject);
-      outgoing.end();
-    });
-  }
+  const call = async (method: string, path: string, headers: Record<string, string> = {}) => {
+    const response = await rawHttp(server, method, path, headers);
+    return { status: response.status, allow: response.headers.allow, type: response.headers['content-type'] };
+  };
 
   it('covers every documented path, raw routes and /graphql included', () => {
     expect(templates.length).toBeGreaterThan(150);
