@@ -1,5 +1,6 @@
 import type { EntityClass, EntityMetadata, FilterQuery, MetadataStorage, QueryOrderMap } from '@mikro-orm/core';
 import type { RequestContext } from './context.js';
+import { instantBound, type InstantBound } from './dates.js';
 import { BadInput } from './errors.js';
 import { allOf, leanCount, leanRows } from './lean-read.js';
 
@@ -181,38 +182,19 @@ function nested(path: string, condition: object): object {
   return path.split('.').reduceRight<object>((inner, key) => ({ [key]: inner }), condition);
 }
 
-/**
- * The instants a date bound may name: years 0001–9999, what both JavaScript and PostgreSQL
- * timestamps hold and all a record of ours can carry. An accepted date can still land outside
- * (the day after 9999-12-31; `0001-01-01T00:00+05:00` is in the year 0), and such a Date cannot
- * be sent to PostgreSQL: the bound is moved to the edge of the range, which selects the same
- * records.
- */
-export const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z');
-export const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z');
-
-type Bound = { $gte: Date } | { $gt: Date } | { $lt: Date } | { $lte: Date };
-
-/** `operator` `instant`, with an instant outside the range replaced by the range's edge (the same records match). */
-function bounded(operator: '$gte' | '$lt' | '$lte', instant: Date): Bound {
-  if (instant > LAST_INSTANT) return operator === '$gte' ? { $gt: LAST_INSTANT } : { $lte: LAST_INSTANT };
-  if (instant < FIRST_INSTANT) return operator === '$gte' ? { $gte: FIRST_INSTANT } : { $lt: FIRST_INSTANT };
-  return { [operator]: instant } as Bound;
-}
-
 /** A start date: from the start of its day (a date) or the exact instant (a date-time). */
-function startOf(value: string): Bound {
-  return bounded('$gte', new Date(value));
+function startOf(value: string): InstantBound {
+  return instantBound('$gte', new Date(value));
 }
 
 /** An end date: a date-only value includes its whole day; a date-time is the exact upper bound. */
-function endOf(value: string): Bound {
+function endOf(value: string): InstantBound {
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
     const next = new Date(`${value}T00:00:00Z`);
     next.setUTCDate(next.getUTCDate() + 1);
-    return bounded('$lt', next);
+    return instantBound('$lt', next);
   }
-  return bounded('$lte', new Date(value));
+  return instantBound('$lte', new Date(value));
 }
 
 function parseOrder<T>(value: string, spec: ListSpec<T>, field: string) {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
+import { instantBound } from '../core/dates.js';
 import { BadInput, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
 import { money, parseMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
@@ -181,7 +182,7 @@ export async function accountTransactions(
   end.setUTCDate(end.getUTCDate() + 1);
   return {
     AccountId: account.accountId, PaymentGatewayTypeId: account.gatewayTypeId, Date: given.Date ?? null, StartDate: given.StartDate ?? null, EndDate: given.EndDate ?? null,
-    Transactions: await transactionRows(ctx, { account: account.id, occurredAt: { $gte: first, $lt: end } }),
+    Transactions: await transactionRows(ctx, { account: account.id, occurredAt: { ...instantBound('$gte', first), ...instantBound('$lt', end) } }),
   };
 }
 
