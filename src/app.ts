@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import cors from '@fastify/cors';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
@@ -16,16 +15,19 @@ import { CredentialCache } from './core/credential-cache.js';
 import { CredentialRateLimiter } from './core/credential-rate-limit.js';
 import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
-import { ApiError, BadInput, NotFound, ServiceUnavailable } from './core/errors.js';
+import { ApiError, BadInput, ServiceUnavailable } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
-import { mountGraphql } from './http/graphql.js';
+import { GRAPHQL_METHODS, mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
+import { addCors } from './http/cors.js';
 import { addSecurityHeaders } from './http/security-headers.js';
 import { mountMetrics } from './http/metrics.js';
+import { AllowedMethods } from './rest/allowed-methods.js';
 import { restGateway } from './rest/gateway/plugin.js';
 import { compileRoutes } from './rest/gateway/routes.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './rest/problem.js';
+import { TenantCorsOrigins } from './services/cors-origins.js';
 import { authenticate } from './services/identity.js';
 
 export interface AppOptions {
@@ -73,7 +75,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     // While closing, Fastify's own 503 is plain JSON: the draining hook below answers problem+json instead.
     return503OnClosing: false,
-    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // maxParamLength: Node refuses request heads over 16 KiB (431), so no path parameter is longer;
+    // with find-my-way's default (100) a longer one skipped its route and reached another (a 405).
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 16 * 1024 },
     requestTimeout: config.REQUEST_TIMEOUT_MS,
     connectionTimeout: config.CONNECTION_TIMEOUT_MS,
     keepAliveTimeout: config.KEEP_ALIVE_TIMEOUT_MS,
@@ -101,7 +105,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
   server.addHook('onRequest', (request, reply, done) => {
     if (!draining) {
       running.add(request);
-      return done();
+      // No path names anything with a NUL in it, and PostgreSQL cannot compare one: refused for every route.
+      return done(pathHasNul(request.url) ? BadInput.field('path', 'must not contain NUL characters') : undefined);
     }
     reply.header('connection', 'close');
     done(new ServiceUnavailable('The service is shutting down; retry the request.'));
@@ -133,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     metrics: new Metrics(pool, options.jobs),
     // Behind a transaction-pooling PgBouncer no session can LISTEN: every request looks its credential up.
     credentials: new CredentialCache(orm.config.get('clientUrl'), config.DATABASE_PGBOUNCER ? 0 : config.CREDENTIAL_CACHE_SECONDS, server.log),
+    corsOrigins: new TenantCorsOrigins(pool),
   };
   await deps.credentials.start();
   const onUnexpectedError = (error: unknown) => server.log.error({ err: error }, 'unexpected error');
@@ -142,7 +148,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     if (!request.url.startsWith('/graphql')) {
       return reply.code(apiError.status).headers(headersOf(apiError)).type(PROBLEM_CONTENT_TYPE).send(problemOf(apiError, request.url));
     }
-    return reply.code(apiError.status).send({ errors: [{ message: apiError.message, extensions: { code: apiError.code } }] });
+    return reply.code(apiError.status).headers(headersOf(apiError)).send({ errors: [{ message: apiError.message, extensions: { code: apiError.code } }] });
   };
   const credentialLimit = new CredentialRateLimiter(pool, config.CREDENTIAL_RATE_LIMIT_PER_MINUTE, server.log);
 
@@ -168,22 +174,15 @@ export async function buildApp(options: AppOptions): Promise<App> {
       },
     },
   });
-  // CORS by configuration: listed origins get their preflight answered and the CORS headers;
-  // others get none (the browser then refuses). Bearer tokens, not cookies: no credentials mode.
+  // CORS (http/cors.ts): the origins of CORS_ORIGINS, and those the tenant a request names allows.
   const corsOrigins = new Set((config.CORS_ORIGINS ?? '').split(',').map((origin) => origin.trim().replace(/\/$/, '')).filter(Boolean));
-  await server.register(cors, {
-    origin: (origin, callback) => callback(null, origin !== undefined && corsOrigins.has(origin)),
-    methods: ['GET', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Apollo-Require-Preflight', 'X-Read-Primary', 'Idempotency-Key'],
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate', 'ETag', 'Content-Disposition', 'Idempotent-Replayed'],
-    credentials: false,
-    maxAge: 600,
-  });
+  addCors(server, { origins: corsOrigins, tenantOrigins: deps.corsOrigins });
   server.setErrorHandler((error: FastifyError | ApiError, request, reply) => answerError(error, request, reply));
-  server.setNotFoundHandler((request, reply) => {
-    const error = new NotFound('The resource');
-    return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problemOf(error, request.url));
-  });
+  // Every documented path with its methods: another method on one is a 405 with Allow, wherever
+  // it lands (the gateway, or here: TRACE, OPTIONS that is no preflight, a raw route's path).
+  const rawOperations = rawRoutes.flatMap((area) => area.operations);
+  const allowedMethods = new AllowedMethods([...routes, ...rawOperations, ...GRAPHQL_METHODS]);
+  server.setNotFoundHandler((request, reply) => answerError(allowedMethods.refusal(request.method, request.url.split('?')[0]), request, reply));
 
   const metricsListener = await mountMetrics(server, deps.metrics, config);
   const schema = auditRootFields(await buildApiSchema());
@@ -192,9 +191,9 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Compiling the routes checks every row against the schema at start, for the gateway and the
   // OpenAPI; each route's operation is built and JIT-compiled on its first call.
   const compiledRoutes = compileRoutes(schema, routes);
-  await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawRoutes.flatMap((area) => area.operations)), { graphiql: config.graphiql });
+  await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawOperations), { graphiql: config.graphiql });
   for (const area of rawRoutes) await area.register(server, contextFor, deps);
-  await server.register(async (scope) => restGateway(scope, { routes: compiledRoutes, contextFor, onUnexpectedError, bodyLimit: config.API_BODY_LIMIT_BYTES }));
+  await server.register(async (scope) => restGateway(scope, { routes: compiledRoutes, contextFor, onUnexpectedError, bodyLimit: config.API_BODY_LIMIT_BYTES, allowedMethods }));
   await options.configure?.(server);
   await server.ready();
 
@@ -248,6 +247,14 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
     socket.write(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   }
   socket.destroy(error);
+}
+
+/** Whether the path (not the query string) of a raw request URL holds a percent-encoded NUL. */
+function pathHasNul(url: string): boolean {
+  const nul = url.indexOf('%00');
+  if (nul < 0) return false;
+  const query = url.indexOf('?');
+  return query < 0 || nul < query;
 }
 
 /** Fastify's own failures (body too large, bad JSON, ...) as API errors. */

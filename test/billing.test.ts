@@ -522,6 +522,11 @@ describe('payment gateway accounts', () => {
     expect(day.body.Transactions.map((row: { TransactionId: string; Amount: number; Fee: number }) => [row.TransactionId, row.Amount, row.Fee])).toEqual([['ch_3', 0.1, 0], ['ch_4', 0.2, -0.01]]);
     const month = await graphql(server, '{ paymentGatewayTransactions(accountId: "acct_1", paymentGatewayTypeId: 1, startDate: "2026-01-01", endDate: "2026-01-31") { Transactions { TransactionId } } }', {}, tenant.staffToken);
     expect(month.body.data.paymentGatewayTransactions.Transactions).toHaveLength(11);
+    // The last accepted day: its end (10000-01-01) is past what a query can carry; the same rows as any far end.
+    const from2026 = (end: string) => rest(server, 'GET', `/api/paymentgateway/account/transactions?AccountId=acct_1&PaymentGatewayTypeId=1&StartDate=2026-01-01&EndDate=${end}`, { token: tenant.staffToken });
+    const [untilTheEnd, untilFar] = [await from2026('9999-12-31'), await from2026('2999-12-31')];
+    expect({ status: untilTheEnd.status, rows: untilTheEnd.body?.Transactions }).toEqual({ status: 200, rows: untilFar.body.Transactions });
+    expect(untilFar.body.Transactions.length).toBeGreaterThan(11);
   });
 
   it('answers both lookups with the tenant\'s accounts', async () => {

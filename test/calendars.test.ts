@@ -282,6 +282,21 @@ describe('iCalendar feed', () => {
       expect((await rest(server, 'GET', `/ical/acme/${file}`)).status).toBe(404);
     }
     expect((await rest(server, 'GET', `/ical/${'x'.repeat(80)}/${calendar.CalendarId}.ics`)).status).toBe(404);
+    // A key that is no tenant key (a dot, a space, an underscore) is not looked up at all.
+    for (const key of ['ac.me', 'ac%20me', 'ac_me']) expect((await rest(server, 'GET', `/ical/${key}/${calendar.CalendarId}.ics`)).status).toBe(404);
+  });
+
+  it('answers a NUL anywhere in the path with 400 problem+json, and other methods with 405 Allow: GET', async () => {
+    const calendar = await createCalendar({ Name: 'Acme NUL Feed', IsPublicViewable: true, IsICalPublishingEnabled: true });
+    for (const path of [`/ical/%00/${calendar.CalendarId}.ics`, `/ical/acme/%00${calendar.CalendarId}.ics`, `/ical/ac%00me/${calendar.CalendarId}.ics`]) {
+      const response = await rest(server, 'GET', path);
+      expect({ path, status: response.status, type: response.headers.get('content-type'), field: response.body?.errors?.[0]?.field })
+        .toEqual({ path, status: 400, type: expect.stringContaining('application/problem+json'), field: 'path' });
+    }
+    for (const method of ['POST', 'PUT', 'DELETE']) {
+      const response = await rest(server, method, `/ical/acme/${calendar.CalendarId}.ics`);
+      expect({ method, status: response.status, allow: response.headers.get('allow') }).toEqual({ method, status: 405, allow: 'GET' });
+    }
   });
 });
 

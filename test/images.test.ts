@@ -462,6 +462,16 @@ describe('saving images (POST /api/images/image/{imageid})', () => {
       expect(response.body.errors[0].field).toMatch(/^(imageid|fileid)$/);
     }
   });
+
+  it('answers an id of any length on its own route: 400 problem+json naming it, never another route\'s 405', async () => {
+    for (const id of ['1'.repeat(101), 'x'.repeat(3000), '9'.repeat(12)]) {
+      for (const kind of ['image', 'file']) {
+        const response = await rest(server, 'GET', `/api/images/${kind}/${id}`, { token: acme.staffToken });
+        expect({ status: response.status, type: response.headers.get('content-type'), field: response.body?.errors?.[0]?.field })
+          .toEqual({ status: 400, type: expect.stringContaining('application/problem+json'), field: `${kind}id` });
+      }
+    }
+  });
 });
 
 describe('deleting images', () => {

@@ -10,6 +10,9 @@
  * - tenant isolation: tenant A holds every area's demo records (with a marker in their text);
  *   tenant B's staff calls every operation with A's ids in the path, the arguments and the body,
  *   and no answer ever shows the marker, and A's rows are byte-for-byte unchanged afterwards;
+ * - methods: every documented path (route table, raw routes, /graphql) called with each method it
+ *   lacks answers 405 with Allow listing the methods it has; unknown paths 404; a NUL in any path
+ *   parameter a 400;
  * - a seeded property-based fuzz (fast-check) of path, query and body values on every REST
  *   operation and of variables on every GraphQL field: never a 5xx; every REST 4xx a problem+json.
  *
@@ -31,7 +34,7 @@ import { compileRoutes } from '../src/rest/gateway/routes.js';
 import type { RouteRow } from '../src/rest/route-table.js';
 import { seedAreas } from '../src/services/demo.js';
 import { createApiKey, createLogin, revokeApiKey } from '../src/services/identity.js';
-import { createTestTenant, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, graphql, rawHttp, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 import { malformedCases, reaches } from './support/malformed-input.js';
 
 const MARKER = 'Qz7LeakMarker';
@@ -270,6 +273,66 @@ describe('generated from the route table: seeded fuzz', () => {
         const response = await send({ ...call, body, headers: body === undefined ? undefined : { 'content-type': 'application/json' } }, attacker.staffToken);
         expect({ call: `${call.method} ${call.path}`, status: response.status < 500 }).toEqual({ call: `${call.method} ${call.path}`, status: true });
       }
+    }
+  });
+});
+
+describe('generated from the route table and the raw routes: methods', () => {
+  /** Every documented operation's method and path template, GraphQL's endpoint included. */
+  const documented = [...routes, ...rawRoutes.flatMap((area) => area.operations), { method: 'GET', path: '/graphql' }, { method: 'POST', path: '/graphql' }];
+  const templates = [...new Set(documented.map((operation) => operation.path))];
+  /** A template as a pattern of concrete paths: `{param}` any one segment (or part of one), `{param=null}` optionally. */
+  const patternOf = (template: string) => new RegExp(`^${template.split('/').filter(Boolean).map((segment) => (/^\{[^}]+=null\}$/.test(segment)
+    ? '(?:/[^/]+)?'
+    : `/${segment.split(/(\{[^}]+\})/).map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('')}`)).join('')}$`, 'i');
+  /** What the server must allow on a concrete path: the methods of every template it matches. */
+  const allowedOn = (path: string) => new Set(documented.filter((operation) => patternOf(operation.path).test(path)).map((operation) => operation.method));
+  const filled = (template: string, value: string) => template.replace(/\{[^}]+\}/g, value);
+  const ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+  const call = async (method: string, path: string, headers: Record<string, string> = {}) => {
+    const response = await rawHttp(server, method, path, headers);
+    return { status: response.status, allow: response.headers.allow, type: response.headers['content-type'] };
+  };
+
+  it('covers every documented path, raw routes and /graphql included', () => {
+    expect(templates.length).toBeGreaterThan(150);
+    expect(templates).toEqual(expect.arrayContaining(['/api/images/image/{imageid}', '/ical/{tenantkey}/{calendarid}.ics', '/api/callback/emailprovider1', '/graphql']));
+  });
+
+  it('answers each method a documented path lacks (TRACE and OPTIONS without a preflight too) with 405 and Allow listing the methods it has', async () => {
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const template of templates) {
+      const path = filled(template, '1');
+      const allowed = allowedOn(path);
+      const expectedAllow = ORDER.filter((method) => allowed.has(method)).join(', ');
+      const lacking = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'OPTIONS', 'HEAD'].filter((method) => !allowed.has(method === 'HEAD' ? 'GET' : method));
+      for (const method of lacking) {
+        const response = await call(method, path);
+        checked++;
+        const problem = path === '/graphql' || method === 'HEAD' || response.type?.startsWith('application/problem+json');
+        if (response.status !== 405 || response.allow !== expectedAllow || !problem) wrong.push(`${method} ${path} → ${response.status} Allow: ${response.allow} (${response.type}); expected 405 Allow: ${expectedAllow}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(500);
+  }, 120_000);
+
+  it('answers every method on an unknown path with 404 problem+json', async () => {
+    for (const path of ['/api/nothing/here', '/nothing', '/ical/acme', '/api/images/image/1/more', '/api/setup/corsorigins/1']) {
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'TRACE', 'OPTIONS']) {
+        const response = await call(method, path);
+        expect({ call: `${method} ${path}`, status: response.status, type: response.type }).toEqual({ call: `${method} ${path}`, status: 404, type: expect.stringContaining('application/problem+json') });
+      }
+    }
+  });
+
+  it('answers a NUL in any path parameter of any documented path with 400 problem+json', async () => {
+    for (const operation of documented.filter((candidate) => candidate.path.includes('{'))) {
+      const response = await call(operation.method, filled(operation.path, '%00'), { authorization: `Bearer ${attacker.staffToken}` });
+      expect({ call: `${operation.method} ${operation.path}`, status: response.status, type: response.type })
+        .toEqual({ call: `${operation.method} ${operation.path}`, status: 400, type: expect.stringContaining('application/problem+json') });
     }
   });
 });

@@ -11,6 +11,7 @@ import { callbacksArea } from './callbacks.js';
 import { categoryListsArea } from './category-lists.js';
 import { chaptersArea } from './chapters.js';
 import { commerceArea } from './commerce.js';
+import { corsOriginsArea } from './cors-origins.js';
 import { dashboardsArea } from './dashboards.js';
 import { directoriesArea } from './directories.js';
 import { eventsArea } from './events.js';
@@ -52,6 +53,7 @@ export const areas: readonly Area[] = [
   documentTemplatesArea,
   billingArea,
   auditArea,
+  corsOriginsArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -41,7 +41,8 @@ export const configSchema = z.object({
   GRAPHIQL: z.stringbool().optional(),
   /**
    * Browser origins allowed to call the APIs from another site (CORS), comma-separated, e.g.
-   * `https://portal.example.org,https://admin.example.org`. Unset: no cross-origin calls.
+   * `https://portal.example.org,https://admin.example.org`, on every request. Unset: none but
+   * those a tenant lists for the requests that name it (`/api/setup/corsorigins`).
    */
   CORS_ORIGINS: z.string().optional(),
   /** PEM certificate chain: with TLS_KEY_FILE the server speaks HTTPS itself (set both or neither). */

@@ -56,3 +56,21 @@ function daysInMonth(year: number, month: number): number {
 function pad(value: number, length: number): string {
   return String(value).padStart(length, '0');
 }
+
+/**
+ * The instants a date condition may name: years 0001–9999, what both JavaScript and PostgreSQL
+ * timestamps hold and all a record of ours can carry. An accepted date can still land outside
+ * (the day after 9999-12-31; `0001-01-01T00:00+05:00` is in the year 0), and such a Date cannot
+ * be sent to PostgreSQL.
+ */
+const FIRST_INSTANT = new Date('0001-01-01T00:00:00.000Z');
+const LAST_INSTANT = new Date('9999-12-31T23:59:59.999Z');
+
+export type InstantBound = { $gte: Date } | { $gt: Date } | { $lt: Date } | { $lte: Date };
+
+/** The condition `operator instant`, an instant outside the range replaced by the range's edge: the same records match. */
+export function instantBound(operator: '$gte' | '$lt' | '$lte', instant: Date): InstantBound {
+  if (instant > LAST_INSTANT) return operator === '$gte' ? { $gt: LAST_INSTANT } : { $lte: LAST_INSTANT };
+  if (instant < FIRST_INSTANT) return operator === '$gte' ? { $gte: FIRST_INSTANT } : { $lt: FIRST_INSTANT };
+  return { [operator]: instant } as InstantBound;
+}

@@ -1,5 +1,6 @@
 import type { EntityClass, EntityMetadata, FilterQuery, MetadataStorage, QueryOrderMap } from '@mikro-orm/core';
 import type { RequestContext } from './context.js';
+import { instantBound, type InstantBound } from './dates.js';
 import { BadInput } from './errors.js';
 import { allOf, leanCount, leanRows } from './lean-read.js';
 
@@ -139,7 +140,7 @@ export function toFindOptions<T extends object>(list: ListOptions, spec: ListSpe
   const like = list.filter ? { $ilike: `%${escapeLike(list.filter)}%` } : null;
   const where = allOf<T>(
     like && { $or: spec.search.map((path) => nested(path, like)) },
-    spec.dates && list.calendarStartDate ? { [spec.dates]: { $gte: new Date(list.calendarStartDate) } } : null,
+    spec.dates && list.calendarStartDate ? { [spec.dates]: startOf(list.calendarStartDate) } : null,
     spec.dates && list.calendarEndDate ? { [spec.dates]: endOf(list.calendarEndDate) } : null,
   );
   // The id last: a stable order, so pages never overlap.
@@ -185,14 +186,19 @@ function nested(path: string, condition: object): object {
   return path.split('.').reduceRight<object>((inner, key) => ({ [key]: inner }), condition);
 }
 
+/** A start date: from the start of its day (a date) or the exact instant (a date-time). */
+function startOf(value: string): InstantBound {
+  return instantBound('$gte', new Date(value));
+}
+
 /** An end date: a date-only value includes its whole day; a date-time is the exact upper bound. */
-function endOf(value: string) {
+function endOf(value: string): InstantBound {
   if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
     const next = new Date(`${value}T00:00:00Z`);
     next.setUTCDate(next.getUTCDate() + 1);
-    return { $lt: next };
+    return instantBound('$lt', next);
   }
-  return { $lte: new Date(value) };
+  return instantBound('$lte', new Date(value));
 }
 
 function parseOrder<T>(value: string, spec: ListSpec<T>, field: string) {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../core/errors.js';
 import { loadIcal } from '../core/format-libraries.js';
+import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { publishedCalendar } from '../services/calendars.js';
 import type { AreaRoutes } from './area-routes.js';
 
@@ -17,13 +18,15 @@ const CACHE_SECONDS = 300;
  * description (X-WR-CALNAME, X-WR-CALDESC); events will be added when the documents define them.
  */
 export const calendarFeedRoutes: AreaRoutes = {
-  // The feed is our addition, not a documented operation.
-  operations: [],
+  operations: [{
+    method: 'GET', path: '/ical/{tenantkey}/{calendarid}.ics', authentication: 'none', extension: true,
+    summary: 'The iCalendar feed of a published calendar (public; 404 for any calendar not published).',
+  }],
   register(server, contextFor) {
     server.get('/ical/:tenantkey/:file', async (request: FastifyRequest<{ Params: { tenantkey: string; file: string } }>, reply: FastifyReply) => {
       const { tenantkey, file } = request.params;
       const id = /^(\d{1,9})\.ics$/i.exec(file)?.[1];
-      if (!id || tenantkey.length > 64) throw new NotFound('The calendar feed');
+      if (!id || !TENANT_KEY_PATTERN.test(tenantkey.toLowerCase())) throw new NotFound('The calendar feed');
       const ctx = await contextFor(request);
       const published = await publishedCalendar(ctx, tenantkey, Number(id));
       if (!published) throw new NotFound('The calendar feed');

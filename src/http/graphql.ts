@@ -118,6 +118,9 @@ function compiledExecution(schema: GraphQLSchema): GatewayInterface {
 }
 
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
+/** The methods /graphql answers (another one is a 405 with Allow, app.ts). */
+export const GRAPHQL_METHODS = [{ method: 'GET', path: '/graphql' }, { method: 'POST', path: '/graphql' }] as const;
+
 export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions): Promise<ApolloServer<RequestContext>> {
   const armor = new ApolloArmor({
     maxDepth: { n: 8 },
@@ -177,18 +180,11 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
   });
   app.route({
     url: '/graphql',
-    method: ['GET', 'POST'], // OPTIONS: CORS preflight (app.ts)
+    method: GRAPHQL_METHODS.map((operation) => operation.method), // other methods: the server's 405 (app.ts), in GraphQL's error shape
     // Each request in a read scope of its own, which a query operation opens to replicas.
     handler(request, reply) {
       return withReadScope(() => handler.call(this, request as Parameters<typeof handler>[0], reply as Parameters<typeof handler>[1]));
     },
-  });
-  // Other methods are the GraphQL endpoint's 405 (in GraphQL's error shape), not the server's 404.
-  app.route({
-    url: '/graphql',
-    method: ['PUT', 'PATCH', 'DELETE'],
-    handler: (_request, reply) => reply.code(405).header('allow', 'GET, POST')
-      .send({ errors: [{ message: 'Use GET or POST on /graphql.', extensions: { code: 'METHOD_NOT_ALLOWED' } }] }),
   });
   return apollo;
 }

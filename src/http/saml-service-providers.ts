@@ -1,5 +1,5 @@
 import type { AreaRoutes } from './area-routes.js';
-import { ApiError, BadInput } from '../core/errors.js';
+import { BadInput } from '../core/errors.js';
 import { SAML_METADATA_CONTENT_TYPE, samlServiceProviderMetadata } from '../services/saml-service-providers.js';
 
 const DOWNLOAD_PATH = '/api/saml/serviceproviders/{samlserviceproviderid}/download';
@@ -15,12 +15,6 @@ export const samlServiceProviderDownloadRoutes: AreaRoutes = {
   operations: [{ method: 'GET', path: DOWNLOAD_PATH, summary: 'The provider\'s SAML 2.0 metadata XML, as a file download (application/samlmetadata+xml).' }],
   register(server, contextFor) {
     const url = DOWNLOAD_PATH.replace('{samlserviceproviderid}', ':samlserviceproviderid');
-    // Other methods on the path: 405 naming GET, as the gateway answers for its own rows.
-    server.route({
-      method: ['POST', 'PUT', 'PATCH', 'DELETE'],
-      url,
-      handler: async () => { throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'Use GET on this path.', [], { Allow: 'GET' }); },
-    });
     server.get<{ Params: { samlserviceproviderid: string } }>(url, async (request, reply) => {
       const raw = request.params.samlserviceproviderid;
       const id = /^-?\d{1,10}$/.test(raw) ? Number(raw) : NaN;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
+import { instantBound } from '../core/dates.js';
 import { BadInput, NotFound } from '../core/errors.js';
 import { leanRows } from '../core/lean-read.js';
 import { money, parseMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
@@ -159,7 +160,7 @@ export async function accountTransactions(ctx: RequestContext, args: AccountTran
   end.setUTCDate(end.getUTCDate() + 1);
   return {
     AccountId: account.accountId, PaymentGatewayTypeId: account.gatewayTypeId, Date: args.date ?? null, StartDate: args.startDate ?? null, EndDate: args.endDate ?? null,
-    Transactions: await transactionRows(ctx, { account: account.id, occurredAt: { $gte: first, $lt: end } }),
+    Transactions: await transactionRows(ctx, { account: account.id, occurredAt: { ...instantBound('$gte', first), ...instantBound('$lt', end) } }),
   };
 }
 

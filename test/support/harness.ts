@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
@@ -149,6 +150,23 @@ export async function rest<T = any>(
     parsed = null;
   }
   return { status: response.status, headers: response.headers, text, body: parsed as T };
+}
+
+/**
+ * One request by node:http, for what fetch refuses: any method (TRACE) and any header (Host).
+ * The headers come back as Node gives them (lower-case names).
+ */
+export function rawHttp(server: TestServer, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(`${server.baseUrl}${path}`, { method, headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => { text += chunk; });
+      response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, text }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
 }
 
 /** One GraphQL call over real HTTP. */

@@ -3,6 +3,7 @@ import {
 } from 'graphql';
 import { plainCall, plainPathValue, plainValue, restCall, type RestCall } from '../../bench/fuzz-generators.js';
 import { documentedKey } from '../../src/rest/documented-keys.js';
+import { AllowedMethods } from '../../src/rest/allowed-methods.js';
 import { matchRoute, type RouteIndex } from '../../src/rest/gateway/route-matching.js';
 import type { CompiledRoute } from '../../src/rest/gateway/routes.js';
 
@@ -123,10 +124,13 @@ export function malformedCases(route: CompiledRoute, id: number): MalformedCase[
   return cases;
 }
 
+/** A refusal's Allow list does not matter here: any refusal means the call missed its route. */
+const NO_OTHER_METHODS = new AllowedMethods([]);
+
 /** Whether the gateway sends `call` to `route` (and not to a literal route of the same shape, nor to a 404). */
 export function reaches(index: RouteIndex, call: RestCall, route: CompiledRoute): boolean {
   try {
-    return matchRoute(index, call.method, call.path.split('?')[0]).route === route;
+    return matchRoute(index, NO_OTHER_METHODS, call.method, call.path.split('?')[0]).route === route;
   } catch {
     return false;
   }

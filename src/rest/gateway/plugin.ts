@@ -10,6 +10,7 @@ import { toDocumentedKeys } from '../documented-keys.js';
 import { sendOnce } from './idempotency.js';
 import { closeUnreadBody, downloadResponse, namedAsDocumented, problemResponse, type GatewayResponse } from './responses.js';
 import { indexRoutes, matchRoute, type PathParams } from './route-matching.js';
+import type { AllowedMethods } from '../allowed-methods.js';
 import type { CompiledRoute } from './routes.js';
 import { buildVariables } from './variables.js';
 
@@ -36,6 +37,8 @@ export interface GatewayOptions {
   onUnexpectedError: (error: unknown) => void;
   /** Largest request body (bytes); larger is a 413. */
   bodyLimit: number;
+  /** The methods of every documented path (the table's and the raw routes'), for 405 answers. */
+  allowedMethods: AllowedMethods;
 }
 
 /** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
@@ -53,7 +56,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
   app.addHook('onRequest', async (request, reply) => {
     const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
     try {
-      const { route, params } = matchRoute(routes, request.method, rawPath);
+      const { route, params } = matchRoute(routes, options.allowedMethods, request.method, rawPath);
       labelOperation(request, `${route.row.method} ${route.row.path}`);
       const contextValue = await options.contextFor(request);
       if (!route.access.public) contextValue.authorize(route.row.field, route.access.roles);

@@ -1,4 +1,5 @@
-import { ApiError, BadInput, NotFound } from '../../core/errors.js';
+import { BadInput } from '../../core/errors.js';
+import type { AllowedMethods } from '../allowed-methods.js';
 import type { CompiledRoute, Segment } from './routes.js';
 
 /**
@@ -21,8 +22,11 @@ export function indexRoutes(routes: CompiledRoute[]): RouteIndex {
   return index;
 }
 
-/** Finds the route for a method and raw path; 404 when none, 405 when only other methods match. */
-export function matchRoute(routes: RouteIndex, method: string, rawPath: string) {
+/**
+ * Finds the route for a method and raw path (HEAD follows GET); when none serves that method,
+ * 405 naming the methods the path has (route table and raw routes: `allowed`), or 404.
+ */
+export function matchRoute(routes: RouteIndex, allowed: AllowedMethods, method: string, rawPath: string) {
   const parts = rawPath.split('/').filter(Boolean).map((part, index) => {
     try {
       return decodeURIComponent(part);
@@ -30,17 +34,13 @@ export function matchRoute(routes: RouteIndex, method: string, rawPath: string) 
       throw BadInput.field(`path segment ${index + 1}`, 'is not valid percent-encoding');
     }
   });
-  const allowed = new Set<string>();
+  const wanted = method === 'HEAD' ? 'GET' : method;
   for (const route of routes.get(prefixOf(parts)) ?? []) {
+    if (route.row.method !== wanted) continue;
     const params = matchSegments(route.segments, parts);
-    if (!params) continue;
-    if (route.row.method === method) return { route, params };
-    allowed.add(route.row.method);
+    if (params) return { route, params };
   }
-  if (allowed.size > 0) {
-    throw new ApiError(405, 'METHOD_NOT_ALLOWED', `Use ${[...allowed].join(' or ')} on this path.`, [], { Allow: [...allowed].join(', ') });
-  }
-  throw new NotFound('The resource');
+  throw allowed.refusal(method, rawPath);
 }
 
 /** A matched path parameter: its value, and its documented name (for messages), by argument. */
