@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StartupRefused } from './failures.js';
 
 /** Every setting the service reads from its environment, validated once at start. */
 export const configSchema = z.object({
@@ -139,7 +140,8 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };
 
-export class ConfigError extends Error {}
+/** A bad variable: printed as one line naming it, exit code 1. */
+export class ConfigError extends StartupRefused {}
 
 /** Reads the configuration; a bad variable is reported by name. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
