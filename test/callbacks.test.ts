@@ -725,16 +725,18 @@ function withValueAt(value: any, path: (string | number)[], replacement: unknown
   return copy;
 }
 
-/** A provider's event with one to three of its fields (anywhere in it) replaced by garbage; mandrill's inside its encoded event. */
-const poisonedCallback = fc.constantFrom(...PROVIDERS).chain((provider) => {
-  const template = POISON_TEMPLATES[provider]('template');
-  const event = provider === 'emailprovider2' ? JSON.parse(template[0]) : template;
-  return fc.tuple(fc.constant(provider), fc.array(fc.tuple(fc.constantFrom(...pathsOf(event)), garbageValue), { minLength: 1, maxLength: 3 }));
-}).map(([provider, replacements]) => {
-  const template = POISON_TEMPLATES[provider](id('poison'));
-  let event = provider === 'emailprovider2' ? JSON.parse(template[0]) : template;
+/** The event of a provider's template that fields are replaced in: mandrill's is the JSON-encoded one inside the array. */
+function eventOf(provider: Provider, key: string): any {
+  const template = POISON_TEMPLATES[provider](key);
+  return provider === 'emailprovider2' ? JSON.parse(template[0]) : template;
+}
+
+type Replacement = [(string | number)[], unknown];
+
+/** The provider's event with `replacements` made (a path a previous replacement removed is skipped), as the body text sent. */
+function poisonedBody(provider: Provider, replacements: Replacement[]): string {
+  let event = eventOf(provider, id('poison'));
   for (const [path, value] of replacements) {
-    // A path a previous replacement removed (its parent is now garbage) is skipped.
     try {
       event = withValueAt(event, path, value);
     } catch {
@@ -742,8 +744,8 @@ const poisonedCallback = fc.constantFrom(...PROVIDERS).chain((provider) => {
     }
   }
   const body = provider === 'emailprovider2' ? [JSON.stringify(event).replaceAll(JSON.stringify(HUGE), '1e400')] : event;
-  return { provider, text: JSON.stringify(body).replaceAll(JSON.stringify(HUGE), '1e400') };
-});
+  return JSON.stringify(body).replaceAll(JSON.stringify(HUGE), '1e400');
+}
 
 describe('poison callbacks (content the database cannot take)', () => {
   it('records a meeting callback with a NUL in event_ts once: its event parked with the reason, never retried; the next one processed', async () => {
@@ -782,15 +784,22 @@ describe('poison callbacks (content the database cannot take)', () => {
     await expectGoodCallbacksProcessed();
   });
 
-  it('never answers 5xx to garbage field values of any provider format, never retries them, and processes the next callback (fast-check)', async () => {
+  it.each(PROVIDERS)('%s: never answers 5xx to garbage field values, never retries them, and processes the next callback (fast-check)', async (provider) => {
     const before = await lastCallbackId();
     const statuses: number[] = [];
-    await fc.assert(fc.asyncProperty(poisonedCallback, async ({ provider, text }) => {
-      const response = await send(provider, text);
+    const paths = pathsOf(eventOf(provider, 'template'));
+    const replacements = fc.array(fc.tuple(fc.constantFrom(...paths), garbageValue), { minLength: 1, maxLength: 3 });
+    await fc.assert(fc.asyncProperty(replacements, async (made) => {
+      const response = await send(provider, poisonedBody(provider, made));
       statuses.push(response.status);
       // 400 only where the outer shape itself is garbage (checked on receipt); everything else is stored.
       expect([200, 400]).toContain(response.status);
-    }), { seed: Number(process.env.FUZZ_SEED ?? 20261126), numRuns: Number(process.env.FUZZ_RUNS ?? 150) });
+    }), {
+      seed: Number(process.env.FUZZ_SEED ?? 20261126),
+      numRuns: Number(process.env.FUZZ_RUNS ?? 40),
+      // First, a NUL in each field in turn: PostgreSQL's text refuses it wherever it lands.
+      examples: paths.map((path) => [[[path, `1\u0000`]]] as [Replacement[]]),
+    });
     const settled = await settledAfter(before);
     expect(settled.length).toBe(statuses.filter((status) => status === 200).length);
     expect(settled.length).toBeGreaterThan(statuses.length / 2);
