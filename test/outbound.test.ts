@@ -40,7 +40,7 @@ describe('a captcha VerifyUrl, when saved', () => {
     ['http://challenges.cloudflare.com/turnstile/v0/siteverify', 'must be an https URL'],
     ['https://127.0.0.1/siteverify', 'loopback'],
     ['https://127.1.2.3:8443/siteverify', 'loopback'],
-    ['https://2130706433/siteverify', 'loopback'], // 127.0.0.1 written as a number
+    ['https://2130706433/siteverify', 'http(s) URL'], // 127.0.0.1 written as a number: not even a URL to class-validator
     ['https://[::1]/siteverify', 'loopback'],
     ['https://[::ffff:127.0.0.1]/siteverify', 'loopback'],
     ['https://0.0.0.0/siteverify', 'loopback'],

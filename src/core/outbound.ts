@@ -93,7 +93,9 @@ export function outboundRequest(
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
         if (size > request.maxResponseBytes) {
-          outgoing.destroy(new Error(`the response is larger than ${request.maxResponseBytes} bytes`));
+          // Settled here: the connection's own end or error may come first once it is cut.
+          reject(new Error(`the response is larger than ${request.maxResponseBytes} bytes`));
+          outgoing.destroy();
           return;
         }
         chunks.push(chunk);
