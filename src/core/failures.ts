@@ -21,9 +21,11 @@ export function failureText(error: unknown): string {
   }
   if (typeof error === 'string' && error) return error;
   if (error === undefined || error === null || error === '') return 'failed without saying why (nothing was thrown with the failure)';
+  if (typeof error === 'number' || typeof error === 'boolean' || typeof error === 'bigint' || typeof error === 'symbol') return String(error);
+  if (typeof error !== 'object') return `failed with a ${typeof error}`;
   try {
-    return JSON.stringify(error) ?? String(error);
+    return JSON.stringify(error);
   } catch {
-    return String(error);
+    return 'failed with a value that cannot be shown';
   }
 }
