@@ -123,8 +123,9 @@ function checkedLookup(policy: OutboundPolicy): LookupFunction {
         throw new OutboundRefused(`${hostname} ${reason}`);
       }
       const usable = options.family ? addresses.filter((entry) => entry.family === options.family) : addresses;
+      if (!usable.length) throw new OutboundRefused(`${hostname} has no IPv${options.family} address`);
       if (options.all) (callback as (error: null, addresses: dns.LookupAddress[]) => void)(null, usable);
-      else callback(null, usable[0]?.address ?? '', usable[0]?.family ?? 4);
+      else callback(null, usable[0].address, usable[0].family);
     }).catch((error: NodeJS.ErrnoException) => callback(error, '', 4));
   };
 }
