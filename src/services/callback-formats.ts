@@ -94,6 +94,8 @@ export function normalizeCallback(provider: CallbackProvider, body: unknown, rec
       result.parked.push({ event: where, reason: error.message });
       return;
     }
+    // The last word before the database: text a format built from what the provider sent (an id put
+    // together from several fields) must be storable too, or the whole callback would fail.
     const unstorable = event && Object.entries(event).find(([, value]) => typeof value === 'string' && storable(value) !== value);
     if (unstorable) result.parked.push({ event: where, reason: `${where}: its ${unstorable[0]} holds characters that cannot be stored (NUL or a lone surrogate)` });
     else if (!event) result.skipped++;
