@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Options } from './cli-commands.js';
+import { failureText } from './core/failures.js';
 
 /** Each command's synopsis and what it does, for `--help`. */
 const help: Record<string, string> = {
@@ -39,7 +40,7 @@ async function main(): Promise<number> {
       },
     });
   } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message}\n${usage}\n`);
+    process.stderr.write(`error: ${failureText(error)}\n${usage}\n`);
     return 2;
   }
   const { positionals, values } = parsed;
@@ -72,6 +73,6 @@ async function main(): Promise<number> {
 }
 
 main().then((code) => process.exit(code), (error: unknown) => {
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`error: ${failureText(error)}\n`);
   process.exit(1);
 });

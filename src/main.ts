@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { buildApp } from './app.js';
 import { jobs } from './areas/index.js';
-import { ConfigError, loadConfig } from './core/config.js';
+import { loadConfig } from './core/config.js';
+import { failureText, StartupRefused } from './core/failures.js';
 import { createLogger } from './core/logger.js';
 import { startJobs } from './core/jobs.js';
 import { shutDown } from './core/shutdown.js';
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof ConfigError ? error.message : (error as Error).stack ?? String(error)}\n`);
+  // A refusal the operator acts on (a bad variable, the port taken, a newer database) is one line; anything else is a bug, with its stack.
+  process.stderr.write(`${error instanceof Error && error.stack && !(error instanceof StartupRefused) ? error.stack : failureText(error)}\n`);
   process.exit(1);
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import fc from 'fast-check';
 import pg from 'pg';
 import { Contact } from '../src/entities/index.js';
 import { routeCoverage } from '../src/rest/coverage.js';
@@ -655,6 +656,157 @@ describe('callback secrets on the command line', () => {
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('provider');
   });
+});
+
+// ---- poison callbacks ----
+
+/** The callbacks stored after `afterId`, as processing left them, with their jobs' retries. */
+async function settledAfter(afterId: number) {
+  await drained();
+  return query<{ id: number; provider: string; state: string; attempts: number; error: string | null; retries: number }>(
+    `SELECT c.id, c.provider, c.state, c.attempts, c.error,
+            (SELECT coalesce(max(j.retry_count), 0) FROM pgboss.job j WHERE j.data->>'receipt' = c.receipt::text) AS retries
+     FROM provider_callback c WHERE c.id > $1 ORDER BY c.id`, [afterId]);
+}
+
+async function lastCallbackId(): Promise<number> {
+  return (await query<{ id: number | null }>('SELECT max(id) AS id FROM provider_callback'))[0].id ?? 0;
+}
+
+/** A good callback of each provider, sent after the poison: each is processed with its one event. */
+async function expectGoodCallbacksProcessed(): Promise<void> {
+  const before = await lastCallbackId();
+  for (const provider of PROVIDERS) expect((await send(provider, POISON_TEMPLATES[provider](id('after')))).status).toBe(200);
+  const settled = await settledAfter(before);
+  expect(settled.map((row) => [row.provider, row.state, row.attempts])).toEqual(PROVIDERS.map((provider) => [provider, 'processed', 1]));
+  const counts = await query('SELECT event_count FROM provider_callback WHERE id > $1 ORDER BY id', [before]);
+  expect(counts.map((row) => row.event_count)).toEqual(PROVIDERS.map(() => 1));
+}
+
+/** One recordable event of each provider, with every field the processor reads; mandrill's event is encoded by `send`'s caller. */
+const POISON_TEMPLATES: Record<Provider, (key: string) => any> = {
+  emailprovider1: (key) => [{ sg_event_id: key, event: 'bounce', type: 'bounce', email: 'poison@acme.example', timestamp: 1700000000, url: 'https://acme.example/x', reason: 'mailbox full', response: '550' }],
+  emailprovider2: (key) => [JSON.stringify({ _id: key, event: 'hard_bounce', ts: 1700000000, url: 'https://acme.example/x', msg: { email: 'poison@acme.example', bounce_description: 'bad', diag: '550' } })],
+  emailprovider3: (key) => ({ 'event-data': { id: key, event: 'failed', severity: 'permanent', recipient: 'poison@acme.example', timestamp: 1700000000.5, url: 'https://acme.example/x', reason: 'bounce', 'delivery-status': { description: 'bad', message: '550' } } }),
+  emailprovider4: (key) => ({ RecordType: 'Bounce', ID: key, Type: 'HardBounce', Email: 'poison@acme.example', BouncedAt: '2024-01-02T03:04:05Z', MessageID: key, Recipient: 'poison@acme.example', Description: 'bad', Details: '550' }),
+  meetingprovider: (key) => ({
+    event: 'meeting.participant_joined', event_ts: 1700000000000,
+    payload: { object: { id: 123456, uuid: key, topic: 'Board', participant: { participant_uuid: 'p-1', user_id: 'u-1', id: 'i-1', user_name: 'Pat', email: 'poison@acme.example', join_time: '2024-01-02T03:04:05Z' } } },
+  }),
+};
+
+/** Stands for the JSON number 1e400 (JSON.parse reads it as Infinity), which JSON.stringify cannot write. */
+const HUGE = '\u0001huge-number\u0001';
+
+/** Values no provider should send: NUL and lone surrogates in text, times out of range, wrong types, huge numbers. */
+const garbageValue = fc.oneof(
+  fc.string({ maxLength: 20 }).map((text) => `${text}\u0000${text}`),
+  fc.constantFrom('\u0000', 'a\ud800', '\udfff', '', ' ', 'not a time', '99999-12-31T00:00:00Z', '0000-01-01T00:00:00Z', '-001000-01-01T00:00:00Z',
+    '2024-13-45T99:99:99Z', '1e400', '-1', '12345678901234567890', 'x'.repeat(5000), `${'9'.repeat(400)}`, HUGE),
+  fc.constantFrom(1e308, -1e308, 9e15, -1, 0.5, -0.5, Number.MAX_SAFE_INTEGER, 1e21, 0),
+  fc.constantFrom(true, false, null, [], {}, ['\u0000'], { nested: '\u0000' }),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+
+/** Every path into a value (objects and arrays), the root excepted. */
+function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.entries(value).flatMap(([key, inner]) => {
+    const here = [...prefix, Array.isArray(value) ? Number(key) : key];
+    return [here, ...pathsOf(inner, here)];
+  });
+}
+
+function withValueAt(value: any, path: (string | number)[], replacement: unknown): any {
+  const copy = structuredClone(value);
+  let target = copy;
+  for (const step of path.slice(0, -1)) target = target[step];
+  target[path[path.length - 1]] = replacement;
+  return copy;
+}
+
+/** The event of a provider's template that fields are replaced in: mandrill's is the JSON-encoded one inside the array. */
+function eventOf(provider: Provider, key: string): any {
+  const template = POISON_TEMPLATES[provider](key);
+  return provider === 'emailprovider2' ? JSON.parse(template[0]) : template;
+}
+
+type Replacement = [(string | number)[], unknown];
+
+/** The provider's event with `replacements` made (a path a previous replacement removed is skipped), as the body text sent. */
+function poisonedBody(provider: Provider, replacements: Replacement[]): string {
+  let event = eventOf(provider, id('poison'));
+  for (const [path, value] of replacements) {
+    try {
+      event = withValueAt(event, path, value);
+    } catch {
+      continue;
+    }
+  }
+  const body = provider === 'emailprovider2' ? [JSON.stringify(event).replaceAll(JSON.stringify(HUGE), '1e400')] : event;
+  return JSON.stringify(body).replaceAll(JSON.stringify(HUGE), '1e400');
+}
+
+describe('poison callbacks (content the database cannot take)', () => {
+  it('records a meeting callback with a NUL in event_ts once: its event parked with the reason, never retried; the next one processed', async () => {
+    const before = await lastCallbackId();
+    const body = POISON_TEMPLATES.meetingprovider(id('nul-ts'));
+    body.event_ts = '1700000000000\u0000';
+    delete body.payload.object.participant.join_time; // the time then comes from event_ts
+    expect((await send('meetingprovider', body)).status).toBe(200);
+    const [settled] = await settledAfter(before);
+    expect(settled).toMatchObject({ state: 'processed', attempts: 1, error: null, retries: 0 });
+    const listed = await graphql(server, 'query { providerCallbacks(options: { Take: 5 }) { CallbackId State ParkedEvents { Event Reason } } }', {}, acme.staffToken);
+    expect(listed.body.data.providerCallbacks).toContainEqual({
+      CallbackId: settled.id, State: 'processed', ParkedEvents: [{ Event: 'body', Reason: 'body.event_ts: is not a Unix time in milliseconds' }],
+    });
+    await expectGoodCallbacksProcessed();
+  });
+
+  it('parks a callback the database refuses for its content at once, with the reason, instead of retrying it', async () => {
+    // A value refused by PostgreSQL itself (a data exception, SQLSTATE class 22) that the formats did not foresee.
+    await db.query(`CREATE FUNCTION refuse_value() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.email = 'refused@acme.example' THEN RAISE EXCEPTION 'value out of range for this column' USING ERRCODE = '22003'; END IF; RETURN NEW; END $$`);
+    await db.query('CREATE TRIGGER refuse_value BEFORE INSERT ON email_event FOR EACH ROW EXECUTE FUNCTION refuse_value()');
+    const before = await lastCallbackId();
+    try {
+      expect((await send('emailprovider1', [{ sg_event_id: id('refused'), event: 'delivered', email: 'refused@acme.example' }])).status).toBe(200);
+      const [settled] = await settledAfter(before);
+      expect(settled).toMatchObject({ state: 'parked', attempts: 1, retries: 0, error: expect.stringContaining('value out of range for this column') });
+      const jobs = await query("SELECT j.state FROM pgboss.job j JOIN provider_callback c ON j.data->>'receipt' = c.receipt::text WHERE c.id = $1", [settled.id]);
+      expect(jobs).toEqual([{ state: 'completed' }]);
+      const listed = await graphql(server, 'query { providerCallbacks(state: "parked") { CallbackId State Attempts Error } }', {}, acme.staffToken);
+      expect(listed.body.data.providerCallbacks).toContainEqual({ CallbackId: settled.id, State: 'parked', Attempts: 1, Error: expect.stringContaining('value out of range') });
+    } finally {
+      await db.query('DROP TRIGGER refuse_value ON email_event');
+      await db.query('DROP FUNCTION refuse_value()');
+    }
+    await expectGoodCallbacksProcessed();
+  });
+
+  it.each(PROVIDERS)('%s: never answers 5xx to garbage field values, never retries them, and processes the next callback (fast-check)', async (provider) => {
+    const before = await lastCallbackId();
+    const statuses: number[] = [];
+    const paths = pathsOf(eventOf(provider, 'template'));
+    const replacements = fc.array(fc.tuple(fc.constantFrom(...paths), garbageValue), { minLength: 1, maxLength: 3 });
+    await fc.assert(fc.asyncProperty(replacements, async (made) => {
+      const response = await send(provider, poisonedBody(provider, made));
+      statuses.push(response.status);
+      // 400 only where the outer shape itself is garbage (checked on receipt); everything else is stored.
+      expect([200, 400]).toContain(response.status);
+    }), {
+      seed: Number(process.env.FUZZ_SEED ?? 20261126),
+      numRuns: Number(process.env.FUZZ_RUNS ?? 40),
+      // First, a NUL in each field in turn: PostgreSQL's text refuses it wherever it lands.
+      examples: paths.map((path) => [[[path, `1\u0000`]]] as [Replacement[]]),
+    });
+    const settled = await settledAfter(before);
+    expect(settled.length).toBe(statuses.filter((status) => status === 200).length);
+    expect(settled.length).toBeGreaterThan(statuses.length / 2);
+    const retried = settled.filter((row) => !['processed', 'parked'].includes(row.state) || row.attempts !== 1 || row.retries !== 0);
+    expect(retried).toEqual([]);
+    await expectGoodCallbacksProcessed();
+  }, 120_000);
 });
 
 // ---- crash safety ----

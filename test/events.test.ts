@@ -33,7 +33,8 @@ async function startFakeVerifier(): Promise<string> {
 }
 
 beforeAll(async () => {
-  server = await startRaceServer();
+  // The fake verifier listens on 127.0.0.1 over http: allowed by the development setting and the host list.
+  server = await startRaceServer({ OUTBOUND_ALLOW_PRIVATE: 'true', CAPTCHA_VERIFY_HOSTS: '127.0.0.1' });
   acme = await createTestTenant(server, 'events-acme');
   const verifyUrl = await startFakeVerifier();
   const saved = await staffGql(`mutation($input: EventCaptchaSettingInput!) { saveEventCaptchaSetting(input: $input) { Provider SiteKey VerifyUrl HasSecret } }`, {

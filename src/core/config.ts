@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StartupRefused } from './failures.js';
 
 /** Every setting the service reads from its environment, validated once at start. */
 export const configSchema = z.object({
@@ -136,11 +137,24 @@ export const configSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Days the audit trail keeps an entry; an hourly job deletes older ones. */
   AUDIT_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(365),
+  /**
+   * Development and tests only: lets requests to URLs staff set (a captcha VerifyUrl) use http and
+   * reach loopback, private and link-local addresses. Off, such URLs must be https on a public
+   * address, checked when saved and again at every connection (`core/outbound.ts`).
+   */
+  OUTBOUND_ALLOW_PRIVATE: z.stringbool().default(false),
+  /**
+   * Host names a tenant's captcha VerifyUrl may name besides the known providers' (Cloudflare
+   * Turnstile, hCaptcha, Google reCAPTCHA), comma-separated, e.g. `captcha.example.org`. The
+   * tenant's captcha secret is sent there.
+   */
+  CAPTCHA_VERIFY_HOSTS: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };
 
-export class ConfigError extends Error {}
+/** A bad variable: printed as one line naming it, exit code 1. */
+export class ConfigError extends StartupRefused {}
 
 /** Reads the configuration; a bad variable is reported by name. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

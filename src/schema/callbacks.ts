@@ -12,7 +12,7 @@ export class ProviderCallbackItem {
   @Field(() => String, { description: 'The id the processing job carries.' }) Receipt!: string;
   @Field(() => String, { description: 'emailprovider1-4 or meetingprovider.' }) Provider!: string;
   @Field(() => String, { description: 'When it was stored (ISO 8601).' }) ReceivedAt!: string;
-  @Field(() => String, { description: 'queued, retrying, processed or dead (every attempt failed; `npm run cli -- callbacks requeue` queues it again).' }) State!: string;
+  @Field(() => String, { description: 'queued, retrying, processed, parked (its content cannot be recorded: not retried, the reason in Error) or dead (every attempt failed; `npm run cli -- callbacks requeue` queues it again).' }) State!: string;
   @Field(() => Int, { description: 'Processing attempts since it was (re)queued.' }) Attempts!: number;
   @Field(() => String, { nullable: true, description: 'The last processing error; null once processed.' }) Error!: string | null;
   @Field(() => String, { nullable: true }) ProcessedAt!: string | null;

@@ -453,7 +453,7 @@ export class EventCaptchaSettingInput {
   @Field(() => String, { description: `One of ${CAPTCHA_PROVIDERS.join(', ')}.` }) @IsIn(CAPTCHA_PROVIDERS) Provider!: string;
   @Field(() => String) @Length(1, 200) SiteKey!: string;
   @Field(() => String) @Length(1, 500) Secret!: string;
-  @Field(() => String, { nullable: true, description: 'Overrides the provider\'s siteverify address (a private verifier).' })
+  @Field(() => String, { nullable: true, description: 'Overrides the provider\'s siteverify address: https, on a known provider\'s host or one the operator allows (CAPTCHA_VERIFY_HOSTS), never a private address.' })
   @IsOptional() @IsString() @MaxLength(500) @IsUrl({ require_tld: false, require_protocol: true, protocols: ['http', 'https'] }, { message: 'VerifyUrl must be an http(s) URL' })
   VerifyUrl?: string | null;
 }

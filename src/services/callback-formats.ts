@@ -94,7 +94,11 @@ export function normalizeCallback(provider: CallbackProvider, body: unknown, rec
       result.parked.push({ event: where, reason: error.message });
       return;
     }
-    if (!event) result.skipped++;
+    // The last word before the database: text a format built from what the provider sent (an id put
+    // together from several fields) must be storable too, or the whole callback would fail.
+    const unstorable = event && Object.entries(event).find(([, value]) => typeof value === 'string' && storable(value) !== value);
+    if (unstorable) result.parked.push({ event: where, reason: `${where}: its ${unstorable[0]} holds characters that cannot be stored (NUL or a lone surrogate)` });
+    else if (!event) result.skipped++;
     else if ('meetingId' in event) result.meeting.push(event);
     else result.email.push(event);
   };
@@ -253,13 +257,14 @@ function zoomStyle(body: unknown, where: string, fallbackTime: string): MeetingE
   const participant = kind.startsWith('participant') ? object(meeting.participant, `${where}.payload.object.participant`) : null;
   const participantKey = participant ? optionalText(participant.participant_uuid) ?? optionalText(participant.user_id) ?? optionalText(participant.id) ?? '' : '';
   const timeField = { started: 'start_time', ended: 'end_time', participant_joined: 'join_time', participant_left: 'leave_time' }[kind];
+  const eventTs = unixMillis(e.event_ts, `${where}.event_ts`);
   const time = isoTime((participant ?? meeting)[timeField], `${where}.payload.object.${participant ? 'participant.' : ''}${timeField}`)
-    ?? unixTime(typeof e.event_ts === 'number' ? e.event_ts / 1000 : undefined, `${where}.event_ts`)
+    ?? (eventTs === null ? null : unixTime(Number(eventTs) / 1000, `${where}.event_ts`))
     ?? fallbackTime;
   const participantEmail = participant && optionalText(participant.email) ? address(participant.email, `${where}.payload.object.participant.email`) : null;
   return {
     // Zoom-style events have no id of their own: the kind, the meeting instance, the participant and the event time do.
-    eventId: eventId(`${type}:${optionalText(meeting.uuid) ?? meetingId}:${participantKey}:${typeof e.event_ts === 'number' || typeof e.event_ts === 'string' ? e.event_ts : time}`),
+    eventId: eventId(`${type}:${optionalText(meeting.uuid) ?? meetingId}:${participantKey}:${eventTs ?? time}`),
     kind,
     meetingId: clip(meetingId, 64)!,
     meetingUuid: clip(optionalText(meeting.uuid), 128),
@@ -293,7 +298,7 @@ function text(value: unknown, where: string): string {
 }
 
 /** Text PostgreSQL can hold: NUL removed, a lone UTF-16 surrogate replaced by U+FFFD. */
-function storable(value: string): string {
+export function storable(value: string): string {
   return Buffer.from(value.replaceAll('\u0000', ''), 'utf8').toString('utf8');
 }
 
@@ -334,6 +339,13 @@ function unixTime(value: unknown, where: string): string | null {
   const date = typeof seconds === 'number' ? new Date(seconds * 1000) : null;
   if (!date || Number.isNaN(date.getTime()) || date.getTime() < 0 || date.getTime() > LATEST) throw new MalformedCallback(`${where}: is not a Unix time`);
   return date.toISOString();
+}
+
+/** The meeting provider's event_ts, Unix milliseconds as a number or a string of digits, as given; null when absent. */
+function unixMillis(value: unknown, where: string): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if ((typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && /^\d{1,16}$/.test(value))) return String(value);
+  throw new MalformedCallback(`${where}: is not a Unix time in milliseconds`);
 }
 
 function isoTime(value: unknown, where: string): string | null {

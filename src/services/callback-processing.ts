@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { JobDefinition, JobRun } from '../core/jobs.js';
 import type { CallbackProvider } from '../entities/callback.js';
-import { normalizeCallback, type EmailEventInput, type MeetingEventInput } from './callback-formats.js';
+import { MalformedCallback, normalizeCallback, storable, type EmailEventInput, type MeetingEventInput } from './callback-formats.js';
 
 /** The queue of stored callbacks waiting to be processed; its jobs carry `{ receipt }`. */
 export const CALLBACK_QUEUE = 'provider-callback';
@@ -66,20 +66,40 @@ function receiptOf(data: unknown): string | null {
   return typeof receipt === 'string' ? receipt : null;
 }
 
-/** One attempt at a stored callback; a failure is kept on the callback (and the job fails, so pg-boss retries it). */
+/**
+ * One attempt at a stored callback; a failure is kept on the callback. A failure of the callback's
+ * own content (the database refuses a value) would fail every attempt alike: the callback is
+ * parked at once with the reason and its job completes. Any other failure (the database away, a
+ * lock timeout) fails the job, so pg-boss retries it, and after the last attempt it is dead.
+ */
 export async function processCallbackJob(orm: MikroORM, receipt: string | null, run: JobRun): Promise<void> {
   if (!receipt) return;
   try {
     await processCallback(orm, receipt);
   } catch (error) {
+    const permanent = isContentFault(error);
     const last = run.retryCount >= run.retryLimit;
     await orm.em.fork().execute(
       `UPDATE provider_callback SET attempts = ?, error = ?, state = ?, updated_at = now()
        WHERE receipt = ? AND state <> 'processed'`,
-      [run.retryCount + 1, errorText(error), last ? 'dead' : 'retrying', receipt],
+      [run.retryCount + 1, errorText(error), permanent ? 'parked' : last ? 'dead' : 'retrying', receipt],
     );
-    throw error;
+    if (!permanent) throw error;
   }
+}
+
+/**
+ * PostgreSQL's verdicts on a value rather than on the moment: data exceptions (class 22: a NUL in
+ * text, a time out of range, a number too large), NOT NULL and CHECK violations, a value too large
+ * for an index (54000). Retrying cannot change them.
+ */
+const CONTENT_FAULT_STATES = /^(22...|23502|23514|54000)$/;
+
+/** Whether processing failed because of what the callback holds (see CONTENT_FAULT_STATES), not because of the moment. */
+function isContentFault(error: unknown): boolean {
+  if (error instanceof MalformedCallback || error instanceof SyntaxError) return true;
+  const { code, sqlState } = (error ?? {}) as { code?: unknown; sqlState?: unknown };
+  return [code, sqlState].some((state) => typeof state === 'string' && CONTENT_FAULT_STATES.test(state));
 }
 
 interface CallbackRow {
@@ -187,9 +207,10 @@ async function markDead(orm: MikroORM, receipt: string | null): Promise<void> {
   );
 }
 
+/** The error kept on the callback; it may quote the refused value, so it is made storable itself. */
 function errorText(error: unknown): string {
   const text = error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error);
-  return text.slice(0, 2000);
+  return storable(text.slice(0, 2000));
 }
 
 /**

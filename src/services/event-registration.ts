@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Decimal } from 'decimal.js';
-import { SiteverifyCaptchaVerifier, type CaptchaVerifier } from '../core/captcha.js';
+import { captchaOutboundPolicy, SiteverifyCaptchaVerifier, type CaptchaVerifier } from '../core/captcha.js';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict, NotFound } from '../core/errors.js';
 import { idOf, leanRows } from '../core/lean-read.js';
@@ -294,7 +294,9 @@ async function checkCaptcha(ctx: RequestContext, event: EventRow, submission: Su
   const setting = await captchaSetting(ctx, true);
   if (!setting) throw new Conflict('This event requires a captcha, and none is configured for the organization.');
   if (!submission.captchaResponse?.trim()) throw BadInput.field('CaptchaResponse', 'is required');
-  const check = verifier ?? new SiteverifyCaptchaVerifier({ provider: setting.provider, secret: setting.secret, verifyUrl: setting.verifyUrl });
+  const check = verifier ?? new SiteverifyCaptchaVerifier({
+    provider: setting.provider, secret: setting.secret, verifyUrl: setting.verifyUrl, policy: captchaOutboundPolicy(ctx.app.config),
+  });
   if (!(await check.verify(submission.captchaResponse, ctx.request.ip))) throw BadInput.field('CaptchaResponse', 'was not accepted');
 }
 

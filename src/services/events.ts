@@ -1,6 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../core/context.js';
 import { BadInput, Conflict } from '../core/errors.js';
+import { captchaOutboundPolicy } from '../core/captcha.js';
+import { outboundUrlProblem } from '../core/outbound.js';
 import { idOf, insertIgnoringDuplicates, leanRows } from '../core/lean-read.js';
 import { listQuery, defineList } from '../core/list-query.js';
 import { parseMoney, toMoneyNumber, toMoneyString } from '../core/money.js';
@@ -200,6 +202,9 @@ export async function getEventCaptchaSetting(ctx: RequestContext): Promise<Event
 
 /** Sets the tenant's captcha provider (one per tenant: an upsert on the unique tenant key). */
 export async function saveEventCaptchaSetting(ctx: RequestContext, input: EventCaptchaSettingInput): Promise<EventCaptchaSettingView> {
+  // The secret goes wherever VerifyUrl points: only to a host the operator allowed, never to a private address.
+  const problem = input.VerifyUrl ? outboundUrlProblem(input.VerifyUrl, captchaOutboundPolicy(ctx.app.config)) : null;
+  if (problem) throw BadInput.field('VerifyUrl', problem);
   await ctx.em.getConnection().execute(
     `insert into event_captcha_setting (tenant_id, provider, site_key, secret, verify_url) values (?, ?, ?, ?, ?)
      on conflict (tenant_id) do update set provider = excluded.provider, site_key = excluded.site_key, secret = excluded.secret, verify_url = excluded.verify_url, updated_at = now()`,

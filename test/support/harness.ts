@@ -81,8 +81,8 @@ export async function startTestServer(
  * race test would pass by luck (seen: without the duplicate lock, 5 connections gave one 200 of
  * 20 saves, 20 connections two).
  */
-export function startRaceServer(): Promise<TestServer> {
-  return startTestServer({ DATABASE_POOL_MAX: '20' });
+export function startRaceServer(env: Record<string, string> = {}): Promise<TestServer> {
+  return startTestServer({ DATABASE_POOL_MAX: '20', ...env });
 }
 
 /**
