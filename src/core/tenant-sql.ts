@@ -4,28 +4,25 @@ import { ACROSS_TENANTS, attachTenantScope } from './audit.js';
 /**
  * Raw SQL in one tenant's scope: the one place that writes a statement's tenant condition and
  * sends it with the tenant scope's settings (core/audit.ts), so a service never writes
- * `tenant_id = ?` nor passes the tenant as a positional parameter.
+ * `tenant_id = ?` nor passes the tenant among its parameters.
  *
- *     const sql = tenantSql(ctx);
- *     await sql.all(`select count(*) from invoice i where ${sql.is('i')} and i.status = :status`, { status: 'open' });
+ *     await tenantSql(ctx).all(`select count(*) from invoice i where ${tenantIs('i')} and i.status = ?`, ['open']);
  *
- * - `is(alias)` renders `alias.tenant_id = <the tenant>`; `tenant` renders the tenant's id alone
- *   (the value of an INSERT's tenant column). The id is an integer the service resolved itself
- *   (never input), written into the text exactly as MikroORM writes every parameter value, so the
- *   statement sent is the one a `?` parameter would give.
- * - The other values are named (`:status` with `{ status }`, MikroORM's named parameters) or
- *   positional (`?` with an array).
+ * - `tenantIs(alias)` writes `alias.tenant_id = {tenant}`, and `TENANT` the `{tenant}` alone (an
+ *   INSERT's tenant value). `all`, `get` and `run` put the scope's tenant id there: an integer the
+ *   service resolved itself (never input), written into the text as MikroORM writes every
+ *   parameter value, so the statement sent is exactly the one a `?` parameter would give. Sent any
+ *   other way the braces are a syntax error: a condition cannot silently go missing.
+ * - The other values stay parameters: positional (`?`, an array) or named (`:today`, an object;
+ *   MikroORM's named parameters).
  * - `all`, `get` and `run` send the statement through the scope's EntityManager — inside its
  *   transaction when one is open — with its logger context, which carries the tenant scope: a
- *   statement that left the condition out still sees only this tenant's rows (row-level security).
- *   The explicit condition stays because the planner then keeps the `(tenant_id, …)` indexes.
+ *   statement that left the condition out still sees only this tenant's rows (row-level security,
+ *   migration 0030). The explicit condition stays because with it the planner keeps the
+ *   `(tenant_id, …)` indexes.
  */
 export interface TenantSql {
   readonly tenantId: number;
-  /** `alias.tenant_id = <tenant>` (without an alias: `tenant_id = <tenant>`). */
-  is(alias?: string): string;
-  /** The tenant's id as SQL text, for an INSERT's tenant column. */
-  readonly tenant: string;
   all<T>(text: string, params?: Params): Promise<T[]>;
   get<T>(text: string, params?: Params): Promise<T | undefined>;
   run(text: string, params?: Params): Promise<{ affectedRows: number; rows: unknown[] }>;
@@ -33,6 +30,14 @@ export interface TenantSql {
 
 /** Positional (`?`) or named (`:name`) parameter values. */
 export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
+
+/** Where the scope's tenant id goes in a statement sent by `tenantSql`. */
+export const TENANT = '{tenant}';
+
+/** The tenant condition on `alias` (none: the statement's only table). */
+export function tenantIs(alias?: string): string {
+  return `${alias ? `${alias}.` : ''}tenant_id = ${TENANT}`;
+}
 
 /** What a tenant scope needs: a request context (`ctx`), a job's, or an EntityManager already confined to `tenantId`. */
 export interface TenantScoped {
@@ -45,11 +50,9 @@ export function tenantSql(scope: TenantScoped): TenantSql {
   const { em, tenantId } = scope;
   if (!Number.isSafeInteger(tenantId)) throw new Error(`Not a tenant id: ${String(tenantId)}`);
   const send = (text: string, params: Params, method: 'all' | 'get' | 'run'): Promise<unknown> =>
-    em.execute(text, params as unknown[], method, em.getLoggerContext());
+    em.execute(text.replaceAll(TENANT, String(tenantId)), params as unknown[], method, em.getLoggerContext());
   return {
     tenantId,
-    is: (alias) => `${alias ? `${alias}.` : ''}tenant_id = ${tenantId}`,
-    tenant: String(tenantId),
     all: <T>(text: string, params: Params = []) => send(text, params, 'all') as Promise<T[]>,
     get: <T>(text: string, params: Params = []) => send(text, params, 'get') as Promise<T | undefined>,
     run: (text, params = []) => send(text, params, 'run') as Promise<{ affectedRows: number; rows: unknown[] }>,

@@ -7,6 +7,7 @@ import { withDuplicateLock } from '../core/records.js';
 import { ChapterZipCodeRun } from '../entities/chapter.js';
 import type { ChapterZipCodeAssignment } from '../schema/chapters.js';
 import { intArray, promotePrimaries, runStatement } from './chapter-links.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * `contactchapter/assignzipcodes`: links every person whose primary address (the one of kind
@@ -100,8 +101,8 @@ async function handleZipCodeJob(orm: MikroORM, data: unknown, job: JobRun): Prom
 
 /** Works a run through to the end, from where it stopped. A completed or failed run is left alone. */
 export async function processZipCodeRun(em: EntityManager, tenantId: number, runId: number): Promise<void> {
-  const [run] = await em.execute<{ state: string; last_contact_id: number; failed_contact_ids: number[] }[]>(
-    'SELECT state, last_contact_id, failed_contact_ids FROM chapter_zip_code_run WHERE id = ? AND tenant_id = ?', [runId, tenantId]);
+  const [run] = await tenantSql({ em, tenantId }).all<{ state: string; last_contact_id: number; failed_contact_ids: number[] }>(
+    `SELECT state, last_contact_id, failed_contact_ids FROM chapter_zip_code_run WHERE id = ? AND ${tenantIs()}`, [runId]);
   if (!run || run.state === 'completed' || run.state === 'failed') return;
   await runStatement(em,
     `UPDATE chapter_zip_code_run SET state = 'running', updated_at = now(),
@@ -110,8 +111,8 @@ export async function processZipCodeRun(em: EntityManager, tenantId: number, run
   let last = run.last_contact_id;
   const failedIds = [...run.failed_contact_ids];
   for (;;) {
-    const rows = await em.execute<{ id: number }[]>(
-      `SELECT id FROM contact WHERE tenant_id = ? AND kind = 'person' AND deleted_at IS NULL AND id > ? ORDER BY id LIMIT ?`, [tenantId, last, BATCH]);
+    const rows = await tenantSql({ em, tenantId }).all<{ id: number }>(
+      `SELECT id FROM contact WHERE ${tenantIs()} AND kind = 'person' AND deleted_at IS NULL AND id > ? ORDER BY id LIMIT ?`, [last, BATCH]);
     if (rows.length === 0) break;
     const ids = rows.map((row) => row.id);
     const outcome = await assignIsolating(em, tenantId, ids);
@@ -148,7 +149,7 @@ async function assignIsolating(em: EntityManager, tenantId: number, ids: number[
 /** Links the contacts `ids` to the chapters of their postal codes and promotes primaries, with the contacts locked. */
 function assignBatch(em: EntityManager, tenantId: number, ids: number[]): Promise<{ links: number; primaries: number }> {
   return em.transactional(async (tx) => {
-    await tx.execute('SELECT id FROM contact WHERE tenant_id = ? AND id = ANY(?::int[]) ORDER BY id FOR UPDATE', [tenantId, intArray(ids)]);
+    await tenantSql({ em: tx, tenantId }).all(`SELECT id FROM contact WHERE ${tenantIs()} AND id = ANY(?::int[]) ORDER BY id FOR UPDATE`, [intArray(ids)]);
     const links = await runStatement(tx,
       `WITH zip AS (
          SELECT ch.contact_id AS chapter_id, upper(regexp_replace(code.value, '\\s', '', 'g')) AS code

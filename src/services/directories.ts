@@ -10,6 +10,7 @@ import type {
   DirectoryListingTypeInput, DirectoryListingTypeListItem, DirectorySearchSettingsInput,
 } from '../schema/directories.js';
 import { reconcileTenantListings } from './directory-listings.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Directory setup (decided where the documents are silent): staff create, change and delete
@@ -180,10 +181,8 @@ export async function deleteListingType(ctx: RequestContext, listingTypeId: numb
       throw new Conflict(`The directory listing type is used by ${used.directories} directories and ${used.listings} listings.`, [{ field: 'Count', message: String(used.listings) }]);
     }
     // Removed listings keep no type (their rows stay for synchronization only).
-    await ctx.em.getConnection().execute(
-      'update directory_listing set listing_type_id = null where listing_type_id = ? and tenant_id = ? and deleted_at is not null',
-      [listingTypeId, ctx.tenantId], 'run', ctx.em.getTransactionContext(),
-    );
+    await tenantSql(ctx).run(
+      `update directory_listing set listing_type_id = null where listing_type_id = ? and ${tenantIs()} and deleted_at is not null`, [listingTypeId]);
     return deleteRecord(ctx, DirectoryListingType, listingTypeId, auditId, TYPE_NOUN);
   });
 }

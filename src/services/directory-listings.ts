@@ -12,6 +12,7 @@ import { DEFAULT_VISIBILITY, Directory, DirectoryListing, DirectoryListingType }
 import { MembershipType } from '../entities/membership.js';
 import type { ListOptionsInput } from '../schema/common.js';
 import type { DirectoryAddress, DirectoryAllItem, DirectoryItemsSaveInput, DirectoryItemsSaveResult, DirectoryListingInput, DirectoryListingSaved } from '../schema/directories.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Directory listings: a contact listed in a directory.
@@ -46,13 +47,11 @@ export async function addListingsByMembershipType(ctx: RequestContext, input: Di
       if (missing.length) throw BadInput.field(`DirectoryItems[${index}].MembershipTypeIds`, `has no membership type ${missing.join(', ')}`);
       // A set union in one UPDATE: concurrent additions all land, and a directory save (which never
       // writes these ids) is not refused for it, so the version is left alone.
-      const updated = await ctx.em.getConnection().execute<{ id: number }[]>(
+      const updated = await tenantSql(ctx).all<{ id: number }>(
         `update directory d set updated_at = now(), membership_type_ids = (
            select coalesce(jsonb_agg(distinct ids.value::int order by ids.value::int), '[]'::jsonb)
              from (select jsonb_array_elements_text(d.membership_type_ids) as value union select jsonb_array_elements_text(?::jsonb)) as ids)
-          where d.id = ? and d.tenant_id = ? and d.deleted_at is null returning d.id`,
-        [JSON.stringify(typeIds), item.DirectoryId, ctx.tenantId], 'all', ctx.em.getTransactionContext(),
-      );
+          where d.id = ? and ${tenantIs('d')} and d.deleted_at is null returning d.id`, [JSON.stringify(typeIds), item.DirectoryId]);
       if (updated.length === 0) throw new NotFound(`The directory ${item.DirectoryId}`);
       added += await addMembershipHolders(ctx.em, ctx.tenantId, item.DirectoryId);
     }
@@ -122,15 +121,13 @@ interface ChangeRow {
 export async function listingsModifiedSince(ctx: RequestContext, modifiedSince: string, options: ListOptionsInput | null | undefined): Promise<DirectoryAllItem[]> {
   const since = instant(modifiedSince);
   const list = parseListOptions(options, changeList);
-  const rows = await ctx.em.getConnection().execute<ChangeRow[]>(
+  const rows = await tenantSql(ctx).all<ChangeRow>(
     `select l.id, l.directory_id, l.contact_id, l.is_visible, l.deleted_at, l.updated_at, l.short_description, l.description, l.keywords, l.highlights,
             l.website, l.category_item_ids, d.name as directory_name, d.deleted_at as directory_deleted, c.kind, c.name, c.first_name, c.last_name,
             c.email, c.phone, c.mobile_phone, c.addresses, c.logo_url, c.deleted_at as contact_deleted
        from directory_listing l join directory d on d.id = l.directory_id join contact c on c.id = l.contact_id
-      where l.tenant_id = ? and l.updated_at >= ?
-      order by l.updated_at, l.id limit ? offset ?`,
-    [ctx.tenantId, since, list.take, list.skip],
-  );
+      where ${tenantIs('l')} and l.updated_at >= ?
+      order by l.updated_at, l.id limit ? offset ?`, [since, list.take, list.skip]);
   return rows.map((row) => {
     const name = displayName({ kind: row.kind, name: row.name, firstName: row.first_name, lastName: row.last_name });
     return {
@@ -193,19 +190,17 @@ export async function reconcileTenantListings(em: EntityManager, tenantId: numbe
  */
 async function addMembershipHolders(em: EntityManager, tenantId: number, directoryId: number | undefined, automaticOnly = false): Promise<number> {
   const conditions = [directoryId === undefined ? null : 'd.id = ?', automaticOnly ? 'd.automatically_add_remove_members' : null].filter(Boolean);
-  const rows = await em.getConnection().execute<{ id: number }[]>(
+  const rows = await tenantSql({ em, tenantId }).all<{ id: number }>(
     `insert into directory_listing (tenant_id, directory_id, contact_id, listing_type_id, source, visibility, category_item_ids)
      select distinct d.tenant_id, d.id, m.contact_id, d.listing_type_id, 'membership', ?::jsonb, '[]'::jsonb
        from directory d
        join membership m on m.tenant_id = d.tenant_id and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids))
        join contact c on c.id = m.contact_id and c.deleted_at is null
-      where d.tenant_id = ? and d.deleted_at is null and ${ACTIVE_MEMBERSHIP} ${conditions.map((condition) => `and ${condition}`).join(' ')}
+      where ${tenantIs('d')} and d.deleted_at is null and ${ACTIVE_MEMBERSHIP} ${conditions.map((condition) => `and ${condition}`).join(' ')}
      on conflict (directory_id, contact_id) do update
         set deleted_at = null, source = 'membership', listing_type_id = excluded.listing_type_id, updated_at = now(), audit_id = directory_listing.audit_id + 1
       where directory_listing.deleted_at is not null
-     returning id`,
-    [JSON.stringify(DEFAULT_VISIBILITY), tenantId, ...(directoryId === undefined ? [] : [directoryId])], 'all', em.getTransactionContext(),
-  );
+     returning id`, [JSON.stringify(DEFAULT_VISIBILITY), ...(directoryId === undefined ? [] : [directoryId])]);
   return rows.length;
 }
 

@@ -7,6 +7,7 @@ import { DEFAULT_SEARCH_SETTINGS, DEFAULT_VISIBILITY, type DirectorySearchSettin
 import type { DirectoryContactDetail, DirectoryDetail, DirectorySearch, DirectorySearchItem } from '../schema/directories.js';
 import { directoryIdOf } from './directories.js';
 import { toAddress } from './directory-listings.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * The public directory (no credential; the tenant is settled by usePublicTenant). Only a public
@@ -32,11 +33,9 @@ interface PublicDirectoryRow {
 async function publicDirectory(ctx: RequestContext, directoryId: string | number): Promise<PublicDirectoryRow & { settings: DirectorySearchSettings }> {
   const tenantId = await ctx.usePublicTenant();
   const id = directoryIdOf(directoryId);
-  const [row] = await ctx.em.getConnection().execute<PublicDirectoryRow[]>(
+  const [row] = await tenantSql({ em: ctx.em, tenantId }).all<PublicDirectoryRow>(
     `select id, name, display_name, description, listing_type_id, search_settings from directory
-      where id = ? and tenant_id = ? and is_public and not in_development and deleted_at is null`,
-    [id, tenantId],
-  );
+      where id = ? and ${tenantIs()} and is_public and not in_development and deleted_at is null`, [id]);
   if (!row) throw new NotFound(DIRECTORY_NOUN);
   return { ...row, settings: { ...DEFAULT_SEARCH_SETTINGS, ...row.search_settings } };
 }

@@ -7,6 +7,7 @@ import { NotFound, ServiceUnavailable } from '../core/errors.js';
 import type { JobDefinition } from '../core/jobs.js';
 import { readOr404 } from '../core/records.js';
 import { StoredFile, type FileStorageKind } from '../entities/file.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /**
  * The file service: every area that keeps uploaded bytes (images, store downloads, document
@@ -160,9 +161,9 @@ export function findFile(ctx: RequestContext, fileId: number, purposes?: readonl
 
 /** The bytes of a file found with `findFile`. */
 export async function readFile(ctx: RequestContext, file: Pick<FileRecord, 'id'>): Promise<Buffer> {
-  const [row] = await ctx.em.getConnection().execute<{ storage: FileStorageKind; bytes: Buffer | null; storage_key: string | null }[]>(
+  const [row] = await tenantSql(ctx).all<{ storage: FileStorageKind; bytes: Buffer | null; storage_key: string | null }>(
     `select c.storage, c.bytes, c.storage_key from stored_file f join file_content c on c.id = f.content_id
-     where f.id = ? and f.tenant_id = ?`, [file.id, ctx.tenantId]);
+     where f.id = ? and ${tenantIs('f')}`, [file.id]);
   if (!row) throw new NotFound('The file');
   if (row.storage === 'database') return row.bytes ?? Buffer.alloc(0);
   return (await s3StoreFor(ctx.app.config)).load(row.storage_key!);

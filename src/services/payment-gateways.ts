@@ -13,6 +13,7 @@ import type {
   MonthlyStatement, MonthlyStatementInput, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult, PaymentGatewayTransactionItem,
   TransferDetails, Transfers, Transactions, TransactionsInput,
 } from '../schema/payment-gateways.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Payment gateway accounts (decided where the documents are silent): transactions enter through
@@ -83,7 +84,7 @@ export async function monthlyStatement(
   const given = merged({ AccountId: args.accountId, PaymentGatewayTypeId: args.paymentGatewayTypeId, Month: args.month, Year: args.year }, input);
   const [start, end] = monthBounds(given.Month, given.Year);
   const account = await findAccount(ctx, { accountId: given.AccountId, paymentGatewayTypeId: given.PaymentGatewayTypeId });
-  const [row] = await ctx.em.execute<Record<string, string>[]>(
+  const [row] = await tenantSql(ctx).all<Record<string, string>>(
     `SELECT
        count(*) FILTER (WHERE kind = 'sale') AS sales_count,
        coalesce(sum(amount) FILTER (WHERE kind = 'sale'), 0) AS sales_amount,
@@ -104,9 +105,7 @@ export async function monthlyStatement(
        coalesce(-sum(amount + fee) FILTER (WHERE kind IN ('transfer', 'transfer_reversal')), 0) AS less_transfers,
        coalesce(sum(amount + fee), 0) AS balance
      FROM payment_gateway_transaction
-     WHERE tenant_id = ? AND account_id = ? AND occurred_at >= ? AND occurred_at < ?`,
-    [ctx.tenantId, account.id, start, end],
-  );
+     WHERE ${tenantIs()} AND account_id = ? AND occurred_at >= ? AND occurred_at < ?`, [account.id, start, end]);
   const count = (key: string) => Number(row[key]);
   const amount = (key: string) => toMoneyNumber(row[key]);
   return {
@@ -127,7 +126,7 @@ export async function monthTransfers(
   const given = merged({ AccountId: args.accountId, PaymentGatewayTypeId: args.paymentGatewayTypeId, Month: args.month, Year: args.year }, input);
   const [start, end] = monthBounds(given.Month, given.Year);
   const account = await findAccount(ctx, { accountId: given.AccountId, paymentGatewayTypeId: given.PaymentGatewayTypeId });
-  const rows = await ctx.em.execute<{ gateway_transaction_id: string; occurred_at: Date; amount: string; reversed: boolean; transaction_count: string }[]>(
+  const rows = await tenantSql(ctx).all<{ gateway_transaction_id: string; occurred_at: Date; amount: string; reversed: boolean; transaction_count: string }>(
     `SELECT t.gateway_transaction_id, t.occurred_at, -t.amount AS amount,
             coalesce(paid.reversed, false) AS reversed, coalesce(paid.transaction_count, 0) AS transaction_count
      FROM payment_gateway_transaction t
@@ -136,10 +135,8 @@ export async function monthTransfers(
        FROM payment_gateway_transaction p
        WHERE p.tenant_id = t.tenant_id AND p.account_id = t.account_id AND p.transfer_id = t.gateway_transaction_id
      ) paid ON true
-     WHERE t.tenant_id = ? AND t.account_id = ? AND t.kind = 'transfer' AND t.occurred_at >= ? AND t.occurred_at < ?
-     ORDER BY t.occurred_at, t.id`,
-    [ctx.tenantId, account.id, start, end],
-  );
+     WHERE ${tenantIs('t')} AND t.account_id = ? AND t.kind = 'transfer' AND t.occurred_at >= ? AND t.occurred_at < ?
+     ORDER BY t.occurred_at, t.id`, [account.id, start, end]);
   return {
     AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: given.Month!, Year: given.Year!,
     Transfers: rows.map((row) => ({

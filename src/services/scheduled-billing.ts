@@ -25,6 +25,7 @@ import type {
   ScheduledBillingRun, ScheduledBillingRunInput, ScheduledBillingRunItemView,
 } from '../schema/scheduled-billing.js';
 import { createInvoice } from './invoices.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Scheduled billing (decided where the documents are silent):
@@ -389,11 +390,9 @@ async function databaseReachable(em: EntityManager): Promise<boolean> {
 async function billItem(ctx: RequestContext, runId: number, parameters: RunParameters, scheduleId: number): Promise<void> {
   const tenantId = ctx.tenantId;
   await inTransaction(ctx, async () => {
-    const [schedule] = await ctx.em.execute<LockedSchedule[]>(
+    const [schedule] = await tenantSql({ em: ctx.em, tenantId }).all<LockedSchedule>(
       `SELECT id, contact_id, membership_id, saleable_item_id, description, amount::text AS amount, frequency_months, to_char(next_bill_date, 'YYYY-MM-DD') AS next_bill_date, status
-       FROM scheduled_billing WHERE id = ? AND tenant_id = ? FOR UPDATE`,
-      [scheduleId, tenantId],
-    );
+       FROM scheduled_billing WHERE id = ? AND ${tenantIs()} FOR UPDATE`, [scheduleId]);
     if (!schedule || schedule.status !== 'active' || schedule.next_bill_date > parameters.billDate) {
       // Billed meanwhile by another run (or paused): nothing to bill for this run.
       await recordItem(ctx, runId, {
@@ -419,7 +418,7 @@ async function billItem(ctx: RequestContext, runId: number, parameters: RunParam
       dueDate: periodStart > parameters.billDate ? periodStart : parameters.billDate,
       memo: `${schedule.description} (${periodStart} to ${addDays(nextPeriod, -1)})`,
     });
-    await ctx.em.execute('UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND tenant_id = ?', [nextPeriod, schedule.id, tenantId]);
+    await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [nextPeriod, schedule.id]);
     const change = await applyMembershipChanges(ctx, parameters, schedule, membership ?? null, periodStart, addDays(nextPeriod, -1));
     await recordItem(ctx, runId, {
       scheduleId, periodStart, outcome: created ? 'billed' : 'skipped', amount: schedule.amount, invoiceId: invoice.id, membershipChange: change,
@@ -434,17 +433,13 @@ async function applyMembershipChanges(
 ): Promise<string | null> {
   const tenantId = ctx.tenantId;
   if (parameters.changeCurrentMembership && membership) {
-    await ctx.em.execute(
+    await tenantSql({ em: ctx.em, tenantId }).all(
       `UPDATE membership SET membership_type_id = ?, membership_level_id = ?, end_date = greatest(coalesce(end_date, ?::date), ?::date), status = 'active',
-         audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND tenant_id = ?`,
-      [parameters.membershipTypeId, parameters.membershipLevelId, periodEnd, periodEnd, membership.id, tenantId],
-    );
+         audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [parameters.membershipTypeId, parameters.membershipLevelId, periodEnd, periodEnd, membership.id]);
   }
   if (parameters.removeMembership && membership) {
-    await ctx.em.execute(
-      `UPDATE membership SET end_date = ?::date - 1, status = 'lapsed', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND tenant_id = ?`,
-      [periodStart, membership.id, tenantId],
-    );
+    await tenantSql({ em: ctx.em, tenantId }).all(
+      `UPDATE membership SET end_date = ?::date - 1, status = 'lapsed', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [periodStart, membership.id]);
   }
   if (parameters.createMembership) {
     const typeId = parameters.membershipTypeId ?? idOf(membership!.membershipType as number);
@@ -454,7 +449,7 @@ async function applyMembershipChanges(
        VALUES (?, ?, ?, ?, ?, ?, 'active', 1, now(), now()) RETURNING id`,
       [tenantId, schedule.contact_id, typeId, levelId, periodStart, periodEnd],
     );
-    await ctx.em.execute('UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND tenant_id = ?', [created.id, schedule.id, tenantId]);
+    await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND ${tenantIs()}`, [created.id, schedule.id]);
   }
   return membershipChangeLabel(parameters);
 }
