@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ACROSS_TENANTS, attachTenantScope } from './audit.js';
+import { ACROSS_TENANTS, attachTenantScope, loggerContextScopedTo } from './audit.js';
 
 /**
  * Raw SQL in one tenant's scope: the one place that writes a statement's tenant condition and
@@ -16,7 +16,8 @@ import { ACROSS_TENANTS, attachTenantScope } from './audit.js';
  * - The other values stay parameters: positional (`?`, an array) or named (`:today`, an object;
  *   MikroORM's named parameters).
  * - `all`, `get` and `run` send the statement through the scope's EntityManager — inside its
- *   transaction when one is open — with its logger context, which carries the tenant scope: a
+ *   transaction when one is open (whose settings came from the EntityManager: confine it first,
+ *   `confineToTenant`) — and outside one with the tenant scope's settings for `tenantId`: a
  *   statement that left the condition out still sees only this tenant's rows (row-level security,
  *   migration 0030). The explicit condition stays because with it the planner keeps the
  *   `(tenant_id, …)` indexes.
@@ -50,7 +51,7 @@ export function tenantSql(scope: TenantScoped): TenantSql {
   const { em, tenantId } = scope;
   if (!Number.isSafeInteger(tenantId)) throw new Error(`Not a tenant id: ${String(tenantId)}`);
   const send = (text: string, params: Params, method: 'all' | 'get' | 'run'): Promise<unknown> =>
-    em.execute(text.replaceAll(TENANT, String(tenantId)), params as unknown[], method, em.getLoggerContext());
+    em.execute(text.replaceAll(TENANT, String(tenantId)), params as unknown[], method, loggerContextScopedTo(em, tenantId));
   return {
     tenantId,
     all: <T>(text: string, params: Params = []) => send(text, params, 'all') as Promise<T[]>,

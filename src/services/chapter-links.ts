@@ -5,7 +5,7 @@ import { idOf, leanRows } from '../core/lean-read.js';
 import { inTransaction } from '../core/records.js';
 import { Chapter, ContactChapter } from '../entities/chapter.js';
 import type { ChapterContactSelect, ContactChapterAddEdit, ContactChapterAddEditInput } from '../schema/chapters.js';
-import { tenantIs, tenantSql } from '../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Contact-chapter links (decided where the documents are silent):
@@ -28,9 +28,9 @@ export function linkContactChapter(ctx: RequestContext, input: ContactChapterAdd
     await lockContact(ctx, input.ContactId);
     const [chapter] = await leanRows(ctx.reader, Chapter, { fields: ['id'], where: { isTopLevel: false, contact: { id: input.ChapterId, deletedAt: null } }, limit: 1 });
     if (!chapter) throw new NotFound('The chapter');
-    await ctx.em.execute(
-      `INSERT INTO contact_chapter (tenant_id, contact_id, chapter_id, is_primary) VALUES (?, ?, ?, false)
-       ON CONFLICT (contact_id, chapter_id) DO NOTHING`, [ctx.tenantId, input.ContactId, input.ChapterId], 'run');
+    await tenantSql(ctx).run(
+      `INSERT INTO contact_chapter (tenant_id, contact_id, chapter_id, is_primary) VALUES (${TENANT}, ?, ?, false)
+       ON CONFLICT (contact_id, chapter_id) DO NOTHING`, [input.ContactId, input.ChapterId]);
     const [primary] = await leanRows(ctx.reader, ContactChapter, { fields: ['id'], where: { contact: input.ContactId, isPrimary: true }, limit: 1 });
     if (input.MarkAsPrimary || !primary) await setPrimary(ctx, input.ContactId, input.ChapterId);
     return true;
@@ -84,20 +84,17 @@ export function markContactChapterPrimary(ctx: RequestContext, contactId: number
  */
 export async function promotePrimaries(em: EntityManager, tenantId: number, contactIds: number[]): Promise<number> {
   if (contactIds.length === 0) return 0;
-  const result = await runStatement(em,
-    `UPDATE contact_chapter SET is_primary = true, updated_at = now() WHERE id IN (
+  const result = await runStatement(em, tenantId, `UPDATE contact_chapter SET is_primary = true, updated_at = now() WHERE id IN (
        SELECT DISTINCT ON (l.contact_id) l.id FROM contact_chapter l
-        WHERE l.tenant_id = ? AND l.contact_id = ANY(?::int[])
+        WHERE ${tenantIs('l')} AND l.contact_id = ANY(?::int[])
           AND NOT EXISTS (SELECT 1 FROM contact_chapter p WHERE p.contact_id = l.contact_id AND p.is_primary)
-        ORDER BY l.contact_id, l.id)`, [tenantId, intArray(contactIds)]);
+        ORDER BY l.contact_id, l.id)`, [intArray(contactIds)]);
   return result;
 }
 
-/** Runs a write statement on `em` (inside its transaction, if any) and answers how many rows it changed. */
-export async function runStatement(em: EntityManager, sql: string, params: unknown[]): Promise<number> {
-  // MikroORM types execute() by its default method ('all'); with 'run' it answers the driver's QueryResult.
-  const result = (await em.execute(sql, params, 'run')) as unknown as { affectedRows: number };
-  return result.affectedRows;
+/** Runs a write statement in `tenantId`'s scope on `em` (inside its transaction, if any) and answers how many rows it changed. */
+export async function runStatement(em: EntityManager, tenantId: number, sql: string, params: unknown[]): Promise<number> {
+  return (await tenantSql({ em, tenantId }).run(sql, params)).affectedRows;
 }
 
 /** A PostgreSQL int[] literal of ids (bound as one parameter, `ANY(?::int[])`). */

@@ -126,15 +126,11 @@ export async function saveDirectory(ctx: RequestContext, directoryId: number, in
 export async function deleteDirectory(ctx: RequestContext, directoryId: number): Promise<number> {
   return inTransaction(ctx, async () => {
     const connection = ctx.em.getConnection();
-    const stamped = await connection.execute<{ id: number }[]>(
-      'update directory set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where id = ? and tenant_id = ? and deleted_at is null returning id',
-      [directoryId, ctx.tenantId], 'all', ctx.em.getTransactionContext(),
-    );
+    const stamped = await tenantSql(ctx).all<{ id: number }>(
+      `update directory set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where id = ? and ${tenantIs()} and deleted_at is null returning id`, [directoryId]);
     if (stamped.length === 0) throw new NotFound(DIRECTORY_NOUN);
-    await connection.execute(
-      'update directory_listing set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where directory_id = ? and tenant_id = ? and deleted_at is null',
-      [directoryId, ctx.tenantId], 'run', ctx.em.getTransactionContext(),
-    );
+    await tenantSql(ctx).run(
+      `update directory_listing set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where directory_id = ? and ${tenantIs()} and deleted_at is null`, [directoryId]);
     return directoryId;
   });
 }

@@ -166,21 +166,17 @@ export async function reconcileTenantListings(em: EntityManager, tenantId: numbe
   const oneDirectory = directoryId === undefined ? '' : 'and d.id = ?';
   const directoryParam = directoryId === undefined ? [] : [directoryId];
   await connection.execute(`select pg_advisory_xact_lock(?, hashtext('directory-reconcile'))`, [tenantId], 'run', em.getTransactionContext());
-  await connection.execute(
+  await tenantSql({ em, tenantId }).run(
     `update directory_listing l set deleted_at = now(), updated_at = now(), audit_id = l.audit_id + 1, listing_type_id = null
-       from contact c where c.id = l.contact_id and c.deleted_at is not null and l.tenant_id = ? and l.deleted_at is null`,
-    [tenantId], 'run', em.getTransactionContext(),
-  );
+       from contact c where c.id = l.contact_id and c.deleted_at is not null and ${tenantIs('l')} and l.deleted_at is null`, []);
   await addMembershipHolders(em, tenantId, directoryId, true);
-  await connection.execute(
+  await tenantSql({ em, tenantId }).run(
     `update directory_listing l set deleted_at = now(), updated_at = now(), audit_id = l.audit_id + 1, listing_type_id = null
        from directory d
-      where d.id = l.directory_id and l.tenant_id = ? and d.automatically_add_remove_members and d.deleted_at is null ${oneDirectory}
+      where d.id = l.directory_id and ${tenantIs('l')} and d.automatically_add_remove_members and d.deleted_at is null ${oneDirectory}
         and l.source = 'membership' and l.deleted_at is null
         and not exists (select 1 from membership m where m.tenant_id = l.tenant_id and m.contact_id = l.contact_id and ${ACTIVE_MEMBERSHIP}
-                          and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids)))`,
-    [tenantId, ...directoryParam], 'run', em.getTransactionContext(),
-  );
+                          and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids)))`, [...directoryParam]);
   await refreshFromContacts(em, tenantId);
 }
 
@@ -217,14 +213,12 @@ const REFRESH_BATCH = 2000;
 async function refreshFromContacts(em: EntityManager, tenantId: number, listingIds?: number[]): Promise<void> {
   const connection = em.getConnection();
   for (;;) {
-    const rows = await connection.execute<StaleRow[]>(
+    const rows = await tenantSql({ em, tenantId }).all<StaleRow>(
       `select l.id, l.name, l.postal_code, c.kind, c.name as contact_name, c.first_name, c.last_name, c.addresses
          from directory_listing l join contact c on c.id = l.contact_id
-        where l.tenant_id = ? and l.deleted_at is null
+        where ${tenantIs('l')} and l.deleted_at is null
           and ${listingIds ? 'l.id in (select value::int from jsonb_array_elements_text(?::jsonb))' : `(l.name = '' or c.updated_at > l.updated_at)`}
-        limit ${REFRESH_BATCH}`,
-      [tenantId, ...(listingIds ? [JSON.stringify(listingIds)] : [])], 'all', em.getTransactionContext(),
-    );
+        limit ${REFRESH_BATCH}`, [...(listingIds ? [JSON.stringify(listingIds)] : [])]);
     if (rows.length === 0) return;
     const values = await Promise.all(rows.map(async (row) => {
       const postalCode = (row.addresses ?? []).map((address) => address.postalCode?.trim()).find(Boolean)?.slice(0, 20) ?? null;
@@ -232,12 +226,10 @@ async function refreshFromContacts(em: EntityManager, tenantId: number, listingI
       const name = displayName({ kind: row.kind, name: row.contact_name, firstName: row.first_name, lastName: row.last_name }).slice(0, 200) || '(no name)';
       return { id: row.id, name, postal_code: postalCode, latitude: at?.latitude ?? null, longitude: at?.longitude ?? null };
     }));
-    await connection.execute(
+    await tenantSql({ em, tenantId }).run(
       `update directory_listing l set name = v.name, postal_code = v.postal_code, latitude = v.latitude, longitude = v.longitude, updated_at = clock_timestamp()
          from jsonb_to_recordset(?::jsonb) as v(id int, name text, postal_code text, latitude float8, longitude float8)
-        where l.id = v.id and l.tenant_id = ?`,
-      [JSON.stringify(values), tenantId], 'run', em.getTransactionContext(),
-    );
+        where l.id = v.id and ${tenantIs('l')}`, [JSON.stringify(values)]);
     if (listingIds || rows.length < REFRESH_BATCH) return;
   }
 }

@@ -6,7 +6,7 @@ import { inTransaction, readOr404, saveRecord } from '../core/records.js';
 import { Event, EventGroup, EventGroupMember, EventRegistration, EventRegistrationType, EventSession } from '../entities/event.js';
 import type { EventGroup as EventGroupView, EventGroupInput, EventGroupMember as EventGroupMemberView, EventTableManagement } from '../schema/events.js';
 import { EVENT_NOUN } from './events.js';
-import { tenantIs, tenantSql } from '../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Event groups: the tables of an event (or of one of its sessions). Staff only. Decisions: an
@@ -118,11 +118,11 @@ export async function setEventGroupMembers(ctx: RequestContext, eventGroupId: nu
     await tenantSql(ctx).all(`delete from event_group_member where ${tenantIs()} and group_id = ? and not (registration_id = any(?::int[]))`, [eventGroupId, idArray]);
     if (wanted.length) {
       try {
-        await ctx.em.execute(
+        await tenantSql(ctx).all(
           `insert into event_group_member (tenant_id, group_id, registration_id, session_key)
-           select ?, ?, r, ? from unnest(?::int[]) r
+           select ${TENANT}, ?, r, ? from unnest(?::int[]) r
             where not exists (select 1 from event_group_member m where m.group_id = ? and m.registration_id = r)`,
-          [ctx.tenantId, eventGroupId, group.session_id ?? 0, idArray, eventGroupId],
+          [eventGroupId, group.session_id ?? 0, idArray, eventGroupId],
         );
       } catch (error) {
         if (error instanceof UniqueConstraintViolationException) throw new Conflict('An attendee is already seated at another group of this session.', [{ field: 'Members', message: 'already seated elsewhere' }]);

@@ -158,9 +158,9 @@ export async function recordPayment(
  * money received stays open for staff to refund first (a negative payment), then void.
  */
 export async function voidInvoice(ctx: RequestContext, invoiceId: number): Promise<boolean> {
-  const voided = await ctx.em.execute<{ id: number }[]>(
-    "UPDATE invoice SET status = 'void', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND tenant_id = ? AND status = 'open' AND amount_paid = 0 RETURNING id",
-    [invoiceId, ctx.tenantId],
+  const voided = await tenantSql(ctx).all<{ id: number }>(
+    `UPDATE invoice SET status = 'void', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()} AND status = 'open' AND amount_paid = 0 RETURNING id`,
+    [invoiceId],
   );
   return voided.length === 1;
 }

@@ -13,7 +13,7 @@ import type {
   MonthlyStatement, MonthlyStatementInput, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult, PaymentGatewayTransactionItem,
   TransferDetails, Transfers, Transactions, TransactionsInput,
 } from '../schema/payment-gateways.js';
-import { tenantIs, tenantSql } from '../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Payment gateway accounts (decided where the documents are silent): transactions enter through
@@ -242,20 +242,20 @@ export async function importTransactions(ctx: RequestContext, input: PaymentGate
   return inTransaction(ctx, async () => {
     const [account] = await ctx.em.execute<{ id: number }[]>(
       `INSERT INTO payment_gateway_account (tenant_id, account_id, gateway_type_id, name, chapter_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, now(), now())
+       VALUES (${TENANT}, ?, ?, ?, ?, now(), now())
        ON CONFLICT (tenant_id, gateway_type_id, account_id)
        DO UPDATE SET name = coalesce(?, payment_gateway_account.name), chapter_id = coalesce(?, payment_gateway_account.chapter_id), updated_at = now()
        RETURNING id`,
-      [tenantId, input.AccountId, input.PaymentGatewayTypeId, input.Name?.trim() || `${gatewayName(input.PaymentGatewayTypeId)} ${input.AccountId}`, input.ChapterId ?? null,
+      [input.AccountId, input.PaymentGatewayTypeId, input.Name?.trim() || `${gatewayName(input.PaymentGatewayTypeId)} ${input.AccountId}`, input.ChapterId ?? null,
         input.Name?.trim() || null, input.ChapterId ?? null],
     );
-    const inserted = rows.length === 0 ? [] : await ctx.em.execute<{ id: number }[]>(
+    const inserted = rows.length === 0 ? [] : await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `INSERT INTO payment_gateway_transaction (tenant_id, account_id, gateway_transaction_id, kind, amount, fee, occurred_at, transfer_id, description, created_at, updated_at)
-       SELECT ?, ?, t.gateway_transaction_id, t.kind, t.amount, t.fee, t.occurred_at, t.transfer_id, t.description, now(), now()
+       SELECT ${TENANT}, ?, t.gateway_transaction_id, t.kind, t.amount, t.fee, t.occurred_at, t.transfer_id, t.description, now(), now()
        FROM json_to_recordset(?::json) AS t(gateway_transaction_id text, kind text, amount numeric, fee numeric, occurred_at timestamptz, transfer_id text, description text)
        ON CONFLICT (tenant_id, account_id, gateway_transaction_id) DO NOTHING
        RETURNING id`,
-      [tenantId, account.id, JSON.stringify(rows)],
+      [account.id, JSON.stringify(rows)],
     );
     return { AccountId: input.AccountId, Imported: inserted.length, AlreadyImported: rows.length - inserted.length };
   });

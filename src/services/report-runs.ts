@@ -166,7 +166,7 @@ function cell(value: unknown): string | number | null {
 
 async function markFailed(orm: MikroORM, data: ReportJobData | null, message: string): Promise<void> {
   if (!data) return;
-  await orm.em.fork().getConnection().execute(
-    `UPDATE report_run SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ? AND state IN ('queued', 'running')`,
-    [message, data.runId, data.tenantId]);
+  await tenantSql({ em: orm.em.fork(), tenantId: data.tenantId }).run(
+    `UPDATE report_run SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND ${tenantIs()} AND state IN ('queued', 'running')`,
+    [message, data.runId]);
 }

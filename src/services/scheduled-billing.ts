@@ -25,7 +25,7 @@ import type {
   ScheduledBillingRun, ScheduledBillingRunInput, ScheduledBillingRunItemView,
 } from '../schema/scheduled-billing.js';
 import { createInvoice } from './invoices.js';
-import { tenantIs, tenantSql } from '../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Scheduled billing (decided where the documents are silent):
@@ -359,9 +359,9 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
       });
     }
   }
-  await base.execute(
-    `UPDATE scheduled_billing_run_record SET state = 'completed', finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ? AND state = 'running'`,
-    [runId, tenantId],
+  await tenantSql({ em: base, tenantId }).run(
+    `UPDATE scheduled_billing_run_record SET state = 'completed', finished_at = now(), updated_at = now() WHERE id = ? AND ${tenantIs()} AND state = 'running'`,
+    [runId],
   );
 }
 
@@ -444,10 +444,10 @@ async function applyMembershipChanges(
   if (parameters.createMembership) {
     const typeId = parameters.membershipTypeId ?? idOf(membership!.membershipType as number);
     const levelId = parameters.membershipTypeId ? parameters.membershipLevelId : idOf(membership?.membershipLevel as number | null);
-    const [created] = await ctx.em.execute<{ id: number }[]>(
+    const [created] = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `INSERT INTO membership (tenant_id, contact_id, membership_type_id, membership_level_id, start_date, end_date, status, audit_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'active', 1, now(), now()) RETURNING id`,
-      [tenantId, schedule.contact_id, typeId, levelId, periodStart, periodEnd],
+       VALUES (${TENANT}, ?, ?, ?, ?, ?, 'active', 1, now(), now()) RETURNING id`,
+      [schedule.contact_id, typeId, levelId, periodStart, periodEnd],
     );
     await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND ${tenantIs()}`, [created.id, schedule.id]);
   }
@@ -458,10 +458,10 @@ async function applyMembershipChanges(
 async function recordItem(ctx: RequestContext, runId: number, item: {
   scheduleId: number; periodStart: string; outcome: 'billed' | 'skipped' | 'failed'; amount: string; invoiceId: number | null; membershipChange: string | null; reason: string | null;
 }): Promise<void> {
-  await ctx.em.execute(
+  await tenantSql(ctx).run(
     `WITH recorded AS (
        INSERT INTO scheduled_billing_run_item (tenant_id, run_id, schedule_id, period_start, outcome, amount, invoice_id, membership_change, reason, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())
+       VALUES (${TENANT}, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())
        ON CONFLICT (run_id, schedule_id) DO NOTHING
        RETURNING outcome, amount
      )
@@ -472,8 +472,8 @@ async function recordItem(ctx: RequestContext, runId: number, item: {
        failed_count = r.failed_count + (CASE WHEN recorded.outcome = 'failed' THEN 1 ELSE 0 END),
        billed_amount = r.billed_amount + (CASE WHEN recorded.outcome = 'billed' THEN recorded.amount ELSE 0 END),
        updated_at = now()
-     FROM recorded WHERE r.id = ? AND r.tenant_id = ?`,
-    [ctx.tenantId, runId, item.scheduleId, item.periodStart, item.outcome, item.amount, item.invoiceId, item.membershipChange, item.reason, runId, ctx.tenantId],
+     FROM recorded WHERE r.id = ? AND ${tenantIs('r')}`,
+    [runId, item.scheduleId, item.periodStart, item.outcome, item.amount, item.invoiceId, item.membershipChange, item.reason, runId],
   );
 }
 
@@ -623,9 +623,9 @@ async function runJob(orm: MikroORM, data: unknown, lastAttempt: boolean, signal
   } catch (error) {
     // Retried by pg-boss (the items billed so far stay billed, once); the last failure is kept on the run.
     if (lastAttempt) {
-      await orm.em.fork().execute(
-        `UPDATE scheduled_billing_run_record SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ? AND state <> 'completed'`,
-        [String(error instanceof Error ? error.message : error).slice(0, 2000), runId, tenantId],
+      await tenantSql({ em: orm.em.fork(), tenantId: tenantId as number }).run(
+        `UPDATE scheduled_billing_run_record SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND ${tenantIs()} AND state <> 'completed'`,
+        [String(error instanceof Error ? error.message : error).slice(0, 2000), runId],
       );
     }
     throw error;
