@@ -240,7 +240,7 @@ export async function importTransactions(ctx: RequestContext, input: PaymentGate
   if (ids.size !== rows.length) throw BadInput.field('Transactions', 'must not hold one TransactionId twice');
   const tenantId = ctx.tenantId;
   return inTransaction(ctx, async () => {
-    const [account] = await ctx.em.execute<{ id: number }[]>(
+    const [account] = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `INSERT INTO payment_gateway_account (tenant_id, account_id, gateway_type_id, name, chapter_id, created_at, updated_at)
        VALUES (${TENANT}, ?, ?, ?, ?, now(), now())
        ON CONFLICT (tenant_id, gateway_type_id, account_id)
