@@ -95,7 +95,7 @@ describe('row-level security on every tenant table', () => {
     const across = acrossTenants(app.em);
     const [otherLogin] = await across.execute<{ id: number }[]>('select id from login where tenant_id = ? limit 1', [other.id], 'all', across.getLoggerContext());
     expect(otherLogin).toBeDefined();
-    expect((await sql.run(`update login set updated_at = now() where id = ${otherLogin!.id}`)).affectedRows).toBe(0);
+    expect((await sql.run(`update login set updated_at = now() where id = ${otherLogin.id}`)).affectedRows).toBe(0);
     await expect(sql.run(`insert into vendor (tenant_id, name, name_key) values (${other.id}, 'Elsewhere', 'elsewhere')`))
       .rejects.toMatchObject({ code: '42501' });
   });
@@ -104,7 +104,7 @@ describe('row-level security on every tenant table', () => {
     // The pool holds one connection, so every statement below runs on the same one.
     const em = scopedTo(acme);
     const setting = async () => (await app.em.getConnection().execute<{ tenant: string | null }[]>(
-      "select current_setting('app.tenant_id', true) as tenant"))[0]!.tenant;
+      "select current_setting('app.tenant_id', true) as tenant"))[0].tenant;
     await em.execute(UNSCOPED, [], 'all', em.getLoggerContext());
     expect(await setting()).toBe('');
     await expect(em.execute('select 1 / 0 from login', [], 'all', em.getLoggerContext())).rejects.toThrow(/division by zero/);

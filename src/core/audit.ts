@@ -91,7 +91,7 @@ function auditSettings(actor: AuditActor | undefined): Settings {
   if (!actor) return [];
   const text = (value: string | number | null) => (value === null ? '' : String(value));
   const values = [actor.operation, actor.loginId, actor.login, actor.credentialId, actor.credentialKind, actor.role, actor.requestId];
-  return SETTINGS.flatMap((name, index) => [`app.audit_${name}`, text(values[index]!)]);
+  return SETTINGS.flatMap((name, index) => [`app.audit_${name}`, text(values[index])]);
 }
 
 /** The tenant scope's settings: the tenant the statements are confined to, or every tenant. */
@@ -184,8 +184,8 @@ export class AuditedPostgreSqlConnection extends PostgreSqlConnection {
     const message = `${this.platform.formatQuery(setSettingsStatement(settings), settings)};\n${statement}`;
     const pool = await this.getNativeClient();
     return this.executeQuery(this.getSql(fragment.sql, statement, loggerContext), async () => {
-      const results = (await queryKeepingConnection(pool, message)) as unknown as StatementResult[];
-      const last = results[results.length - 1]!;
+      const results = (await queryKeepingConnection(pool, message)) as StatementResult[];
+      const last = results[results.length - 1];
       const affected = /^(INSERT|UPDATE|DELETE|MERGE)$/.test(last.command) ? BigInt(last.rowCount ?? 0) : undefined;
       return this.transformRawResult<T>({ rows: last.rows, numAffectedRows: affected }, method);
     }, { query: fragment.sql, params: fragment.params as unknown[], formatted: statement, ...loggerContext });

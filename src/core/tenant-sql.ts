@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ACROSS_TENANTS, attachTenantScope, loggerContextScopedTo } from './audit.js';
+import { ACROSS_TENANTS, attachTenantScope, loggerContextScopedTo, type TenantScope } from './audit.js';
 
 /**
  * Raw SQL in one tenant's scope: the one place that writes a statement's tenant condition and
@@ -50,10 +50,22 @@ export interface TenantScoped {
 export function tenantSql(scope: TenantScoped): TenantSql {
   const { em, tenantId } = scope;
   if (!Number.isSafeInteger(tenantId)) throw new Error(`Not a tenant id: ${String(tenantId)}`);
+  return { tenantId, ...scopedStatements(em, tenantId, (text) => text.replaceAll(TENANT, String(tenantId))) };
+}
+
+/**
+ * Raw SQL across tenants, on the named cross-tenant path (see `acrossTenants`): for sweeps whose
+ * statements name no tenant (retention, housekeeping). `TENANT` has no meaning here.
+ */
+export function acrossTenantsSql(em: EntityManager): Omit<TenantSql, 'tenantId'> {
+  return scopedStatements(em, ACROSS_TENANTS, (text) => text);
+}
+
+/** `all`, `get` and `run` on `em` with the tenant scope `scope` (core/audit.ts), each statement's text passed through `render`. */
+function scopedStatements(em: EntityManager, scope: TenantScope, render: (text: string) => string): Omit<TenantSql, 'tenantId'> {
   const send = (text: string, params: Params, method: 'all' | 'get' | 'run'): Promise<unknown> =>
-    em.execute(text.replaceAll(TENANT, String(tenantId)), params as unknown[], method, loggerContextScopedTo(em, tenantId));
+    em.execute(render(text), params as unknown[], method, loggerContextScopedTo(em, scope));
   return {
-    tenantId,
     all: <T>(text: string, params: Params = []) => send(text, params, 'all') as Promise<T[]>,
     get: <T>(text: string, params: Params = []) => send(text, params, 'get') as Promise<T | undefined>,
     run: (text, params = []) => send(text, params, 'run') as Promise<{ affectedRows: number; rows: unknown[] }>,

@@ -125,7 +125,6 @@ export async function saveDirectory(ctx: RequestContext, directoryId: number, in
 /** Stamps the directory and its live listings deleted, in one transaction; 404 when it is not there. */
 export async function deleteDirectory(ctx: RequestContext, directoryId: number): Promise<number> {
   return inTransaction(ctx, async () => {
-    const connection = ctx.em.getConnection();
     const stamped = await tenantSql(ctx).all<{ id: number }>(
       `update directory set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where id = ? and ${tenantIs()} and deleted_at is null returning id`, [directoryId]);
     if (stamped.length === 0) throw new NotFound(DIRECTORY_NOUN);

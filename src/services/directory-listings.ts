@@ -1,18 +1,17 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { RequestContext } from '../core/context.js';
+import { confineToTenant, type RequestContext } from '../core/context.js';
 import { BadInput, NotFound } from '../core/errors.js';
 import type { JobDefinition } from '../core/jobs.js';
 import { leanRows } from '../core/lean-read.js';
 import { parseListOptions, defineList } from '../core/list-query.js';
 import { geocodePostalCode } from '../core/postal-geocode.js';
 import { assertCurrentVersion, inTransaction, readOr404, softDeleteRecord } from '../core/records.js';
-import { TENANT_FILTER } from '../entities/base.js';
 import { Contact, displayName, type ContactKind, type PostalAddress } from '../entities/contact.js';
 import { DEFAULT_VISIBILITY, Directory, DirectoryListing, DirectoryListingType } from '../entities/directory.js';
 import { MembershipType } from '../entities/membership.js';
 import type { ListOptionsInput } from '../schema/common.js';
 import type { DirectoryAddress, DirectoryAllItem, DirectoryItemsSaveInput, DirectoryItemsSaveResult, DirectoryListingInput, DirectoryListingSaved } from '../schema/directories.js';
-import { tenantIs, tenantSql } from '../core/tenant-sql.js';
+import { acrossTenantsSql, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Directory listings: a contact listed in a directory.
@@ -211,7 +210,6 @@ const REFRESH_BATCH = 2000;
  * whose contact changed since (or to `listingIds`), in batches of one UPDATE each.
  */
 async function refreshFromContacts(em: EntityManager, tenantId: number, listingIds?: number[]): Promise<void> {
-  const connection = em.getConnection();
   for (;;) {
     const rows = await tenantSql({ em, tenantId }).all<StaleRow>(
       `select l.id, l.name, l.postal_code, c.kind, c.name as contact_name, c.first_name, c.last_name, c.addresses
@@ -236,11 +234,12 @@ async function refreshFromContacts(em: EntityManager, tenantId: number, listingI
 
 /** Every tenant with directories, each in its own transaction; a failing tenant is reported after the others ran. */
 export async function reconcileAllTenants(orm: MikroORM): Promise<void> {
-  const tenants = await orm.em.getConnection().execute<{ tenant_id: number }[]>('select distinct tenant_id from directory where deleted_at is null');
+  // Which tenants: across tenants on the named path; each tenant's work then confined to it.
+  const tenants = await acrossTenantsSql(orm.em).all<{ tenant_id: number }>('select distinct tenant_id from directory where deleted_at is null');
   const failures: string[] = [];
   for (const { tenant_id: tenantId } of tenants) {
     const em = orm.em.fork({ clear: true, useContext: false });
-    em.setFilterParams(TENANT_FILTER, { tenantId });
+    confineToTenant(em, tenantId);
     try {
       await em.transactional((tx) => reconcileTenantListings(tx, tenantId));
     } catch (error) {

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { loadConfig } from '../core/config.js';
 import type { JobDefinition, JobRun } from '../core/jobs.js';
-import { TENANT_FILTER } from '../entities/base.js';
+import { confineToTenant } from '../core/context.js';
 import { ReportRun } from '../entities/report.js';
 import { storeTenantFile } from './files.js';
 import { REPORT_SOURCES, SYSTEM_REPORTS, type ReportScope, type ReportTypeId } from './report-sources.js';
@@ -103,7 +103,7 @@ export async function runReportJob(orm: MikroORM, data: ReportJobData | null, jo
 
 async function produce(orm: MikroORM, data: ReportJobData, claimed: ClaimedRun, batchSize: number): Promise<void> {
   const em = orm.em.fork();
-  em.setFilterParams(TENANT_FILTER, { tenantId: data.tenantId });
+  confineToTenant(em, data.tenantId);
   const [report] = await tenantSql({ em, tenantId: data.tenantId }).all<{ name: string; report_type_id: string; system_key: string | null }>(
     `SELECT name, report_type_id, system_key FROM report WHERE id = ? AND ${tenantIs()}`, [claimed.report_id]);
   if (!report) return; // deleted meanwhile (the run went with it)

@@ -1,7 +1,7 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { stringify } from 'csv-stringify/sync';
-import type { AppDeps, RequestContext } from '../core/context.js';
+import { confineToTenant, type AppDeps, type RequestContext } from '../core/context.js';
 import { addDays, addMonths, calendarDay, todayUtc } from '../core/dates.js';
 import { BadInput, Conflict } from '../core/errors.js';
 import { jobContext } from '../core/job-context.js';
@@ -16,7 +16,6 @@ import {
 import { SaleableItem } from '../entities/commerce.js';
 import { Contact, displayName } from '../entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../entities/membership.js';
-import { TENANT_FILTER } from '../entities/base.js';
 import type { Tenant } from '../entities/tenant.js';
 import { lookupChoices, type ListOptionsInput, type ListResultOf } from '../schema/common.js';
 import { textDownload, type FileDownload } from '../schema/file-download.js';
@@ -331,7 +330,7 @@ class ItemRefused extends Error {}
  */
 export async function executeRun(em: EntityManager, tenantId: number, runId: number, deps?: AppDeps, signal?: AbortSignal): Promise<void> {
   const base = em.fork();
-  base.setFilterParams(TENANT_FILTER, { tenantId });
+  confineToTenant(base, tenantId);
   const [run] = await leanRows(base, ScheduledBillingRunRecord, { fields: ['id', 'state', 'parameters'], where: { id: runId }, limit: 1 });
   if (!run || run.state === 'completed' || run.state === 'failed') return;
   await base.nativeUpdate(ScheduledBillingRunRecord, { id: runId, tenant: tenantId }, { state: 'running', startedAt: new Date() });
@@ -347,7 +346,7 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
     // Handed back by a shutdown: stop between items; the retry resumes with the items not yet recorded.
     if (signal?.aborted) throw new Error('The run was handed back by a shutdown; its retry resumes it.');
     const itemCtx = jobContext(base.fork(), tenantId, deps);
-    itemCtx.em.setFilterParams(TENANT_FILTER, { tenantId });
+    confineToTenant(itemCtx.em, tenantId);
     try {
       await billItem(itemCtx, runId, run.parameters, row.id);
     } catch (error) {
@@ -556,7 +555,7 @@ export async function runDownloadFile(ctx: RequestContext, pendingDownloadFileId
 /** Writes the CSV of a download's run (idempotent: a ready download is left alone). */
 export async function writeRunDownload(em: EntityManager, tenantId: number, downloadId: number): Promise<void> {
   const ctx = jobContext(em.fork(), tenantId);
-  ctx.em.setFilterParams(TENANT_FILTER, { tenantId });
+  confineToTenant(ctx.em, tenantId);
   const [download] = await leanRows(ctx.reader, ScheduledBillingDownload, { fields: ['run', 'state'], where: { id: downloadId }, limit: 1 });
   if (!download || download.state === 'ready') return;
   const items = await runItems(ctx, idOf(download.run));
