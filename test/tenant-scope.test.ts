@@ -13,7 +13,7 @@ import { createTestTenant, startTestServer, type TestServer, type TestTenant } f
  * The tenant scope's second layer: row-level security under the service's role. The test server
  * runs as the embedded cluster's superuser, which PostgreSQL never holds to a policy; so these
  * tests open the application's own ORM (same configuration, same connection class) as a login
- * that is a member of `membership_app`, as a deployment serves (DATABASE_APP_ROLE).
+ * that is a member of `membership_app`, as a deployment serves (OPERATIONS.md, "Tenant row-level security").
  */
 let server: TestServer;
 let acme: TestTenant;

@@ -51,8 +51,8 @@ export class TenantRowSecurity extends Migration {
     this.addSql(`select rls_attach_all();`);
 
     // The role the service serves as: no superuser, no BYPASSRLS, not the owner, so the policies
-    // bind it. It cannot log in itself: a deployment grants it to its serving login (or connects
-    // with it as the role: DATABASE_APP_ROLE). Roles belong to the cluster, so it may exist already
+    // bind it. It cannot log in itself: a deployment makes its serving login a member of it
+    // (OPERATIONS.md). Roles belong to the cluster, so it may exist already
     // (another database of the same server); creating it needs CREATEROLE, which a managed
     // database's owner may lack — then a DBA creates it (OPERATIONS.md) and this only grants.
     this.addSql(`do $$ begin
