@@ -125,7 +125,7 @@ export function attachTenantScope(em: EntityManager, scope: TenantScope): void {
 
 /** `em`'s logger context with the tenant scope `scope`, for one statement (`tenantSql`), whatever `em` is confined to. */
 export function loggerContextScopedTo(em: EntityManager, scope: TenantScope): Record<string, unknown> {
-  return { ...em.getLoggerContext(), [TENANT_SCOPE_KEY]: scope };
+  return { ...em.getLoggerContext({ disableContextResolution: true }), [TENANT_SCOPE_KEY]: scope };
 }
 
 function tenantScopeOf(loggerContext: unknown): TenantScope | undefined {
