@@ -7,6 +7,7 @@ import { confineToTenant } from '../src/core/context.js';
 import { acrossTenants, tenantSql } from '../src/core/tenant-sql.js';
 import { Login } from '../src/entities/index.js';
 import { openOrm } from '../src/db/orm.js';
+import { authenticate } from '../src/services/identity.js';
 import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 /**
@@ -87,6 +88,13 @@ describe('row-level security on every tenant table', () => {
     expect(await unscoped.execute(UNSCOPED)).toEqual([]);
     const across = acrossTenants(unscoped);
     expect(tenantsIn(await across.execute(UNSCOPED, [], 'all', across.getLoggerContext()))).toEqual([acme.id, other.id].sort());
+  });
+
+  it('finds a credential before the tenant is known: the lookup is on the named cross-tenant path', async () => {
+    const unscoped = app.em.fork({ clear: true, useContext: false });
+    expect(await unscoped.execute('select id from credential')).toEqual([]);
+    expect((await authenticate(unscoped, `Bearer ${acme.staffToken}`))?.tenantId).toBe(acme.id);
+    expect((await authenticate(unscoped, `Bearer ${other.memberToken}`))?.tenantId).toBe(other.id);
   });
 
   it('refuses a row written for another tenant, and changes none of its rows', async () => {
