@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { callbackSignature } from '../src/services/callbacks.js';
 import type { RuntimeStats, TailSplit } from './runtime-stats.js';
 import { benchDatabase, callbackBody, freePort, here, root, seed, startFlags, startServerProcess, stopServerProcess, type Seeded } from './support.js';
@@ -28,6 +29,11 @@ const { values: options } = parseArgs({
     connections: { type: 'string', default: '64' },
     /** Only scenarios whose name contains this text (for profiling one path). */
     only: { type: 'string' },
+    /**
+     * Serve as a login in `membership_app`, bound by row-level security (migration 0030), rather
+     * than as the embedded cluster's superuser, which no policy binds: the tenant scope's real cost.
+     */
+    'app-role': { type: 'boolean', default: false },
   },
 });
 const smoke = options.smoke;
@@ -257,6 +263,23 @@ function targets(results: Measured[], latency: Measured[], peakRssMb: number): s
   return ['| target | measured | met |', '|---|---:|:---:|', ...rows.map(([label, value, met]) => `| ${label} | ${value} | ${met ? 'yes' : '**no**'} |`)].join('\n');
 }
 
+/** `url` as the login `membership_bench_app` (made a member of `membership_app` once; same password as the owner's). */
+async function appRoleUrl(url: string): Promise<string> {
+  const served = new URL(url);
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const password = decodeURIComponent(served.password).replace(/'/g, "''");
+    await client.query(`do $$ begin
+      if not exists (select 1 from pg_roles where rolname = 'membership_bench_app') then create role membership_bench_app login password '${password}' in role membership_app; end if;
+    end $$`);
+  } finally {
+    await client.end();
+  }
+  served.username = 'membership_bench_app';
+  return served.toString();
+}
+
 async function main(): Promise<void> {
   const database = await benchDatabase('membership_bench');
   const seeded = await seed(database.url, VOLUME);
@@ -264,7 +287,8 @@ async function main(): Promise<void> {
   const processes: ChildProcess[] = [];
   try {
     // The per-credential limit stays on (its cost is measured) but far above the benchmark's rate.
-    processes.push(await startProcess('server.js', { DATABASE_URL: database.url, PORT: String(ports.service), CREDENTIAL_RATE_LIMIT_PER_MINUTE: '100000000' }));
+    const serveAs: Record<string, string> = options['app-role'] ? { BENCH_SERVE_URL: await appRoleUrl(database.url) } : {};
+    processes.push(await startProcess('server.js', { DATABASE_URL: database.url, PORT: String(ports.service), CREDENTIAL_RATE_LIMIT_PER_MINUTE: '100000000', ...serveAs }));
     processes.push(await startProcess('raw-server.js', { DATABASE_URL: database.url, PORT: String(ports.raw), RAW_AUTH: 'none', RAW_TENANT_ID: String(seeded.tenantId) }));
     processes.push(await startProcess('raw-server.js', { DATABASE_URL: database.url, PORT: String(ports.rawToken), RAW_AUTH: 'token' }));
     const bases: Bases = { service: `http://127.0.0.1:${ports.service}`, raw: `http://127.0.0.1:${ports.raw}`, 'raw+token': `http://127.0.0.1:${ports.rawToken}` };

@@ -16,15 +16,17 @@ import { observeRuntime } from './runtime-stats.js';
  */
 const config = loadConfig();
 const url = config.DATABASE_URL!;
+/** The login the service serves as (bench/run.ts `--app-role`); pg-boss keeps the owner's (it creates its schema). */
+const serveUrl = process.env.BENCH_SERVE_URL ?? url;
 let statements = 0;
 const seen = new Set<string>();
-const orm = await openOrm({ url, poolMax: config.DATABASE_POOL_MAX, onQuery: ({ query: sql = '' }) => {
+const orm = await openOrm({ url: serveUrl, poolMax: config.DATABASE_POOL_MAX, onQuery: ({ query: sql = '' }) => {
   statements++;
   // BENCH_SQL=1: each distinct statement once, to compare with the baseline's SQL (bench/raw-server.ts).
   if (process.env.BENCH_SQL && !seen.has(sql)) { seen.add(sql); process.stderr.write(`SQL ${sql}\n`); }
 } });
 /** The service's own plain pool (AppDeps.pool, pipeline mode as in buildApp), its statements counted too. */
-const appPool = new pg.Pool({ connectionString: url, max: config.DATABASE_POOL_MAX, pipeline: true, connectionTimeoutMillis: 10_000 });
+const appPool = new pg.Pool({ connectionString: serveUrl, max: config.DATABASE_POOL_MAX, pipeline: true, connectionTimeoutMillis: 10_000 });
 appPool.on('connect', (client) => {
   const run = client.query.bind(client) as (...args: unknown[]) => unknown;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {

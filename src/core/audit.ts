@@ -1,24 +1,32 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Configuration, EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
+import { raw, type Configuration, type EventSubscriber, type TransactionEventArgs } from '@mikro-orm/core';
 import { PostgreSqlConnection, PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
+import type pg from 'pg';
 import type { RequestContext } from './context.js';
 
 /**
- * The audit trail's link between the code and the database. Every change to a tenant-owned table
- * is recorded by one PostgreSQL row trigger (`audit_record_change`, migration 0022) in the
- * transaction of the change; the trigger reads who made it and through which operation from
- * transaction-local settings (`app.audit_*`). This module sets them, in one statement
- * (`select set_config(…), …`):
+ * The link between the code and the database's transaction-local settings (`app.*`), which
+ * PostgreSQL reads in two places:
+ * - the audit trail: every change to a tenant-owned table is recorded by one row trigger
+ *   (`audit_record_change`, migration 0022) that reads who made it and through which operation
+ *   from `app.audit_*`;
+ * - the tenant scope's second layer: the row-level security policy on every tenant table
+ *   (`tenant_scope`, migration 0030) shows a statement only the rows of the tenant in
+ *   `app.tenant_id`, or every tenant's when `app.cross_tenant` is `on` (code that works across
+ *   tenants on purpose: `acrossTenants`).
+ * This module sets them, always in one statement (`select set_config(…), …`) and always
+ * transaction-local, so a pooled connection never carries them to the next request:
  * - once at the start of every transaction MikroORM opens (a flush's own transaction,
  *   `inTransaction`, `em.transactional`): `AuditActorSubscriber`;
- * - for a write statement sent outside any transaction (a single `nativeUpdate`, `deleteRecord`,
- *   raw SQL), in a short transaction of its own: `AuditedPostgreSqlConnection`.
+ * - for a statement sent outside any transaction: `AuditedPostgreSqlConnection` sends the
+ *   settings and the statement as one simple-protocol message, which PostgreSQL runs as one
+ *   implicit transaction (one round trip; the settings end with it).
  * The actor comes from the request (`RequestContext.audit`, current while a GraphQL root field
  * runs — both interfaces run through them — and attached to the request's EntityManager and its
- * forks) or from the background job running (`runAsJob`).
+ * forks) or from the background job running (`runAsJob`); the tenant scope is attached to the
+ * EntityManager (`attachTenantScope`) wherever the tenant filter's parameter is set.
  */
-
 /** Who is behind a change and how it came in. */
 export interface AuditActor {
   /** The GraphQL field(s), the documented REST operation (`POST /api/vendors`), the job name. */
@@ -75,26 +83,70 @@ export function auditRootFields(schema: GraphQLSchema): GraphQLSchema {
 
 /** The setting names the trigger reads, in the order `auditSettings` answers their values. */
 const SETTINGS = ['operation', 'login_id', 'login', 'credential_id', 'credential_kind', 'role', 'request_id'] as const;
-const SET_AUDIT_SETTINGS = `select ${SETTINGS.map((name) => `set_config('app.audit_${name}', ?, true)`).join(', ')}`;
 
-function auditSettings(actor: AuditActor): string[] {
+/** Setting name and value pairs, flattened (`['app.audit_operation', 'POST /api/vendors', …]`). */
+type Settings = string[];
+
+function auditSettings(actor: AuditActor | undefined): Settings {
+  if (!actor) return [];
   const text = (value: string | number | null) => (value === null ? '' : String(value));
-  return [actor.operation, actor.loginId, actor.login, actor.credentialId, actor.credentialKind, actor.role, actor.requestId].map(text);
+  const values = [actor.operation, actor.loginId, actor.login, actor.credentialId, actor.credentialKind, actor.role, actor.requestId];
+  return SETTINGS.flatMap((name, index) => [`app.audit_${name}`, text(values[index])]);
+}
+
+/** The tenant scope's settings: the tenant the statements are confined to, or every tenant. */
+function tenantSettings(scope: TenantScope | undefined): Settings {
+  if (scope === undefined) return [];
+  return scope === ACROSS_TENANTS ? ['app.cross_tenant', 'on'] : ['app.tenant_id', String(scope)];
+}
+
+/** The one statement that sets `settings` for the current transaction. */
+function setSettingsStatement(settings: Settings): string {
+  return `select ${Array.from({ length: settings.length / 2 }, () => 'set_config(?, ?, true)').join(', ')}`;
+}
+
+/** What the tenant scope of an EntityManager is: one tenant's id, or every tenant (`ACROSS_TENANTS`). */
+export type TenantScope = number | typeof ACROSS_TENANTS;
+
+/** The scope of code that works across tenants on purpose (sweeps, credential lookups, the command line); see `acrossTenants`. */
+export const ACROSS_TENANTS = 'all';
+
+/** Where the tenant scope travels with an EntityManager: its logger context, beside the actor. */
+const TENANT_SCOPE_KEY = 'tenantScope';
+
+/**
+ * Confines the statements sent through `em` (and the forks taken from it later) to `scope` in the
+ * database's row-level security, the layer under the tenant filter. Called where the filter's
+ * parameter is set (`RequestContext`, the shared readers) and by `acrossTenants`.
+ */
+export function attachTenantScope(em: EntityManager, scope: TenantScope): void {
+  em.setLoggerContext({ ...em.getLoggerContext({ disableContextResolution: true }), [TENANT_SCOPE_KEY]: scope });
+}
+
+/** `em`'s logger context with the tenant scope `scope`, for one statement (`tenantSql`), whatever `em` is confined to. */
+export function loggerContextScopedTo(em: EntityManager, scope: TenantScope): Record<string, unknown> {
+  return { ...em.getLoggerContext({ disableContextResolution: true }), [TENANT_SCOPE_KEY]: scope };
+}
+
+function tenantScopeOf(loggerContext: unknown): TenantScope | undefined {
+  return (loggerContext as Record<string, TenantScope | undefined> | undefined)?.[TENANT_SCOPE_KEY];
 }
 
 /**
- * Sets the actor's settings at the start of each top-level transaction (a savepoint inherits
- * them): one statement per transaction. Registered in the ORM configuration (`db/orm.ts`). A
- * transaction with no actor (command line, migrations, demo seeding) is recorded as `system`.
+ * Sets the actor's and the tenant scope's settings at the start of each top-level transaction (a
+ * savepoint inherits them): one statement per transaction. Registered in the ORM configuration
+ * (`db/orm.ts`). A transaction with no actor (command line, migrations, demo seeding) is recorded
+ * as `system`; one with no tenant scope sees no tenant's rows.
  */
 export class AuditActorSubscriber implements EventSubscriber {
   async afterTransactionStart(args: TransactionEventArgs): Promise<void> {
     const transaction = args.transaction as { savepointName?: string } | undefined;
     if (!transaction || transaction.savepointName) return;
     const em = args.em as EntityManager;
-    const actor = actorOf(em.getLoggerContext({ disableContextResolution: true })) ?? actorScope.getStore();
-    if (!actor) return;
-    await em.getConnection('write').execute(SET_AUDIT_SETTINGS, auditSettings(actor), 'run', args.transaction);
+    const context = em.getLoggerContext({ disableContextResolution: true });
+    const settings = [...auditSettings(actorOf(context) ?? actorScope.getStore()), ...tenantSettings(tenantScopeOf(context))];
+    if (settings.length === 0) return;
+    await em.getConnection('write').execute(setSettingsStatement(settings), settings, 'run', args.transaction);
   }
 }
 
@@ -103,19 +155,58 @@ const WRITE_STATEMENT = /^\s*(?:insert|update|delete|merge)\b|^\s*with\b[\s\S]*\
 
 type Execute = PostgreSqlConnection['execute'];
 
+/** What node-postgres answers for each statement of a message. */
+interface StatementResult {
+  command: string;
+  rowCount: number | null;
+  rows: unknown[];
+}
+
 /**
- * The PostgreSQL connection, but a write statement sent outside any transaction while an actor
- * is known runs in a short transaction of its own that first sets the actor (BEGIN, the settings,
- * the statement, COMMIT). Reads and statements inside transactions pass straight through.
+ * The PostgreSQL connection, but a statement sent outside any transaction carries its settings:
+ * the tenant scope of the EntityManager that sent it, and for a write the actor (when known). The
+ * settings and the statement go as one simple-protocol message (`select set_config(…); <statement>`),
+ * which PostgreSQL runs as one implicit transaction: one round trip, and the settings end with it.
+ * (MikroORM already sends every statement with its values written into the text, so the simple
+ * protocol changes nothing else.) Statements inside transactions, and statements with no settings
+ * to carry, pass straight through.
  */
 export class AuditedPostgreSqlConnection extends PostgreSqlConnection {
-  override async execute<T>(...[query, params, method, ctx, loggerContext]: Parameters<Execute>): Promise<T> {
-    const actor = ctx || typeof query !== 'string' || !WRITE_STATEMENT.test(query) ? undefined : actorScope.getStore() ?? actorOf(loggerContext);
-    if (!actor) return super.execute(query, params, method, ctx, loggerContext) as Promise<T>;
-    return this.transactional(async (transaction) => {
-      await super.execute(SET_AUDIT_SETTINGS, auditSettings(actor), 'run', transaction);
-      return super.execute(query, params, method, transaction, loggerContext) as Promise<T>;
-    });
+  override async execute<T>(...[query, params, method = 'all', ctx, loggerContext]: Parameters<Execute>): Promise<T> {
+    if (ctx || typeof query !== 'string') return super.execute(query, params, method, ctx, loggerContext) as Promise<T>;
+    const actor = WRITE_STATEMENT.test(query) ? actorScope.getStore() ?? actorOf(loggerContext) : undefined;
+    const settings = [...auditSettings(actor), ...tenantSettings(tenantScopeOf(loggerContext))];
+    if (settings.length === 0) return super.execute(query, params, method, ctx, loggerContext) as Promise<T>;
+    await this.ensureConnection();
+    // Named parameters (an object) are positional ones after `raw`, as MikroORM's own execute does it.
+    const fragment = Array.isArray(params) || params === undefined ? { sql: query, params: params ?? [] } : raw(query, params);
+    const statement = this.platform.formatQuery(fragment.sql, fragment.params as unknown[]);
+    const message = `${this.platform.formatQuery(setSettingsStatement(settings), settings)};\n${statement}`;
+    const pool = await this.getNativeClient();
+    return this.executeQuery(this.getSql(fragment.sql, statement, loggerContext), async () => {
+      const results = (await queryKeepingConnection(pool, message)) as StatementResult[];
+      const last = results[results.length - 1];
+      const affected = /^(INSERT|UPDATE|DELETE|MERGE)$/.test(last.command) ? BigInt(last.rowCount ?? 0) : undefined;
+      return this.transformRawResult<T>({ rows: last.rows, numAffectedRows: affected }, method);
+    }, { query: fragment.sql, params: fragment.params as unknown[], formatted: statement, ...loggerContext });
+  }
+}
+
+/**
+ * Runs `text` on a connection of `pool` and gives the connection back. Unlike `pool.query`, an
+ * error the server answered (it has a SQLSTATE: a constraint, a policy, a cancelled statement)
+ * keeps the connection in the pool, as MikroORM's own path does; only a broken connection is
+ * closed.
+ */
+async function queryKeepingConnection(pool: pg.Pool, text: string): Promise<unknown> {
+  const client = await pool.connect();
+  try {
+    const result = await client.query(text);
+    client.release();
+    return result;
+  } catch (error) {
+    client.release((error as { code?: string }).code ? undefined : (error as Error));
+    throw error;
   }
 }
 
@@ -123,8 +214,12 @@ export class AuditedPostgreSqlConnection extends PostgreSqlConnection {
 export class AuditedPostgreSqlDriver extends PostgreSqlDriver {
   constructor(config: Configuration) {
     super(config);
-    // The base class builds its connection from a class it names itself; this one replaces it before any use.
-    Object.assign(this, { connection: new AuditedPostgreSqlConnection(this.config) });
+    // The base class builds its connections from a class it names itself; these replace them before any use
+    // (the replicas too: a replica's reads carry the tenant scope like the primary's).
+    Object.assign(this, {
+      connection: new AuditedPostgreSqlConnection(this.config),
+      replicas: this.createReplicas((replica) => new AuditedPostgreSqlConnection(this.config, replica, 'read')),
+    });
   }
 }
 
@@ -141,4 +236,15 @@ export const AUDIT_EXCLUDED_TABLES = [
   'meeting_event', // the same, for meetings
   'outbox_message', // outgoing mail queue: bodies carry sign-in links (secrets)
   'file_content', // file bytes (stored_file, the file's record, is audited)
+] as const;
+
+/**
+ * Tenant tables without the row-level security policy (migration 0030's `rls_excluded_tables()`
+ * holds the same list; a test checks every other table with a `tenant_id` has it): read before any
+ * tenant is known through the plain `pg` pool, whose statements carry no tenant scope yet.
+ */
+export const RLS_EXCLUDED_TABLES = [
+  'provider_callback', // callback ingestion stores a delivery before anything else runs
+  'callback_secret', // and verifies its signature with the secret found by the tenant's key
+  'idempotency_record', // repeated requests' stored responses, claimed and read per credential
 ] as const;

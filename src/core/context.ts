@@ -12,7 +12,7 @@ import { Forbidden, NotFound, Unauthenticated } from './errors.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import { operationOf, type Metrics } from './metrics.js';
 import { TENANT_KEY_PATTERN } from './values.js';
-import { attachAuditActor, type AuditActor } from './audit.js';
+import { attachAuditActor, attachTenantScope, type AuditActor } from './audit.js';
 
 /** Who is calling: resolved from the bearer credential. */
 export interface Caller {
@@ -97,12 +97,22 @@ export function requestEntityManagers(orm: MikroORM): RequestEntityManagers {
       let reader = readers.get(tenantId);
       if (!reader) {
         reader = fork();
-        reader.setFilterParams(TENANT_FILTER, { tenantId });
+        confineToTenant(reader, tenantId);
         readers.set(tenantId, reader);
       }
       return reader;
     },
   };
+}
+
+/**
+ * The tenant scope, both layers: confines every ORM query through `em` (and its forks) to
+ * `tenantId` with the tenant filter, and every statement it sends — raw SQL and lean reads
+ * included — with the database's row-level security (`app.tenant_id`, core/audit.ts).
+ */
+export function confineToTenant(em: EntityManager, tenantId: number): void {
+  em.setFilterParams(TENANT_FILTER, { tenantId });
+  attachTenantScope(em, tenantId);
 }
 
 /**
@@ -167,7 +177,7 @@ export class RequestContext {
   private prepare(em: EntityManager): EntityManager {
     this.settled.em = em;
     const tenantId = this.caller?.tenantId ?? this.settled.publicTenantId;
-    if (tenantId !== null) em.setFilterParams(TENANT_FILTER, { tenantId });
+    if (tenantId !== null) confineToTenant(em, tenantId);
     if (this.audit) attachAuditActor(em, this.audit);
     return em;
   }
@@ -202,7 +212,7 @@ export class RequestContext {
     const id = rows[0]?.id;
     if (id === undefined) throw new NotFound('The tenant');
     this.settled.publicTenantId = id;
-    this.settled.em?.setFilterParams(TENANT_FILTER, { tenantId: id });
+    if (this.settled.em) confineToTenant(this.settled.em, id);
     return id;
   }
 

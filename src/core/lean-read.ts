@@ -31,9 +31,10 @@ export async function leanRows<T extends object, F extends keyof T & string>(
   }
   const context: unknown = em.getTransactionContext();
   const driver = em.getDriver();
-  // As the QueryBuilder does: a read outside a transaction may go to a replica (core/read-routing.ts).
+  // As the QueryBuilder does: a read outside a transaction may go to a replica (core/read-routing.ts),
+  // and it carries the EntityManager's logger context (its tenant scope: core/audit.ts).
   const rows = await driver.getConnection(context ? 'write' : 'read').execute<EntityData<T>[]>(
-    statement.sql, statement.slots.map((slot) => shape.values[slot]), 'all', context);
+    statement.sql, statement.slots.map((slot) => shape.values[slot]), 'all', context, em.getLoggerContext());
   const meta = em.getMetadata().get(entity);
   return rows.map((row) => driver.mapResult(row, meta) as unknown as Pick<T, F>);
 }
@@ -119,7 +120,7 @@ export async function deleteReturning<T extends object, F extends keyof T & stri
   // MikroORM's QueryBuilder ignores `returning` on a delete (it returns only on inserts and updates), so the clause is added here.
   const properties: Record<string, { fieldNames: string[] }> = meta.properties;
   const returning = fields.flatMap((field) => properties[field].fieldNames).map((column) => em.getPlatform().quoteIdentifier(column));
-  const rows = await em.getConnection().execute<EntityData<T>[]>(`${sql} returning ${returning.join(', ')}`, params, 'all', em.getTransactionContext());
+  const rows = await em.getConnection().execute<EntityData<T>[]>(`${sql} returning ${returning.join(', ')}`, params, 'all', em.getTransactionContext(), em.getLoggerContext());
   // The driver maps columns to properties and converts their values, as for any read.
   // (Typed as the fields asked for: MikroORM types the mapped row as any data of T.)
   return rows.map((row) => em.getDriver().mapResult(row, meta) as unknown as Pick<T, F>);

@@ -6,6 +6,7 @@ import { allOf } from '../core/lean-read.js';
 import { listQuery, type ListSpec } from '../core/list-query.js';
 import { AuditEntry } from '../entities/audit.js';
 import type { AuditTrailEntry, AuditTrailFilterInput } from '../schema/audit.js';
+import { acrossTenantsSql } from '../core/tenant-sql.js';
 
 /**
  * Reading the audit trail (staff) and keeping it to its retention. The entries themselves are
@@ -60,15 +61,15 @@ export const AUDIT_RETENTION_BATCH = 5000;
 
 /** Deletes entries older than `days` days in batches of `batchSize`; answers how many went. */
 export async function deleteExpiredAuditEntries(orm: MikroORM, days: number, batchSize = AUDIT_RETENTION_BATCH): Promise<number> {
-  const connection = orm.em.getConnection();
+  // Every tenant's entries: the named cross-tenant path (row-level security).
+  const sql = acrossTenantsSql(orm.em);
   let deleted = 0;
   for (;;) {
-    const count = await connection.execute(
+    const { affectedRows: affected } = await sql.run(
       `DELETE FROM audit_entry WHERE id IN (
          SELECT id FROM audit_entry WHERE occurred_at < now() - make_interval(days => ?) ORDER BY occurred_at LIMIT ?)`,
-      [days, batchSize], 'run',
+      [days, batchSize],
     );
-    const affected = (count as { affectedRows?: number }).affectedRows ?? 0;
     deleted += affected;
     if (affected < batchSize) return deleted;
   }

@@ -4,6 +4,7 @@ import type { PgBoss } from 'pg-boss';
 import type { JobDefinition, JobRun } from '../core/jobs.js';
 import type { CallbackProvider } from '../entities/callback.js';
 import { MalformedCallback, normalizeCallback, storable, type EmailEventInput, type MeetingEventInput } from './callback-formats.js';
+import { acrossTenants, TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /** The queue of stored callbacks waiting to be processed; its jobs carry `{ receipt }`. */
 export const CALLBACK_QUEUE = 'provider-callback';
@@ -118,7 +119,8 @@ interface CallbackRow {
  * again, nor are its effects (suppressing the contact) applied again.
  */
 export async function processCallback(orm: MikroORM, receipt: string): Promise<void> {
-  await orm.em.fork().transactional(async (em) => {
+  // The stored callback names its tenant: found on the named cross-tenant path, its events then written for that tenant.
+  await acrossTenants(orm.em).transactional(async (em) => {
     const [callback] = await em.execute<CallbackRow[]>(
       'SELECT id, tenant_id, provider, body, received_at, state FROM provider_callback WHERE receipt = ? FOR UPDATE',
       [receipt],
@@ -145,17 +147,17 @@ async function recordEmailEvents(em: EntityManager, callback: CallbackRow, event
     event_id: event.eventId, kind: event.kind, bounce_type: event.bounceType, email: event.email,
     occurred_at: event.occurredAt, url: event.url, reason: event.reason,
   }));
-  await em.execute(
+  await tenantSql({ em, tenantId: callback.tenant_id }).run(
     `WITH incoming AS (
        SELECT * FROM json_to_recordset(?::json)
          AS e(event_id text, kind text, bounce_type text, email text, occurred_at timestamptz, url text, reason text)
      ), inserted AS (
        INSERT INTO email_event (tenant_id, provider, provider_event_id, callback_id, kind, bounce_type, email, contact_id, occurred_at, url, reason)
-       SELECT ?, ?, e.event_id, ?, e.kind, e.bounce_type, e.email, c.id, e.occurred_at, e.url, e.reason
+       SELECT ${TENANT}, ?, e.event_id, ?, e.kind, e.bounce_type, e.email, c.id, e.occurred_at, e.url, e.reason
        FROM incoming e
        LEFT JOIN LATERAL (
          SELECT id FROM contact
-         WHERE tenant_id = ? AND lower(email) = lower(e.email) AND deleted_at IS NULL
+         WHERE ${tenantIs()} AND lower(email) = lower(e.email) AND deleted_at IS NULL
          ORDER BY id LIMIT 1
        ) c ON true
        ON CONFLICT (tenant_id, provider, provider_event_id) DO NOTHING
@@ -169,9 +171,9 @@ async function recordEmailEvents(em: EntityManager, callback: CallbackRow, event
      )
      UPDATE contact SET email_suppressed_at = s.occurred_at, email_suppression_reason = s.reason, updated_at = now()
      FROM suppress s
-     WHERE contact.tenant_id = ? AND lower(contact.email) = s.email
+     WHERE ${tenantIs('contact')} AND lower(contact.email) = s.email
        AND contact.deleted_at IS NULL AND contact.email_suppressed_at IS NULL`,
-    [JSON.stringify(rows), callback.tenant_id, callback.provider, callback.id, callback.tenant_id, callback.tenant_id],
+    [JSON.stringify(rows), callback.provider, callback.id],
   );
 }
 
@@ -180,19 +182,19 @@ async function recordMeetingEvents(em: EntityManager, callback: CallbackRow, eve
     event_id: event.eventId, kind: event.kind, meeting_id: event.meetingId, meeting_uuid: event.meetingUuid, topic: event.topic,
     participant_name: event.participantName, participant_email: event.participantEmail, occurred_at: event.occurredAt,
   }));
-  await em.execute(
+  await tenantSql({ em, tenantId: callback.tenant_id }).run(
     `INSERT INTO meeting_event (tenant_id, provider, provider_event_id, callback_id, kind, meeting_id, meeting_uuid, topic,
                                 participant_name, participant_email, contact_id, occurred_at)
-     SELECT ?, ?, e.event_id, ?, e.kind, e.meeting_id, e.meeting_uuid, e.topic, e.participant_name, e.participant_email, c.id, e.occurred_at
+     SELECT ${TENANT}, ?, e.event_id, ?, e.kind, e.meeting_id, e.meeting_uuid, e.topic, e.participant_name, e.participant_email, c.id, e.occurred_at
      FROM json_to_recordset(?::json)
        AS e(event_id text, kind text, meeting_id text, meeting_uuid text, topic text, participant_name text, participant_email text, occurred_at timestamptz)
      LEFT JOIN LATERAL (
        SELECT id FROM contact
-       WHERE tenant_id = ? AND e.participant_email IS NOT NULL AND lower(email) = lower(e.participant_email) AND deleted_at IS NULL
+       WHERE ${tenantIs()} AND e.participant_email IS NOT NULL AND lower(email) = lower(e.participant_email) AND deleted_at IS NULL
        ORDER BY id LIMIT 1
      ) c ON true
      ON CONFLICT (tenant_id, provider, provider_event_id) DO NOTHING`,
-    [callback.tenant_id, callback.provider, callback.id, JSON.stringify(rows), callback.tenant_id],
+    [callback.provider, callback.id, JSON.stringify(rows)],
   );
 }
 

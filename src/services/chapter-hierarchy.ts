@@ -4,6 +4,7 @@ import { withDuplicateLock } from '../core/records.js';
 import { Chapter } from '../entities/chapter.js';
 import { Contact } from '../entities/contact.js';
 import { Tenant } from '../entities/tenant.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * The organization hierarchy of a tenant: its top-level organization and the chapters below it
@@ -55,12 +56,12 @@ async function findTopLevel(ctx: RequestContext): Promise<number | null> {
 
 /** Every live organization of the hierarchy, the top level first, then by name. */
 export async function readHierarchy(ctx: RequestContext): Promise<Organization[]> {
-  const rows = await ctx.em.execute<{ id: number; name: string; parent_id: number | null; is_top_level: boolean; payment_gateway_id: string | null }[]>(
+  const rows = await tenantSql(ctx).all<{ id: number; name: string; parent_id: number | null; is_top_level: boolean; payment_gateway_id: string | null }>(
     `SELECT ch.contact_id AS id, ch.name, c.parent_id, ch.is_top_level, ch.payment_gateway_id
        FROM chapter ch JOIN contact c ON c.id = ch.contact_id AND c.tenant_id = ch.tenant_id
-      WHERE ch.tenant_id = ? AND c.deleted_at IS NULL
+      WHERE ${tenantIs('ch')} AND c.deleted_at IS NULL
       ORDER BY ch.is_top_level DESC, ch.name, ch.contact_id
-      LIMIT ?`, [ctx.tenantId, HIERARCHY_LIMIT]);
+      LIMIT ?`, [HIERARCHY_LIMIT]);
   return rows.map((row) => ({ id: row.id, name: row.name, parentId: row.parent_id, isTopLevel: row.is_top_level, paymentGatewayId: row.payment_gateway_id }));
 }
 
@@ -96,12 +97,12 @@ export function effectiveGateway(hierarchy: Organization[]): (org: Organization)
 
 /** The ids above `organizationId` (its parent, the parent's parent, …), walked in SQL. */
 export async function ancestorIds(ctx: RequestContext, organizationId: number): Promise<number[]> {
-  const rows = await ctx.em.execute<{ id: number }[]>(
+  const rows = await tenantSql(ctx).all<{ id: number }>(
     `WITH RECURSIVE up(id, depth) AS (
-       SELECT parent_id, 1 FROM contact WHERE id = ? AND tenant_id = ?
+       SELECT parent_id, 1 FROM contact WHERE id = ? AND ${tenantIs()}
        UNION
-       SELECT c.parent_id, up.depth + 1 FROM contact c JOIN up ON c.id = up.id WHERE c.tenant_id = ? AND up.depth < 10000
-     ) SELECT id FROM up WHERE id IS NOT NULL`, [organizationId, ctx.tenantId, ctx.tenantId]);
+       SELECT c.parent_id, up.depth + 1 FROM contact c JOIN up ON c.id = up.id WHERE ${tenantIs('c')} AND up.depth < 10000
+     ) SELECT id FROM up WHERE id IS NOT NULL`, [organizationId]);
   return rows.map((row) => row.id);
 }
 

@@ -5,6 +5,7 @@ import { idOf, leanRows } from '../core/lean-read.js';
 import { inTransaction } from '../core/records.js';
 import { Chapter, ContactChapter } from '../entities/chapter.js';
 import type { ChapterContactSelect, ContactChapterAddEdit, ContactChapterAddEditInput } from '../schema/chapters.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Contact-chapter links (decided where the documents are silent):
@@ -27,9 +28,9 @@ export function linkContactChapter(ctx: RequestContext, input: ContactChapterAdd
     await lockContact(ctx, input.ContactId);
     const [chapter] = await leanRows(ctx.reader, Chapter, { fields: ['id'], where: { isTopLevel: false, contact: { id: input.ChapterId, deletedAt: null } }, limit: 1 });
     if (!chapter) throw new NotFound('The chapter');
-    await ctx.em.execute(
-      `INSERT INTO contact_chapter (tenant_id, contact_id, chapter_id, is_primary) VALUES (?, ?, ?, false)
-       ON CONFLICT (contact_id, chapter_id) DO NOTHING`, [ctx.tenantId, input.ContactId, input.ChapterId], 'run');
+    await tenantSql(ctx).run(
+      `INSERT INTO contact_chapter (tenant_id, contact_id, chapter_id, is_primary) VALUES (${TENANT}, ?, ?, false)
+       ON CONFLICT (contact_id, chapter_id) DO NOTHING`, [input.ContactId, input.ChapterId]);
     const [primary] = await leanRows(ctx.reader, ContactChapter, { fields: ['id'], where: { contact: input.ContactId, isPrimary: true }, limit: 1 });
     if (input.MarkAsPrimary || !primary) await setPrimary(ctx, input.ContactId, input.ChapterId);
     return true;
@@ -47,12 +48,12 @@ export async function getContactChapter(ctx: RequestContext, contactId: number):
 /** `GET /api/chapters/contactchapter/lookup/{contactid}`: the contact's chapters, primary first, then by name. */
 export async function contactChapterLookup(ctx: RequestContext, contactId: number): Promise<ChapterContactSelect[]> {
   await readableContact(ctx, contactId);
-  const rows = await ctx.em.execute<{ id: number; name: string; payment_gateway_id: string | null }[]>(
+  const rows = await tenantSql(ctx).all<{ id: number; name: string; payment_gateway_id: string | null }>(
     `SELECT ch.contact_id AS id, ch.name, ch.payment_gateway_id
        FROM contact_chapter l JOIN chapter ch ON ch.contact_id = l.chapter_id AND ch.tenant_id = l.tenant_id
        JOIN contact o ON o.id = ch.contact_id AND o.deleted_at IS NULL
-      WHERE l.tenant_id = ? AND l.contact_id = ?
-      ORDER BY l.is_primary DESC, ch.name, ch.contact_id LIMIT 1000`, [ctx.tenantId, contactId]);
+      WHERE ${tenantIs('l')} AND l.contact_id = ?
+      ORDER BY l.is_primary DESC, ch.name, ch.contact_id LIMIT 1000`, [contactId]);
   return rows.map((row) => ({ Id: row.id, Name: row.name, PaymentGatewayId: row.payment_gateway_id }));
 }
 
@@ -60,8 +61,8 @@ export async function contactChapterLookup(ctx: RequestContext, contactId: numbe
 export function deleteContactChapter(ctx: RequestContext, contactId: number, chapterId: number): Promise<boolean> {
   return inTransaction(ctx, async () => {
     await lockContact(ctx, contactId);
-    const removed = await ctx.em.execute<{ is_primary: boolean }[]>(
-      'DELETE FROM contact_chapter WHERE tenant_id = ? AND contact_id = ? AND chapter_id = ? RETURNING is_primary', [ctx.tenantId, contactId, chapterId]);
+    const removed = await tenantSql(ctx).all<{ is_primary: boolean }>(
+      `DELETE FROM contact_chapter WHERE ${tenantIs()} AND contact_id = ? AND chapter_id = ? RETURNING is_primary`, [contactId, chapterId]);
     if (removed.length === 0) throw new NotFound(LINK);
     if (removed[0].is_primary) await promotePrimaries(ctx.em, ctx.tenantId, [contactId]);
     return true;
@@ -83,20 +84,17 @@ export function markContactChapterPrimary(ctx: RequestContext, contactId: number
  */
 export async function promotePrimaries(em: EntityManager, tenantId: number, contactIds: number[]): Promise<number> {
   if (contactIds.length === 0) return 0;
-  const result = await runStatement(em,
-    `UPDATE contact_chapter SET is_primary = true, updated_at = now() WHERE id IN (
+  const result = await runStatement(em, tenantId, `UPDATE contact_chapter SET is_primary = true, updated_at = now() WHERE id IN (
        SELECT DISTINCT ON (l.contact_id) l.id FROM contact_chapter l
-        WHERE l.tenant_id = ? AND l.contact_id = ANY(?::int[])
+        WHERE ${tenantIs('l')} AND l.contact_id = ANY(?::int[])
           AND NOT EXISTS (SELECT 1 FROM contact_chapter p WHERE p.contact_id = l.contact_id AND p.is_primary)
-        ORDER BY l.contact_id, l.id)`, [tenantId, intArray(contactIds)]);
+        ORDER BY l.contact_id, l.id)`, [intArray(contactIds)]);
   return result;
 }
 
-/** Runs a write statement on `em` (inside its transaction, if any) and answers how many rows it changed. */
-export async function runStatement(em: EntityManager, sql: string, params: unknown[]): Promise<number> {
-  // MikroORM types execute() by its default method ('all'); with 'run' it answers the driver's QueryResult.
-  const result = (await em.execute(sql, params, 'run')) as unknown as { affectedRows: number };
-  return result.affectedRows;
+/** Runs a write statement in `tenantId`'s scope on `em` (inside its transaction, if any) and answers how many rows it changed. */
+export async function runStatement(em: EntityManager, tenantId: number, sql: string, params: unknown[]): Promise<number> {
+  return (await tenantSql({ em, tenantId }).run(sql, params)).affectedRows;
 }
 
 /** A PostgreSQL int[] literal of ids (bound as one parameter, `ANY(?::int[])`). */
@@ -108,20 +106,19 @@ export function intArray(ids: number[]): string {
 async function setPrimary(ctx: RequestContext, contactId: number, chapterId: number): Promise<void> {
   const [link] = await leanRows(ctx.reader, ContactChapter, { fields: ['id'], where: { contact: contactId, chapter: chapterId }, limit: 1 });
   if (!link) throw new NotFound(LINK);
-  await ctx.em.execute('UPDATE contact_chapter SET is_primary = false, updated_at = now() WHERE tenant_id = ? AND contact_id = ? AND is_primary AND id <> ?',
-    [ctx.tenantId, contactId, link.id], 'run');
-  await ctx.em.execute('UPDATE contact_chapter SET is_primary = true, updated_at = now() WHERE id = ? AND tenant_id = ? AND NOT is_primary', [link.id, ctx.tenantId], 'run');
+  await tenantSql(ctx).run(`UPDATE contact_chapter SET is_primary = false, updated_at = now() WHERE ${tenantIs()} AND contact_id = ? AND is_primary AND id <> ?`, [contactId, link.id]);
+  await tenantSql(ctx).run(`UPDATE contact_chapter SET is_primary = true, updated_at = now() WHERE id = ? AND ${tenantIs()} AND NOT is_primary`, [link.id]);
 }
 
 /** Locks the contact's row for this transaction (404 when it is not a live contact of the tenant). */
 async function lockContact(ctx: RequestContext, contactId: number): Promise<void> {
-  const rows = await ctx.em.execute('SELECT id FROM contact WHERE id = ? AND tenant_id = ? AND deleted_at IS NULL FOR UPDATE', [contactId, ctx.tenantId]);
+  const rows = await tenantSql(ctx).all(`SELECT id FROM contact WHERE id = ? AND ${tenantIs()} AND deleted_at IS NULL FOR UPDATE`, [contactId]);
   if (rows.length === 0) throw new NotFound('The contact');
 }
 
 /** Staff read any contact's chapters, a member only its own contact's (another is not found). */
 async function readableContact(ctx: RequestContext, contactId: number): Promise<void> {
   if (!ctx.isStaff && ctx.caller?.contactId !== contactId) throw new NotFound('The contact');
-  const rows = await ctx.em.execute('SELECT id FROM contact WHERE id = ? AND tenant_id = ? AND deleted_at IS NULL', [contactId, ctx.tenantId]);
+  const rows = await tenantSql(ctx).all(`SELECT id FROM contact WHERE id = ? AND ${tenantIs()} AND deleted_at IS NULL`, [contactId]);
   if (rows.length === 0) throw new NotFound('The contact');
 }

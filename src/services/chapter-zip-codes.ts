@@ -7,6 +7,7 @@ import { withDuplicateLock } from '../core/records.js';
 import { ChapterZipCodeRun } from '../entities/chapter.js';
 import type { ChapterZipCodeAssignment } from '../schema/chapters.js';
 import { intArray, promotePrimaries, runStatement } from './chapter-links.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * `contactchapter/assignzipcodes`: links every person whose primary address (the one of kind
@@ -100,30 +101,27 @@ async function handleZipCodeJob(orm: MikroORM, data: unknown, job: JobRun): Prom
 
 /** Works a run through to the end, from where it stopped. A completed or failed run is left alone. */
 export async function processZipCodeRun(em: EntityManager, tenantId: number, runId: number): Promise<void> {
-  const [run] = await em.execute<{ state: string; last_contact_id: number; failed_contact_ids: number[] }[]>(
-    'SELECT state, last_contact_id, failed_contact_ids FROM chapter_zip_code_run WHERE id = ? AND tenant_id = ?', [runId, tenantId]);
+  const [run] = await tenantSql({ em, tenantId }).all<{ state: string; last_contact_id: number; failed_contact_ids: number[] }>(
+    `SELECT state, last_contact_id, failed_contact_ids FROM chapter_zip_code_run WHERE id = ? AND ${tenantIs()}`, [runId]);
   if (!run || run.state === 'completed' || run.state === 'failed') return;
-  await runStatement(em,
-    `UPDATE chapter_zip_code_run SET state = 'running', updated_at = now(),
-       total_contacts = (SELECT count(*) FROM contact WHERE tenant_id = ? AND kind = 'person' AND deleted_at IS NULL)
-     WHERE id = ? AND tenant_id = ?`, [tenantId, runId, tenantId]);
+  await runStatement(em, tenantId, `UPDATE chapter_zip_code_run SET state = 'running', updated_at = now(),
+       total_contacts = (SELECT count(*) FROM contact WHERE ${tenantIs()} AND kind = 'person' AND deleted_at IS NULL)
+     WHERE id = ? AND ${tenantIs()}`, [runId]);
   let last = run.last_contact_id;
   const failedIds = [...run.failed_contact_ids];
   for (;;) {
-    const rows = await em.execute<{ id: number }[]>(
-      `SELECT id FROM contact WHERE tenant_id = ? AND kind = 'person' AND deleted_at IS NULL AND id > ? ORDER BY id LIMIT ?`, [tenantId, last, BATCH]);
+    const rows = await tenantSql({ em, tenantId }).all<{ id: number }>(
+      `SELECT id FROM contact WHERE ${tenantIs()} AND kind = 'person' AND deleted_at IS NULL AND id > ? ORDER BY id LIMIT ?`, [last, BATCH]);
     if (rows.length === 0) break;
     const ids = rows.map((row) => row.id);
     const outcome = await assignIsolating(em, tenantId, ids);
     failedIds.push(...outcome.failed);
     last = ids[ids.length - 1];
-    await runStatement(em,
-      `UPDATE chapter_zip_code_run SET processed_contacts = processed_contacts + ?, links_created = links_created + ?, primaries_set = primaries_set + ?,
+    await runStatement(em, tenantId, `UPDATE chapter_zip_code_run SET processed_contacts = processed_contacts + ?, links_created = links_created + ?, primaries_set = primaries_set + ?,
          failed_contacts = failed_contacts + ?, failed_contact_ids = ?::jsonb, last_contact_id = ?, updated_at = now()
-       WHERE id = ? AND tenant_id = ?`,
-      [ids.length, outcome.links, outcome.primaries, outcome.failed.length, JSON.stringify(failedIds.slice(0, 100)), last, runId, tenantId]);
+       WHERE id = ? AND ${tenantIs()}`, [ids.length, outcome.links, outcome.primaries, outcome.failed.length, JSON.stringify(failedIds.slice(0, 100)), last, runId]);
   }
-  await runStatement(em, `UPDATE chapter_zip_code_run SET state = 'completed', finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ?`, [runId, tenantId]);
+  await runStatement(em, tenantId, `UPDATE chapter_zip_code_run SET state = 'completed', finished_at = now(), updated_at = now() WHERE id = ? AND ${tenantIs()}`, [runId]);
 }
 
 /** One batch in one transaction; when it fails, each contact on its own, the failing ones counted. */
@@ -148,31 +146,30 @@ async function assignIsolating(em: EntityManager, tenantId: number, ids: number[
 /** Links the contacts `ids` to the chapters of their postal codes and promotes primaries, with the contacts locked. */
 function assignBatch(em: EntityManager, tenantId: number, ids: number[]): Promise<{ links: number; primaries: number }> {
   return em.transactional(async (tx) => {
-    await tx.execute('SELECT id FROM contact WHERE tenant_id = ? AND id = ANY(?::int[]) ORDER BY id FOR UPDATE', [tenantId, intArray(ids)]);
-    const links = await runStatement(tx,
+    await tenantSql({ em: tx, tenantId }).all(`SELECT id FROM contact WHERE ${tenantIs()} AND id = ANY(?::int[]) ORDER BY id FOR UPDATE`, [intArray(ids)]);
+    const links = await runStatement(tx, tenantId,
       `WITH zip AS (
          SELECT ch.contact_id AS chapter_id, upper(regexp_replace(code.value, '\\s', '', 'g')) AS code
            FROM chapter ch
            JOIN contact o ON o.id = ch.contact_id AND o.deleted_at IS NULL
            CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_typeof(ch.postal_codes) = 'array' THEN ch.postal_codes ELSE '[]'::jsonb END) AS code(value)
-          WHERE ch.tenant_id = ? AND NOT ch.is_top_level
+          WHERE ${tenantIs('ch')} AND NOT ch.is_top_level
        ), person AS (
          SELECT c.id, upper(regexp_replace(coalesce(
                   (SELECT a->>'postalCode' FROM jsonb_array_elements(c.addresses) a WHERE jsonb_typeof(a) = 'object' AND lower(a->>'kind') = 'primary' LIMIT 1),
                   c.addresses->0->>'postalCode', ''), '\\s', '', 'g')) AS code
            FROM contact c
-          WHERE c.tenant_id = ? AND c.id = ANY(?::int[]) AND jsonb_typeof(c.addresses) = 'array'
+          WHERE ${tenantIs('c')} AND c.id = ANY(?::int[]) AND jsonb_typeof(c.addresses) = 'array'
        )
        INSERT INTO contact_chapter (tenant_id, contact_id, chapter_id, is_primary)
-       SELECT DISTINCT ?::int, p.id, z.chapter_id, false
+       SELECT DISTINCT ${TENANT}::int, p.id, z.chapter_id, false
          FROM person p JOIN zip z ON p.code <> '' AND (z.code = p.code OR z.code = split_part(p.code, '-', 1))
-       ON CONFLICT (contact_id, chapter_id) DO NOTHING`, [tenantId, tenantId, intArray(ids), tenantId]);
+       ON CONFLICT (contact_id, chapter_id) DO NOTHING`, [intArray(ids)]);
     const primaries = await promotePrimaries(tx, tenantId, ids);
     return { links, primaries };
   });
 }
 
 async function markFailed(em: EntityManager, tenantId: number, runId: number, message: string): Promise<void> {
-  await runStatement(em, `UPDATE chapter_zip_code_run SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ?`,
-    [message.slice(0, 2000), runId, tenantId]);
+  await runStatement(em, tenantId, `UPDATE chapter_zip_code_run SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND ${tenantIs()}`, [message.slice(0, 2000), runId]);
 }

@@ -15,6 +15,7 @@ import { promotePrimaries } from './chapter-links.js';
 import {
   ancestorIds, callerOrganizationId, descendantsOf, effectiveGateway, foldKey, readHierarchy, topLevelOrganizationId, withChapterLock, type Organization,
 } from './chapter-hierarchy.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Chapters (decided where the documents are silent):
@@ -123,10 +124,10 @@ export function deleteChapter(ctx: RequestContext, chapterId: number, auditId: n
       throw new Conflict('The chapter has child chapters; move or delete them first.', [{ field: 'ChapterId', message: 'has child chapters' }]);
     }
     // The linked contacts are locked first, in id order, as every change of a primary does.
-    await ctx.em.execute(`SELECT id FROM contact WHERE tenant_id = ? AND id IN (SELECT contact_id FROM contact_chapter WHERE tenant_id = ? AND chapter_id = ?)
-      ORDER BY id FOR UPDATE`, [ctx.tenantId, ctx.tenantId, chapterId]);
-    const links = await ctx.em.execute<{ contact_id: number; is_primary: boolean }[]>(
-      'DELETE FROM contact_chapter WHERE tenant_id = ? AND chapter_id = ? RETURNING contact_id, is_primary', [ctx.tenantId, chapterId]);
+    await tenantSql(ctx).all(`SELECT id FROM contact WHERE ${tenantIs()} AND id IN (SELECT contact_id FROM contact_chapter WHERE ${tenantIs()} AND chapter_id = ?)
+      ORDER BY id FOR UPDATE`, [chapterId]);
+    const links = await tenantSql(ctx).all<{ contact_id: number; is_primary: boolean }>(
+      `DELETE FROM contact_chapter WHERE ${tenantIs()} AND chapter_id = ? RETURNING contact_id, is_primary`, [chapterId]);
     await promotePrimaries(ctx.em, ctx.tenantId, links.filter((link) => link.is_primary).map((link) => link.contact_id));
     await ctx.em.nativeDelete(Chapter, { id: chapter.id, tenant: ctx.tenantId });
     await ctx.em.nativeUpdate(Contact, { id: chapterId, tenant: ctx.tenantId }, { deletedAt: new Date(), updatedAt: new Date() });

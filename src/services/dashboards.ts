@@ -3,6 +3,7 @@ import { monthStart, todayUtc } from '../core/dates.js';
 import { NotFound } from '../core/errors.js';
 import { money, toMoneyNumber, toMoneyString } from '../core/money.js';
 import { readOr404 } from '../core/records.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 import { OPEN_SALES_STAGES, SALES_STAGES } from '../entities/dashboards.js';
 import { Login } from '../entities/login.js';
 import { MembershipType } from '../entities/membership.js';
@@ -11,8 +12,8 @@ import type { ChartData, ChartDataPoint, DashboardMembership, QuickLookData, Sco
 /*
  * Dashboard summaries. Every figure is computed when asked, from the tenant's records, by SQL
  * aggregates (no stored counters); each widget is one statement, or two where it also checks the
- * record its {id} names. The SQL names the tenant itself (these are plain statements, which the
- * ORM's tenant filter does not reach). Days are UTC.
+ * record its {id} names. These are plain statements, which the ORM's tenant filter does not reach:
+ * their tenant conditions come from `tenantIs` (core/tenant-sql.ts). Days are UTC.
  *
  * What the figures mean (the documents name the widgets only):
  * - A membership counts from its start date to its end date (open-ended without one); pending
@@ -29,9 +30,9 @@ import type { ChartData, ChartDataPoint, DashboardMembership, QuickLookData, Sco
  *   projects and sales opportunities are this area's own records (GraphQL-managed).
  */
 
-/** A plain statement on the request's EntityManager (its SQL names the tenant itself). */
+/** A plain statement in the request's tenant scope (its tenant conditions: `tenantIs`, core/tenant-sql.ts). */
 function sql<T>(ctx: RequestContext, text: string, params: unknown[]): Promise<T[]> {
-  return ctx.em.execute<T[]>(text, params);
+  return tenantSql(ctx).all<T>(text, params);
 }
 
 const count = (value: unknown): number => Number(value ?? 0);
@@ -71,17 +72,17 @@ function parseScope(id: string | null | undefined): number | null {
  * each flagged `renewal` (the contact had an earlier one of this type) and `followed` (the
  * contact has a later one of this type): window functions over one scan, no per-row lookups.
  */
-function countedMemberships(tenantId: number, typeId: number | null): { cte: string; params: unknown[] } {
+function countedMemberships(typeId: number | null): { cte: string; params: unknown[] } {
   return {
     cte: `counted as (
       select m.membership_type_id, m.start_date, m.end_date,
         row_number() over w > 1 as renewal,
         lead(m.id) over w is not null as followed
       from membership m
-      where m.tenant_id = ? and m.status <> 'pending' and (?::int is null or m.membership_type_id = ?)
+      where ${tenantIs('m')} and m.status <> 'pending' and (?::int is null or m.membership_type_id = ?)
         and not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null)
       window w as (partition by m.contact_id, m.membership_type_id order by m.start_date, m.id))`,
-    params: [tenantId, typeId, typeId],
+    params: [typeId, typeId],
   };
 }
 
@@ -99,7 +100,7 @@ interface MonthRow { month: string; new: number; renewed: number; dropped: numbe
  */
 async function membershipMonths(ctx: RequestContext, typeId: number | null, today = todayUtc()): Promise<MonthRow[]> {
   const { first } = lastTwelveMonths(today);
-  const counted = countedMemberships(ctx.tenantId, typeId);
+  const counted = countedMemberships(typeId);
   const rows = await sql<{ kind: string; month: string; a: string; b: string }>(ctx, `
     with ${counted.cte},
     days as materialized (
@@ -161,10 +162,10 @@ async function typeCounts(ctx: RequestContext, today: string): Promise<{ id: num
     select t.id, t.name, count(m.id) as count
     from membership_type t
     left join membership m
-      on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_type_id = t.id and m.tenant_id = ? and ${RUNNING}
-    where t.tenant_id = ?
+      on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_type_id = t.id and ${tenantIs('m')} and ${RUNNING}
+    where ${tenantIs('t')}
     group by t.id, t.name order by count(m.id) desc, t.name, t.id`,
-  [ctx.tenantId, today, today, ctx.tenantId]);
+  [today, today]);
   return rows.map((row) => ({ id: row.id, name: row.name, count: count(row.count) }));
 }
 
@@ -183,15 +184,15 @@ export async function membershipTypeDistribution(ctx: RequestContext, id: string
       select l.id, l.name, count(m.id) as count, l.sort_order
       from membership_level l
       left join membership m
-        on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_level_id = l.id and m.tenant_id = ? and ${RUNNING}
-      where l.tenant_id = ? and l.membership_type_id = ?
+        on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_level_id = l.id and ${tenantIs('m')} and ${RUNNING}
+      where ${tenantIs('l')} and l.membership_type_id = ?
       group by l.id, l.name, l.sort_order
       union all
       select null, '(no level)', count(*), null
       from membership m
-      where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and m.membership_type_id = ? and m.membership_level_id is null and ${RUNNING}
+      where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and m.membership_type_id = ? and m.membership_level_id is null and ${RUNNING}
       order by 4 nulls last, 2, 1`,
-    [ctx.tenantId, today, today, ctx.tenantId, typeId, ctx.tenantId, typeId, today, today]);
+    [today, today, typeId, typeId, today, today]);
     points = rows.map((row) => point(row.name, [count(row.count)], row.id));
   }
   const total = points.reduce((sum, item) => sum + (item.Values[0] ?? 0), 0);
@@ -210,10 +211,10 @@ export async function membershipCategories(ctx: RequestContext): Promise<ChartDa
     from membership m
     join membership_type t on t.id = m.membership_type_id
     left join membership_level l on l.id = m.membership_level_id
-    where m.tenant_id = ? and ${RUNNING} and not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null)
+    where ${tenantIs('m')} and ${RUNNING} and not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null)
     group by t.id, t.name, l.id, l.name, l.sort_order
     order by t.name, t.id, l.sort_order nulls last, l.name`,
-  [ctx.tenantId, today, today]);
+  [today, today]);
   const points = rows.map((row) => point(`${row.type_name} / ${row.level_name ?? '(no level)'}`, [count(row.count)], row.level_id));
   return { series: ['Memberships'], data: points, extraStats: [stat('Categories', points.length, 'Levels with members today')] };
 }
@@ -233,7 +234,7 @@ export async function membershipMonthly(ctx: RequestContext): Promise<DashboardM
 export async function overallMembershipStats(ctx: RequestContext, id: string | null | undefined): Promise<ScoreboardDatapoint[]> {
   const today = todayUtc();
   const typeId = await membershipTypeScope(ctx, id);
-  const counted = countedMemberships(ctx.tenantId, typeId);
+  const counted = countedMemberships(typeId);
   const yearStart = `${today.slice(0, 4)}-01-01`;
   const [row] = await sql<Record<string, string>>(ctx, `
     with ${counted.cte}
@@ -243,9 +244,9 @@ export async function overallMembershipStats(ctx: RequestContext, id: string | n
       count(*) filter (where start_date >= ?::date and start_date <= ?::date and renewal) as renewed,
       count(*) filter (where end_date >= ?::date and end_date < ?::date and not followed) as dropped,
       (select count(*) from membership m
-        where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and m.status = 'pending' and (?::int is null or m.membership_type_id = ?)) as pending
+        where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and m.status = 'pending' and (?::int is null or m.membership_type_id = ?)) as pending
     from counted`,
-  [...counted.params, today, today, yearStart, today, yearStart, today, yearStart, today, ctx.tenantId, typeId, typeId]);
+  [...counted.params, today, today, yearStart, today, yearStart, today, yearStart, today, typeId, typeId]);
   const renewed = count(row.renewed);
   const dropped = count(row.dropped);
   return [
@@ -278,9 +279,9 @@ export async function overallOrgStats(ctx: RequestContext, id: string | null | u
         count(*) filter (where c.kind = 'organization' and c.parent_id is not null) as chapters,
         count(*) filter (where c.kind = 'person' and c.organization_id is not null) as people,
         count(*) filter (where c.kind = 'organization' and exists (
-          select 1 from membership m where m.contact_id = c.id and m.tenant_id = ? and ${RUNNING})) as members
-      from contact c where c.tenant_id = ? and c.deleted_at is null`,
-    [ctx.tenantId, today, today, ctx.tenantId]);
+          select 1 from membership m where m.contact_id = c.id and ${tenantIs('m')} and ${RUNNING})) as members
+      from contact c where ${tenantIs('c')} and c.deleted_at is null`,
+    [today, today]);
     return [
       stat('Organizations', count(row.organizations), 'Organization contacts'),
       stat('Member organizations', count(row.members), 'Organizations with a membership running today'),
@@ -290,13 +291,13 @@ export async function overallOrgStats(ctx: RequestContext, id: string | null | u
   }
   const [org] = await sql<Record<string, string>>(ctx, `
     select
-      (select count(*) from contact p where p.tenant_id = ? and p.deleted_at is null and p.kind = 'person' and p.organization_id = o.id) as people,
-      (select count(*) from contact p where p.tenant_id = ? and p.deleted_at is null and p.kind = 'organization' and p.parent_id = o.id) as chapters,
+      (select count(*) from contact p where ${tenantIs('p')} and p.deleted_at is null and p.kind = 'person' and p.organization_id = o.id) as people,
+      (select count(*) from contact p where ${tenantIs('p')} and p.deleted_at is null and p.kind = 'organization' and p.parent_id = o.id) as chapters,
       (select count(*) from membership m join contact c on c.id = m.contact_id and c.deleted_at is null
-        where m.tenant_id = ? and (c.id = o.id or c.organization_id = o.id) and ${RUNNING}) as memberships,
-      (select coalesce(sum(i.total - i.amount_paid), 0) from invoice i where i.tenant_id = ? and i.contact_id = o.id and i.status = 'open') as balance
-    from contact o where o.tenant_id = ? and o.id = ? and o.kind = 'organization' and o.deleted_at is null`,
-  [ctx.tenantId, ctx.tenantId, ctx.tenantId, today, today, ctx.tenantId, ctx.tenantId, orgId]);
+        where ${tenantIs('m')} and (c.id = o.id or c.organization_id = o.id) and ${RUNNING}) as memberships,
+      (select coalesce(sum(i.total - i.amount_paid), 0) from invoice i where ${tenantIs('i')} and i.contact_id = o.id and i.status = 'open') as balance
+    from contact o where ${tenantIs('o')} and o.id = ? and o.kind = 'organization' and o.deleted_at is null`,
+  [today, today, orgId]);
   if (!org) throw new NotFound('The organization');
   return [
     stat('Affiliated people', count(org.people), 'People linked to the organization'),
@@ -312,8 +313,8 @@ export async function overallOrgStats(ctx: RequestContext, id: string | null | u
 export async function openInvoicesQuickLook(ctx: RequestContext): Promise<QuickLookData> {
   const [row] = await sql<Record<string, string>>(ctx, `
     select count(*) as open, coalesce(sum(total - amount_paid), 0) as balance, count(*) filter (where due_date < ?::date) as overdue
-    from invoice where tenant_id = ? and status = 'open'`,
-  [todayUtc(), ctx.tenantId]);
+    from invoice where ${tenantIs()} and status = 'open'`,
+  [todayUtc()]);
   return {
     Value: String(count(row.open)), Heading: 'Open invoices',
     SubHeading: `${moneyText(row.balance)} outstanding, ${count(row.overdue)} overdue`, Action: 'invoices(filter: { Status: "open" })',
@@ -325,8 +326,8 @@ export async function pendingApplicationsQuickLook(ctx: RequestContext): Promise
   const [row] = await sql<Record<string, string | null>>(ctx, `
     select count(*) as pending, to_char(min(m.created_at at time zone 'UTC'), 'YYYY-MM-DD') as oldest
     from membership m
-    where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and m.status = 'pending'`,
-  [ctx.tenantId]);
+    where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and m.status = 'pending'`,
+  []);
   return {
     Value: String(count(row.pending)), Heading: 'Pending applications',
     SubHeading: row.oldest ? `Memberships waiting since ${row.oldest}` : 'No membership is waiting', Action: 'memberships: pending',
@@ -340,8 +341,8 @@ export async function pendingApplicationsQuickLook(ctx: RequestContext): Promise
 export async function pendingWebContentQuickLook(ctx: RequestContext): Promise<QuickLookData> {
   const [row] = await sql<Record<string, string>>(ctx, `
     select count(*) as pending, count(*) filter (where created_at < now() - interval '1 day') as stale
-    from image where tenant_id = ? and (source_id is null or source_id = 0)`,
-  [ctx.tenantId]);
+    from image where ${tenantIs()} and (source_id is null or source_id = 0)`,
+  []);
   return {
     Value: String(count(row.pending)), Heading: 'Pending web content',
     SubHeading: `Uploaded images not yet placed on a record, ${count(row.stale)} older than a day`, Action: 'images: unattached',
@@ -358,9 +359,9 @@ export async function pendingWebContentQuickLook(ctx: RequestContext): Promise<Q
 export async function pendingEventsQuickLook(ctx: RequestContext): Promise<QuickLookData> {
   const [row] = await sql<Record<string, string>>(ctx, `
     select count(*) as pending, count(*) filter (where e.status = 'draft') as drafts,
-      coalesce(sum((select count(*) from event_registration r where r.tenant_id = ? and r.event_id = e.id and r.status = 'registered')), 0) as registrations
-    from event e where e.tenant_id = ? and e.status in ('draft', 'open') and e.starts_at > now()`,
-  [ctx.tenantId, ctx.tenantId]);
+      coalesce(sum((select count(*) from event_registration r where ${tenantIs('r')} and r.event_id = e.id and r.status = 'registered')), 0) as registrations
+    from event e where ${tenantIs('e')} and e.status in ('draft', 'open') and e.starts_at > now()`,
+  []);
   return {
     Value: String(count(row.pending)), Heading: 'Pending events',
     SubHeading: `${count(row.drafts)} not yet open, ${count(row.registrations)} registered attendees`, Action: 'events: upcoming',
@@ -380,10 +381,10 @@ export async function eventAttendeeRegistrations(ctx: RequestContext, id: string
     const rows = await sql<{ month: string; registrations: string; amount: string }>(ctx, `
       select to_char(g, 'YYYY-MM') as month, count(r.id) as registrations, coalesce(sum(r.amount), 0) as amount
       from generate_series(?::timestamp, ?::timestamp, interval '1 month') g
-      left join event_registration r on r.tenant_id = ? and r.status = 'registered'
+      left join event_registration r on ${tenantIs('r')} and r.status = 'registered'
         and r.created_at >= (g at time zone 'UTC') and r.created_at < ((g + interval '1 month') at time zone 'UTC')
       group by g order by g`,
-    [first, last, ctx.tenantId]);
+    [first, last]);
     const total = rows.reduce((sum, row) => sum + count(row.registrations), 0);
     return {
       series: ['Registrations', 'Amount'],
@@ -398,10 +399,10 @@ export async function eventAttendeeRegistrations(ctx: RequestContext, id: string
     from event e
     left join event_registration_type t on t.event_id = e.id and t.tenant_id = e.tenant_id
     left join event_registration r on r.registration_type_id = t.id and r.tenant_id = e.tenant_id and r.event_id = e.id
-    where e.tenant_id = ? and e.id = ?
+    where ${tenantIs('e')} and e.id = ?
     group by e.id, e.tenant_id, e.capacity, t.id, t.name, t.sort_order
     order by t.sort_order, t.name, t.id`,
-  [ctx.tenantId, eventId]);
+  [eventId]);
   if (rows.length === 0) throw new NotFound('The event');
   const types = rows.filter((row) => row.type_id !== null);
   const registered = types.reduce((sum, row) => sum + count(row.registrations), 0);
@@ -439,9 +440,9 @@ async function projectChart(ctx: RequestContext, column: 'start_date' | 'complet
       from generate_series(?::timestamp, ?::timestamp + interval '1 ${period}' - interval '1 day', interval '${step}') g)
     select to_char(b.first, '${label}') as label, count(p.id) as count
     from buckets b
-    left join dashboard_project p on p.tenant_id = ? and p.${column} >= b.first and p.${column} < b.next ${completed}
+    left join dashboard_project p on ${tenantIs('p')} and p.${column} >= b.first and p.${column} < b.next ${completed}
     group by b.first order by b.first`,
-  [first, first, ctx.tenantId]);
+  [first, first]);
   const total = rows.reduce((sum, row) => sum + count(row.count), 0);
   const noun = column === 'start_date' ? 'New projects' : 'Completed projects';
   return {
@@ -466,8 +467,8 @@ export async function projectsActiveCurrentMonth(ctx: RequestContext): Promise<S
       count(*) filter (where start_date >= ?::date and start_date <= ?::date) as started,
       count(*) filter (where status = 'completed' and completed_date >= ?::date and completed_date <= ?::date) as completed,
       count(*) filter (where status in ('planned', 'active') and due_date < ?::date) as overdue
-    from dashboard_project where tenant_id = ?`,
-  [first, today, first, today, today, ctx.tenantId]);
+    from dashboard_project where ${tenantIs()}`,
+  [first, today, first, today, today]);
   return [
     stat('Active', count(row.active), 'Projects in progress'),
     stat('Planned', count(row.planned), 'Projects not started yet'),
@@ -486,9 +487,9 @@ export async function salesWinsByMonth(ctx: RequestContext): Promise<ChartData> 
   const rows = await sql<{ month: string; wins: string; amount: string }>(ctx, `
     select to_char(g, 'YYYY-MM') as month, count(o.id) as wins, coalesce(sum(o.amount), 0) as amount
     from generate_series(?::timestamp, ?::timestamp, interval '1 month') g
-    left join dashboard_sales_opportunity o on o.tenant_id = ? and o.stage = 'won' and o.closed_date >= g::date and o.closed_date < (g + interval '1 month')::date
+    left join dashboard_sales_opportunity o on ${tenantIs('o')} and o.stage = 'won' and o.closed_date >= g::date and o.closed_date < (g + interval '1 month')::date
     group by g order by g`,
-  [first, last, ctx.tenantId]);
+  [first, last]);
   const wins = rows.reduce((sum, row) => sum + count(row.wins), 0);
   const amount = rows.reduce((sum, row) => sum.plus(String(row.amount)), money(0));
   return {
@@ -508,10 +509,10 @@ export async function winsBySalesPerson(ctx: RequestContext): Promise<ChartData>
     from dashboard_sales_opportunity o
     left join login l on l.id = o.sales_person_id
     left join contact c on c.id = l.contact_id
-    where o.tenant_id = ? and o.stage = 'won' and o.closed_date >= ?::date and o.closed_date <= ?::date
+    where ${tenantIs('o')} and o.stage = 'won' and o.closed_date >= ?::date and o.closed_date <= ?::date
     group by l.id, l.email, c.name, c.first_name, c.last_name
     order by sum(o.amount) desc, count(*) desc, 2, 1`,
-  [ctx.tenantId, `${today.slice(0, 4)}-01-01`, today]);
+  [`${today.slice(0, 4)}-01-01`, today]);
   return {
     series: ['Wins', 'Won amount'],
     data: rows.map((row) => point(row.name ?? '(unassigned)', [count(row.wins), toMoneyNumber(String(row.amount))], row.login_id)),
@@ -533,7 +534,7 @@ export async function salesVelocity(ctx: RequestContext, id: string | null | und
   const rows = await sql<Record<string, string | null>>(ctx, `
     with mine as (
       select stage, amount, opened_date, closed_date from dashboard_sales_opportunity
-      where tenant_id = ? and (?::int is null or sales_person_id = ?)),
+      where ${tenantIs()} and (?::int is null or sales_person_id = ?)),
     months as (select g::date as first, (g + interval '1 month')::date as next from generate_series(?::timestamp, ?::timestamp, interval '1 month') g)
     select to_char(mo.first, 'YYYY-MM') as month,
       count(o.stage) as wins, coalesce(sum(o.amount), 0) as amount, round(avg(o.closed_date - o.opened_date), 1) as days,
@@ -545,7 +546,7 @@ export async function salesVelocity(ctx: RequestContext, id: string | null | und
     from months mo
     left join mine o on o.stage = 'won' and o.closed_date >= mo.first and o.closed_date < mo.next
     group by mo.first order by mo.first`,
-  [ctx.tenantId, loginId, loginId, first, last, ...OPEN_SALES_STAGES, first, first, first, first]);
+  [loginId, loginId, first, last, ...OPEN_SALES_STAGES, first, first, first, first]);
   const [head] = rows;
   const open = count(head?.open);
   const won = count(head?.won);
@@ -574,8 +575,8 @@ export async function salesFunnelStatsCurrentYear(ctx: RequestContext): Promise<
   const today = todayUtc();
   const rows = await sql<{ stage: string; opportunities: string; amount: string }>(ctx, `
     select stage, count(*) as opportunities, sum(amount) as amount from dashboard_sales_opportunity
-    where tenant_id = ? and opened_date >= ?::date and opened_date <= ?::date group by stage`,
-  [ctx.tenantId, `${today.slice(0, 4)}-01-01`, today]);
+    where ${tenantIs()} and opened_date >= ?::date and opened_date <= ?::date group by stage`,
+  [`${today.slice(0, 4)}-01-01`, today]);
   const byStage = new Map(rows.map((row) => [row.stage, row]));
   const won = count(byStage.get('won')?.opportunities);
   const lost = count(byStage.get('lost')?.opportunities);
@@ -608,21 +609,20 @@ function completedTask(result: ScoreboardDatapoint[]): TaskDynamic {
 export async function overallStats(ctx: RequestContext): Promise<TaskDynamic> {
   const today = todayUtc();
   const yearStart = `${today.slice(0, 4)}-01-01`;
-  const tenant = ctx.tenantId;
   const [row] = await sql<Record<string, string>>(ctx, `
     select
-      (select count(*) from contact where tenant_id = ? and deleted_at is null and kind = 'person') as people,
-      (select count(*) from contact where tenant_id = ? and deleted_at is null and kind = 'organization') as organizations,
-      (select count(*) from membership m where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and ${RUNNING}) as members,
-      (select count(*) from membership_type where tenant_id = ? and is_active) as types,
-      (select count(*) from invoice where tenant_id = ? and status = 'open') as open_invoices,
-      (select coalesce(sum(total - amount_paid), 0) from invoice where tenant_id = ? and status = 'open') as balance,
-      (select coalesce(sum(amount), 0) from payment where tenant_id = ? and paid_at >= ?::timestamptz) as received,
-      (select count(*) from event where tenant_id = ? and status in ('draft', 'open') and starts_at > now()) as events,
-      (select count(*) from dashboard_project where tenant_id = ? and status = 'active') as projects,
-      (select count(*) from dashboard_sales_opportunity where tenant_id = ? and stage in (${OPEN_SALES_STAGES.map(() => '?').join(', ')})) as opportunities,
-      (select coalesce(sum(amount), 0) from dashboard_sales_opportunity where tenant_id = ? and stage in (${OPEN_SALES_STAGES.map(() => '?').join(', ')})) as pipeline`,
-  [tenant, tenant, tenant, today, today, tenant, tenant, tenant, tenant, `${yearStart}T00:00:00Z`, tenant, tenant, tenant, ...OPEN_SALES_STAGES, tenant, ...OPEN_SALES_STAGES]);
+      (select count(*) from contact where ${tenantIs()} and deleted_at is null and kind = 'person') as people,
+      (select count(*) from contact where ${tenantIs()} and deleted_at is null and kind = 'organization') as organizations,
+      (select count(*) from membership m where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and ${RUNNING}) as members,
+      (select count(*) from membership_type where ${tenantIs()} and is_active) as types,
+      (select count(*) from invoice where ${tenantIs()} and status = 'open') as open_invoices,
+      (select coalesce(sum(total - amount_paid), 0) from invoice where ${tenantIs()} and status = 'open') as balance,
+      (select coalesce(sum(amount), 0) from payment where ${tenantIs()} and paid_at >= ?::timestamptz) as received,
+      (select count(*) from event where ${tenantIs()} and status in ('draft', 'open') and starts_at > now()) as events,
+      (select count(*) from dashboard_project where ${tenantIs()} and status = 'active') as projects,
+      (select count(*) from dashboard_sales_opportunity where ${tenantIs()} and stage in (${OPEN_SALES_STAGES.map(() => '?').join(', ')})) as opportunities,
+      (select coalesce(sum(amount), 0) from dashboard_sales_opportunity where ${tenantIs()} and stage in (${OPEN_SALES_STAGES.map(() => '?').join(', ')})) as pipeline`,
+  [today, today, `${yearStart}T00:00:00Z`, ...OPEN_SALES_STAGES, ...OPEN_SALES_STAGES]);
   return completedTask([
     stat('People', count(row.people), 'Person contacts'),
     stat('Organizations', count(row.organizations), 'Organization contacts'),
@@ -642,18 +642,17 @@ export async function overallStats(ctx: RequestContext): Promise<TaskDynamic> {
 export async function tenantDashboardStats(ctx: RequestContext): Promise<TaskDynamic> {
   const today = todayUtc();
   const first = monthStart(today);
-  const tenant = ctx.tenantId;
   const [months, [row]] = await Promise.all([
     membershipMonths(ctx, null, today),
     sql<Record<string, string>>(ctx, `
       select
-        (select count(*) from membership m where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.tenant_id = ? and m.status = 'pending') as pending,
-        (select count(*) from invoice where tenant_id = ? and invoice_date >= ?::date and invoice_date <= ?::date) as invoiced,
-        (select coalesce(sum(amount), 0) from payment where tenant_id = ? and paid_at >= ?::timestamptz) as received,
-        (select count(*) from dashboard_project where tenant_id = ? and status = 'completed' and completed_date >= ?::date and completed_date <= ?::date) as completed,
-        (select count(*) from dashboard_sales_opportunity where tenant_id = ? and stage = 'won' and closed_date >= ?::date and closed_date <= ?::date) as wins,
-        (select count(*) from event_registration where tenant_id = ? and status = 'registered' and created_at >= ?::timestamptz) as registrations`,
-    [tenant, tenant, first, today, tenant, `${first}T00:00:00Z`, tenant, first, today, tenant, first, today, tenant, `${first}T00:00:00Z`]),
+        (select count(*) from membership m where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and m.status = 'pending') as pending,
+        (select count(*) from invoice where ${tenantIs()} and invoice_date >= ?::date and invoice_date <= ?::date) as invoiced,
+        (select coalesce(sum(amount), 0) from payment where ${tenantIs()} and paid_at >= ?::timestamptz) as received,
+        (select count(*) from dashboard_project where ${tenantIs()} and status = 'completed' and completed_date >= ?::date and completed_date <= ?::date) as completed,
+        (select count(*) from dashboard_sales_opportunity where ${tenantIs()} and stage = 'won' and closed_date >= ?::date and closed_date <= ?::date) as wins,
+        (select count(*) from event_registration where ${tenantIs()} and status = 'registered' and created_at >= ?::timestamptz) as registrations`,
+    [first, today, `${first}T00:00:00Z`, first, today, first, today, `${first}T00:00:00Z`]),
   ]);
   const month = months[months.length - 1];
   return completedTask([

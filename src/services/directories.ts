@@ -10,6 +10,7 @@ import type {
   DirectoryListingTypeInput, DirectoryListingTypeListItem, DirectorySearchSettingsInput,
 } from '../schema/directories.js';
 import { reconcileTenantListings } from './directory-listings.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Directory setup (decided where the documents are silent): staff create, change and delete
@@ -124,16 +125,11 @@ export async function saveDirectory(ctx: RequestContext, directoryId: number, in
 /** Stamps the directory and its live listings deleted, in one transaction; 404 when it is not there. */
 export async function deleteDirectory(ctx: RequestContext, directoryId: number): Promise<number> {
   return inTransaction(ctx, async () => {
-    const connection = ctx.em.getConnection();
-    const stamped = await connection.execute<{ id: number }[]>(
-      'update directory set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where id = ? and tenant_id = ? and deleted_at is null returning id',
-      [directoryId, ctx.tenantId], 'all', ctx.em.getTransactionContext(),
-    );
+    const stamped = await tenantSql(ctx).all<{ id: number }>(
+      `update directory set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where id = ? and ${tenantIs()} and deleted_at is null returning id`, [directoryId]);
     if (stamped.length === 0) throw new NotFound(DIRECTORY_NOUN);
-    await connection.execute(
-      'update directory_listing set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where directory_id = ? and tenant_id = ? and deleted_at is null',
-      [directoryId, ctx.tenantId], 'run', ctx.em.getTransactionContext(),
-    );
+    await tenantSql(ctx).run(
+      `update directory_listing set deleted_at = now(), updated_at = now(), audit_id = audit_id + 1, listing_type_id = null where directory_id = ? and ${tenantIs()} and deleted_at is null`, [directoryId]);
     return directoryId;
   });
 }
@@ -180,10 +176,8 @@ export async function deleteListingType(ctx: RequestContext, listingTypeId: numb
       throw new Conflict(`The directory listing type is used by ${used.directories} directories and ${used.listings} listings.`, [{ field: 'Count', message: String(used.listings) }]);
     }
     // Removed listings keep no type (their rows stay for synchronization only).
-    await ctx.em.getConnection().execute(
-      'update directory_listing set listing_type_id = null where listing_type_id = ? and tenant_id = ? and deleted_at is not null',
-      [listingTypeId, ctx.tenantId], 'run', ctx.em.getTransactionContext(),
-    );
+    await tenantSql(ctx).run(
+      `update directory_listing set listing_type_id = null where listing_type_id = ? and ${tenantIs()} and deleted_at is not null`, [listingTypeId]);
     return deleteRecord(ctx, DirectoryListingType, listingTypeId, auditId, TYPE_NOUN);
   });
 }

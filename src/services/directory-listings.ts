@@ -1,17 +1,17 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { RequestContext } from '../core/context.js';
+import { confineToTenant, type RequestContext } from '../core/context.js';
 import { BadInput, NotFound } from '../core/errors.js';
 import type { JobDefinition } from '../core/jobs.js';
 import { leanRows } from '../core/lean-read.js';
 import { parseListOptions, defineList } from '../core/list-query.js';
 import { geocodePostalCode } from '../core/postal-geocode.js';
 import { assertCurrentVersion, inTransaction, readOr404, softDeleteRecord } from '../core/records.js';
-import { TENANT_FILTER } from '../entities/base.js';
 import { Contact, displayName, type ContactKind, type PostalAddress } from '../entities/contact.js';
 import { DEFAULT_VISIBILITY, Directory, DirectoryListing, DirectoryListingType } from '../entities/directory.js';
 import { MembershipType } from '../entities/membership.js';
 import type { ListOptionsInput } from '../schema/common.js';
 import type { DirectoryAddress, DirectoryAllItem, DirectoryItemsSaveInput, DirectoryItemsSaveResult, DirectoryListingInput, DirectoryListingSaved } from '../schema/directories.js';
+import { acrossTenantsSql, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Directory listings: a contact listed in a directory.
@@ -46,13 +46,11 @@ export async function addListingsByMembershipType(ctx: RequestContext, input: Di
       if (missing.length) throw BadInput.field(`DirectoryItems[${index}].MembershipTypeIds`, `has no membership type ${missing.join(', ')}`);
       // A set union in one UPDATE: concurrent additions all land, and a directory save (which never
       // writes these ids) is not refused for it, so the version is left alone.
-      const updated = await ctx.em.getConnection().execute<{ id: number }[]>(
+      const updated = await tenantSql(ctx).all<{ id: number }>(
         `update directory d set updated_at = now(), membership_type_ids = (
            select coalesce(jsonb_agg(distinct ids.value::int order by ids.value::int), '[]'::jsonb)
              from (select jsonb_array_elements_text(d.membership_type_ids) as value union select jsonb_array_elements_text(?::jsonb)) as ids)
-          where d.id = ? and d.tenant_id = ? and d.deleted_at is null returning d.id`,
-        [JSON.stringify(typeIds), item.DirectoryId, ctx.tenantId], 'all', ctx.em.getTransactionContext(),
-      );
+          where d.id = ? and ${tenantIs('d')} and d.deleted_at is null returning d.id`, [JSON.stringify(typeIds), item.DirectoryId]);
       if (updated.length === 0) throw new NotFound(`The directory ${item.DirectoryId}`);
       added += await addMembershipHolders(ctx.em, ctx.tenantId, item.DirectoryId);
     }
@@ -122,15 +120,13 @@ interface ChangeRow {
 export async function listingsModifiedSince(ctx: RequestContext, modifiedSince: string, options: ListOptionsInput | null | undefined): Promise<DirectoryAllItem[]> {
   const since = instant(modifiedSince);
   const list = parseListOptions(options, changeList);
-  const rows = await ctx.em.getConnection().execute<ChangeRow[]>(
+  const rows = await tenantSql(ctx).all<ChangeRow>(
     `select l.id, l.directory_id, l.contact_id, l.is_visible, l.deleted_at, l.updated_at, l.short_description, l.description, l.keywords, l.highlights,
             l.website, l.category_item_ids, d.name as directory_name, d.deleted_at as directory_deleted, c.kind, c.name, c.first_name, c.last_name,
             c.email, c.phone, c.mobile_phone, c.addresses, c.logo_url, c.deleted_at as contact_deleted
        from directory_listing l join directory d on d.id = l.directory_id join contact c on c.id = l.contact_id
-      where l.tenant_id = ? and l.updated_at >= ?
-      order by l.updated_at, l.id limit ? offset ?`,
-    [ctx.tenantId, since, list.take, list.skip],
-  );
+      where ${tenantIs('l')} and l.updated_at >= ?
+      order by l.updated_at, l.id limit ? offset ?`, [since, list.take, list.skip]);
   return rows.map((row) => {
     const name = displayName({ kind: row.kind, name: row.name, firstName: row.first_name, lastName: row.last_name });
     return {
@@ -169,21 +165,17 @@ export async function reconcileTenantListings(em: EntityManager, tenantId: numbe
   const oneDirectory = directoryId === undefined ? '' : 'and d.id = ?';
   const directoryParam = directoryId === undefined ? [] : [directoryId];
   await connection.execute(`select pg_advisory_xact_lock(?, hashtext('directory-reconcile'))`, [tenantId], 'run', em.getTransactionContext());
-  await connection.execute(
+  await tenantSql({ em, tenantId }).run(
     `update directory_listing l set deleted_at = now(), updated_at = now(), audit_id = l.audit_id + 1, listing_type_id = null
-       from contact c where c.id = l.contact_id and c.deleted_at is not null and l.tenant_id = ? and l.deleted_at is null`,
-    [tenantId], 'run', em.getTransactionContext(),
-  );
+       from contact c where c.id = l.contact_id and c.deleted_at is not null and ${tenantIs('l')} and l.deleted_at is null`, []);
   await addMembershipHolders(em, tenantId, directoryId, true);
-  await connection.execute(
+  await tenantSql({ em, tenantId }).run(
     `update directory_listing l set deleted_at = now(), updated_at = now(), audit_id = l.audit_id + 1, listing_type_id = null
        from directory d
-      where d.id = l.directory_id and l.tenant_id = ? and d.automatically_add_remove_members and d.deleted_at is null ${oneDirectory}
+      where d.id = l.directory_id and ${tenantIs('l')} and d.automatically_add_remove_members and d.deleted_at is null ${oneDirectory}
         and l.source = 'membership' and l.deleted_at is null
         and not exists (select 1 from membership m where m.tenant_id = l.tenant_id and m.contact_id = l.contact_id and ${ACTIVE_MEMBERSHIP}
-                          and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids)))`,
-    [tenantId, ...directoryParam], 'run', em.getTransactionContext(),
-  );
+                          and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids)))`, [...directoryParam]);
   await refreshFromContacts(em, tenantId);
 }
 
@@ -193,19 +185,17 @@ export async function reconcileTenantListings(em: EntityManager, tenantId: numbe
  */
 async function addMembershipHolders(em: EntityManager, tenantId: number, directoryId: number | undefined, automaticOnly = false): Promise<number> {
   const conditions = [directoryId === undefined ? null : 'd.id = ?', automaticOnly ? 'd.automatically_add_remove_members' : null].filter(Boolean);
-  const rows = await em.getConnection().execute<{ id: number }[]>(
+  const rows = await tenantSql({ em, tenantId }).all<{ id: number }>(
     `insert into directory_listing (tenant_id, directory_id, contact_id, listing_type_id, source, visibility, category_item_ids)
      select distinct d.tenant_id, d.id, m.contact_id, d.listing_type_id, 'membership', ?::jsonb, '[]'::jsonb
        from directory d
        join membership m on m.tenant_id = d.tenant_id and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids))
        join contact c on c.id = m.contact_id and c.deleted_at is null
-      where d.tenant_id = ? and d.deleted_at is null and ${ACTIVE_MEMBERSHIP} ${conditions.map((condition) => `and ${condition}`).join(' ')}
+      where ${tenantIs('d')} and d.deleted_at is null and ${ACTIVE_MEMBERSHIP} ${conditions.map((condition) => `and ${condition}`).join(' ')}
      on conflict (directory_id, contact_id) do update
         set deleted_at = null, source = 'membership', listing_type_id = excluded.listing_type_id, updated_at = now(), audit_id = directory_listing.audit_id + 1
       where directory_listing.deleted_at is not null
-     returning id`,
-    [JSON.stringify(DEFAULT_VISIBILITY), tenantId, ...(directoryId === undefined ? [] : [directoryId])], 'all', em.getTransactionContext(),
-  );
+     returning id`, [JSON.stringify(DEFAULT_VISIBILITY), ...(directoryId === undefined ? [] : [directoryId])]);
   return rows.length;
 }
 
@@ -220,16 +210,13 @@ const REFRESH_BATCH = 2000;
  * whose contact changed since (or to `listingIds`), in batches of one UPDATE each.
  */
 async function refreshFromContacts(em: EntityManager, tenantId: number, listingIds?: number[]): Promise<void> {
-  const connection = em.getConnection();
   for (;;) {
-    const rows = await connection.execute<StaleRow[]>(
+    const rows = await tenantSql({ em, tenantId }).all<StaleRow>(
       `select l.id, l.name, l.postal_code, c.kind, c.name as contact_name, c.first_name, c.last_name, c.addresses
          from directory_listing l join contact c on c.id = l.contact_id
-        where l.tenant_id = ? and l.deleted_at is null
+        where ${tenantIs('l')} and l.deleted_at is null
           and ${listingIds ? 'l.id in (select value::int from jsonb_array_elements_text(?::jsonb))' : `(l.name = '' or c.updated_at > l.updated_at)`}
-        limit ${REFRESH_BATCH}`,
-      [tenantId, ...(listingIds ? [JSON.stringify(listingIds)] : [])], 'all', em.getTransactionContext(),
-    );
+        limit ${REFRESH_BATCH}`, [...(listingIds ? [JSON.stringify(listingIds)] : [])]);
     if (rows.length === 0) return;
     const values = await Promise.all(rows.map(async (row) => {
       const postalCode = (row.addresses ?? []).map((address) => address.postalCode?.trim()).find(Boolean)?.slice(0, 20) ?? null;
@@ -237,23 +224,22 @@ async function refreshFromContacts(em: EntityManager, tenantId: number, listingI
       const name = displayName({ kind: row.kind, name: row.contact_name, firstName: row.first_name, lastName: row.last_name }).slice(0, 200) || '(no name)';
       return { id: row.id, name, postal_code: postalCode, latitude: at?.latitude ?? null, longitude: at?.longitude ?? null };
     }));
-    await connection.execute(
+    await tenantSql({ em, tenantId }).run(
       `update directory_listing l set name = v.name, postal_code = v.postal_code, latitude = v.latitude, longitude = v.longitude, updated_at = clock_timestamp()
          from jsonb_to_recordset(?::jsonb) as v(id int, name text, postal_code text, latitude float8, longitude float8)
-        where l.id = v.id and l.tenant_id = ?`,
-      [JSON.stringify(values), tenantId], 'run', em.getTransactionContext(),
-    );
+        where l.id = v.id and ${tenantIs('l')}`, [JSON.stringify(values)]);
     if (listingIds || rows.length < REFRESH_BATCH) return;
   }
 }
 
 /** Every tenant with directories, each in its own transaction; a failing tenant is reported after the others ran. */
 export async function reconcileAllTenants(orm: MikroORM): Promise<void> {
-  const tenants = await orm.em.getConnection().execute<{ tenant_id: number }[]>('select distinct tenant_id from directory where deleted_at is null');
+  // Which tenants: across tenants on the named path; each tenant's work then confined to it.
+  const tenants = await acrossTenantsSql(orm.em).all<{ tenant_id: number }>('select distinct tenant_id from directory where deleted_at is null');
   const failures: string[] = [];
   for (const { tenant_id: tenantId } of tenants) {
     const em = orm.em.fork({ clear: true, useContext: false });
-    em.setFilterParams(TENANT_FILTER, { tenantId });
+    confineToTenant(em, tenantId);
     try {
       await em.transactional((tx) => reconcileTenantListings(tx, tenantId));
     } catch (error) {

@@ -7,6 +7,7 @@ import { DEFAULT_SEARCH_SETTINGS, DEFAULT_VISIBILITY, type DirectorySearchSettin
 import type { DirectoryContactDetail, DirectoryDetail, DirectorySearch, DirectorySearchItem } from '../schema/directories.js';
 import { directoryIdOf } from './directories.js';
 import { toAddress } from './directory-listings.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * The public directory (no credential; the tenant is settled by usePublicTenant). Only a public
@@ -32,11 +33,9 @@ interface PublicDirectoryRow {
 async function publicDirectory(ctx: RequestContext, directoryId: string | number): Promise<PublicDirectoryRow & { settings: DirectorySearchSettings }> {
   const tenantId = await ctx.usePublicTenant();
   const id = directoryIdOf(directoryId);
-  const [row] = await ctx.em.getConnection().execute<PublicDirectoryRow[]>(
+  const [row] = await tenantSql({ em: ctx.em, tenantId }).all<PublicDirectoryRow>(
     `select id, name, display_name, description, listing_type_id, search_settings from directory
-      where id = ? and tenant_id = ? and is_public and not in_development and deleted_at is null`,
-    [id, tenantId],
-  );
+      where id = ? and ${tenantIs()} and is_public and not in_development and deleted_at is null`, [id]);
   if (!row) throw new NotFound(DIRECTORY_NOUN);
   return { ...row, settings: { ...DEFAULT_SEARCH_SETTINGS, ...row.search_settings } };
 }
@@ -46,7 +45,7 @@ async function publicDirectory(ctx: RequestContext, directoryId: string | number
  * reconcile job within a minute; until then they may be counted, but a page never shows them:
  * searches read `directory_listing` alone, through its indexes, and join the contact for the page.)
  */
-const LISTED = `l.tenant_id = ? and l.directory_id = ? and l.deleted_at is null and l.is_visible`;
+const LISTED = `${tenantIs('l')} and l.directory_id = ? and l.deleted_at is null and l.is_visible`;
 /** A listing shows: listed, and its contact not deleted. */
 const SHOWN = `${LISTED} and c.deleted_at is null`;
 /** The listing's address may be shown (and searched). */
@@ -54,11 +53,11 @@ const ADDRESS_SHOWN = `coalesce((l.visibility->>'Address')::boolean, true) and c
 
 export async function publicDirectoryIndex(ctx: RequestContext, directoryId: number): Promise<DirectoryDetail> {
   const directory = await publicDirectory(ctx, directoryId);
-  const connection = ctx.em.getConnection();
-  const params = [ctx.tenantId, directory.id];
+  const sql = tenantSql(ctx);
+  const params = [directory.id];
   const [[total], categories] = await Promise.all([
-    connection.execute<{ count: string }[]>(`select count(*) as count from directory_listing l where ${LISTED}`, params),
-    connection.execute<{ id: string; count: string }[]>(
+    sql.all<{ count: string }>(`select count(*) as count from directory_listing l where ${LISTED}`, params),
+    sql.all<{ id: string; count: string }>(
       `select category.value as id, count(*) as count
          from directory_listing l, jsonb_array_elements_text(l.category_item_ids) as category(value)
         where ${LISTED} group by category.value order by category.value::int`,
@@ -130,7 +129,7 @@ export async function publicDirectorySearch(ctx: RequestContext, directoryId: st
   const distance = origin ? `earth_distance(ll_to_earth(${Number(origin.latitude)}, ${Number(origin.longitude)}), ll_to_earth(l.latitude, l.longitude))` : 'null::float8';
   const order = origin ? 'distance, lower(l.name), l.id' : 'lower(l.name), l.id';
   // The matches (and their count) from the listings' own indexes; the contact joined for the page only.
-  const matched = await ctx.em.getConnection().execute<SearchRow[]>(
+  const matched = await tenantSql(ctx).all<SearchRow>(
     `with page as (
        select l.id, l.contact_id, l.public_key, l.name, l.short_description, l.category_item_ids, l.postal_code, l.latitude, l.longitude,
               (${ADDRESS_SHOWN}) as address_shown, ${distance} as distance, count(*) over () as total
@@ -140,7 +139,7 @@ export async function publicDirectorySearch(ctx: RequestContext, directoryId: st
      select page.*, c.logo_url, c.addresses, c.deleted_at is not null as contact_deleted
        from page join contact c on c.id = page.contact_id
       order by ${order.replace(/l\./g, 'page.')}`,
-    [ctx.tenantId, directory.id, ...params, SEARCH_PAGE_SIZE, (page - 1) * SEARCH_PAGE_SIZE],
+    [directory.id, ...params, SEARCH_PAGE_SIZE, (page - 1) * SEARCH_PAGE_SIZE],
   );
   const rows = matched.filter((row) => !row.contact_deleted);
   const items: DirectorySearchItem[] = rows.map((row) => {
@@ -167,10 +166,10 @@ export async function publicDirectorySearch(ctx: RequestContext, directoryId: st
 
 /** The match count alone, for a page past the last. */
 async function countOnly(ctx: RequestContext, directoryId: number, conditions: string[], params: unknown[]): Promise<string> {
-  const [row] = await ctx.em.getConnection().execute<{ count: string }[]>(
+  const [row] = await tenantSql(ctx).all<{ count: string }>(
     `select count(*) as count from directory_listing l left join directory_listing_type lt on lt.id = l.listing_type_id
       where ${LISTED} ${conditions.map((condition) => `and ${condition}`).join(' ')}`,
-    [ctx.tenantId, directoryId, ...params],
+    [directoryId, ...params],
   );
   return row?.count ?? '0';
 }
@@ -186,13 +185,13 @@ interface DetailRow {
 /** One public listing by DirectoryContactId, with only what its visibility and type allow. */
 export async function publicDirectoryListing(ctx: RequestContext, directoryId: number, directoryContactId: number): Promise<DirectoryContactDetail> {
   const directory = await publicDirectory(ctx, directoryId);
-  const [row] = await ctx.em.getConnection().execute<DetailRow[]>(
+  const [row] = await tenantSql(ctx).all<DetailRow>(
     `select l.id, l.public_key, l.name, l.short_description, l.description, l.bio, l.highlights, l.keywords, l.website, l.category_item_ids, l.custom_fields,
             l.visibility, l.listing_type_id, l.latitude, c.kind, c.first_name, c.last_name, c.title, c.email, c.phone, c.addresses, c.logo_url, c.logo_short_description,
             lt.show_contact_details, lt.show_custom_fields, lt.enhanced_on_map, lt.show_related_contacts, lt.show_primary_contact
        from directory_listing l join contact c on c.id = l.contact_id left join directory_listing_type lt on lt.id = l.listing_type_id
       where ${SHOWN} and l.id = ?`,
-    [ctx.tenantId, directory.id, directoryContactId],
+    [directory.id, directoryContactId],
   );
   if (!row) throw new NotFound('The directory listing');
   const details = row.show_contact_details !== 'false';

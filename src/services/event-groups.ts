@@ -6,6 +6,7 @@ import { inTransaction, readOr404, saveRecord } from '../core/records.js';
 import { Event, EventGroup, EventGroupMember, EventRegistration, EventRegistrationType, EventSession } from '../entities/event.js';
 import type { EventGroup as EventGroupView, EventGroupInput, EventGroupMember as EventGroupMemberView, EventTableManagement } from '../schema/events.js';
 import { EVENT_NOUN } from './events.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Event groups: the tables of an event (or of one of its sessions). Staff only. Decisions: an
@@ -83,11 +84,9 @@ export async function saveEventGroup(ctx: RequestContext, eventGroupId: number, 
 
 /** Deletes an empty group in one statement; 409 while it has members. Answers the group as deleted. */
 export async function deleteEventGroup(ctx: RequestContext, eventGroupId: number): Promise<EventGroupView> {
-  const deleted = await ctx.em.execute<{ id: number }[]>(
-    `delete from event_group g where g.id = ? and g.tenant_id = ?
-        and not exists (select 1 from event_group_member m where m.group_id = g.id) returning g.id`,
-    [eventGroupId, ctx.tenantId],
-  );
+  const deleted = await tenantSql(ctx).all<{ id: number }>(
+    `delete from event_group g where g.id = ? and ${tenantIs('g')}
+        and not exists (select 1 from event_group_member m where m.group_id = g.id) returning g.id`, [eventGroupId]);
   if (!deleted.length) {
     await readOr404(ctx, EventGroup, ['id'], eventGroupId, NOUN);
     throw new Conflict('The group has members: unassign them before deleting it.');
@@ -99,9 +98,8 @@ export async function deleteEventGroup(ctx: RequestContext, eventGroupId: number
 export async function setEventGroupMembers(ctx: RequestContext, eventGroupId: number, input: EventGroupInput): Promise<boolean> {
   const wanted = [...new Set((input.Members ?? []).map((member) => member.EventRegistrationId))];
   await inTransaction(ctx, async () => {
-    const [group] = await ctx.em.execute<{ event_id: number; session_id: number | null; registration_type_id: number | null; max_to_assign: number | null }[]>(
-      'select event_id, session_id, registration_type_id, max_to_assign from event_group where id = ? and tenant_id = ? for update', [eventGroupId, ctx.tenantId],
-    );
+    const [group] = await tenantSql(ctx).all<{ event_id: number; session_id: number | null; registration_type_id: number | null; max_to_assign: number | null }>(
+      `select event_id, session_id, registration_type_id, max_to_assign from event_group where id = ? and ${tenantIs()} for update`, [eventGroupId]);
     if (!group) throw new NotFound(NOUN);
     if (group.max_to_assign !== null && wanted.length > group.max_to_assign) throw BadInput.field('Members', `at most ${group.max_to_assign} may be assigned to this group (MaxToAssign)`);
     const registrations = wanted.length
@@ -117,14 +115,14 @@ export async function setEventGroupMembers(ctx: RequestContext, eventGroupId: nu
     });
     // The ids as one PostgreSQL array literal (a bound JS array would be expanded into a list).
     const idArray = `{${wanted.join(',')}}`;
-    await ctx.em.execute('delete from event_group_member where tenant_id = ? and group_id = ? and not (registration_id = any(?::int[]))', [ctx.tenantId, eventGroupId, idArray]);
+    await tenantSql(ctx).all(`delete from event_group_member where ${tenantIs()} and group_id = ? and not (registration_id = any(?::int[]))`, [eventGroupId, idArray]);
     if (wanted.length) {
       try {
-        await ctx.em.execute(
+        await tenantSql(ctx).all(
           `insert into event_group_member (tenant_id, group_id, registration_id, session_key)
-           select ?, ?, r, ? from unnest(?::int[]) r
+           select ${TENANT}, ?, r, ? from unnest(?::int[]) r
             where not exists (select 1 from event_group_member m where m.group_id = ? and m.registration_id = r)`,
-          [ctx.tenantId, eventGroupId, group.session_id ?? 0, idArray, eventGroupId],
+          [eventGroupId, group.session_id ?? 0, idArray, eventGroupId],
         );
       } catch (error) {
         if (error instanceof UniqueConstraintViolationException) throw new Conflict('An attendee is already seated at another group of this session.', [{ field: 'Members', message: 'already seated elsewhere' }]);
@@ -177,7 +175,7 @@ async function memberViews(ctx: RequestContext, rows: readonly SeatedRow[]): Pro
 }
 
 async function nextGroupNumber(ctx: RequestContext, eventId: number): Promise<number> {
-  const [row] = await ctx.em.execute<{ next: number }[]>('select coalesce(max(group_number), 0) + 1 as next from event_group where tenant_id = ? and event_id = ?', [ctx.tenantId, eventId]);
+  const [row] = await tenantSql(ctx).all<{ next: number }>(`select coalesce(max(group_number), 0) + 1 as next from event_group where ${tenantIs()} and event_id = ?`, [eventId]);
   return Number(row?.next ?? 1);
 }
 

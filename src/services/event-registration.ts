@@ -23,6 +23,7 @@ import {
   attendeeViews, ATTENDEE_FIELDS, EVENT_FIELDS, EVENT_NOUN, isRegistrationOpen, iso, OFFERING_FIELDS, SESSION_FIELDS, toEventView, toOfferingView, toSessionView,
   toTypeView, TYPE_FIELDS, type EventRow, type OfferingRow, type TypeRow,
 } from './events.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Public event registration (no credential: `usePublicTenant`). Decisions where the documents are
@@ -173,11 +174,9 @@ export async function declineInvitation(ctx: RequestContext, eventId: number, co
   const tenantId = await ctx.usePublicTenant();
   const id = recordId(contactId);
   if (id === null) throw new NotFound('The invitation');
-  const declined = await ctx.em.execute<{ id: number }[]>(
+  const declined = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
     `update event_invitation set status = 'declined', responded_at = now(), updated_at = now(), audit_id = audit_id + 1
-      where tenant_id = ? and event_id = ? and contact_id = ? and status = 'invited' returning id`,
-    [tenantId, eventId, id],
-  );
+      where ${tenantIs()} and event_id = ? and contact_id = ? and status = 'invited' returning id`, [eventId, id]);
   if (declined.length) return ok(true, 'The invitation was declined.');
   const [invitation] = await leanRows(ctx.reader, EventInvitation, { fields: ['status'], where: { event: eventId, contact: id }, limit: 1 });
   if (!invitation) throw new NotFound('The invitation');
@@ -319,10 +318,9 @@ async function saveRegistration(ctx: RequestContext, submission: Submission, pri
       tenant: tenantId, event: priced.event.id, order, contact: contactId, registrationType: type.id, amount: toMoneyString(type.price),
       firstName: input.FirstName.trim(), lastName: input.LastName.trim(), email: input.EmailAddress.trim().toLowerCase(),
     });
-    await ctx.em.execute(
+    await tenantSql({ em: ctx.em, tenantId }).run(
       `update event_invitation set status = 'registered', responded_at = now(), updated_at = now(), audit_id = audit_id + 1
-        where tenant_id = ? and event_id = ? and contact_id = ? and status <> 'registered'`, [tenantId, priced.event.id, contactId], 'run',
-    );
+        where ${tenantIs()} and event_id = ? and contact_id = ? and status <> 'registered'`, [priced.event.id, contactId]);
   }
   for (const { offering, quantity, unitPrice } of priced.purchases) {
     ctx.em.create(EventPurchase, {
@@ -349,11 +347,9 @@ async function saveRegistration(ctx: RequestContext, submission: Submission, pri
 async function takeSeats(ctx: RequestContext, priced: PricedSubmission, attendeeField: string): Promise<void> {
   const tenantId = ctx.tenantId;
   const take = async (table: string, id: number, count: number, name: string, field: string, extra = '') => {
-    const rows = await ctx.em.execute<{ id: number }[]>(
+    const rows = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `update ${table} set seats_taken = seats_taken + ?, updated_at = now()
-        where id = ? and tenant_id = ? ${extra} and (capacity is null or seats_taken + ? <= capacity) returning id`,
-      [count, id, tenantId, count],
-    );
+        where id = ? and ${tenantIs()} ${extra} and (capacity is null or seats_taken + ? <= capacity) returning id`, [count, id, count]);
     if (rows.length === 0) throw soldOut(name, field);
   };
   const seatsByType = countBy(priced.attendees.map(({ type }) => type.id));
@@ -389,12 +385,10 @@ async function findOrCreateContact(ctx: RequestContext, person: Person): Promise
 }
 
 async function matchContact(ctx: RequestContext, email: string, organizationName: string | null) {
-  const rows = await ctx.em.execute<{ id: number }[]>(
+  const rows = await tenantSql(ctx).all<{ id: number }>(
     `select c.id from contact c left join contact o on o.id = c.organization_id
-      where c.tenant_id = ? and c.deleted_at is null and lower(c.email) = lower(?)
-      order by (lower(coalesce(o.name, '')) = lower(coalesce(?, ''))) desc, c.id limit 1`,
-    [ctx.tenantId, email.trim(), organizationName ?? ''],
-  );
+      where ${tenantIs('c')} and c.deleted_at is null and lower(c.email) = lower(?)
+      order by (lower(coalesce(o.name, '')) = lower(coalesce(?, ''))) desc, c.id limit 1`, [email.trim(), organizationName ?? '']);
   if (!rows[0]) return null;
   const [contact] = await leanRows(ctx.reader, Contact, { fields: ['id', 'kind', 'firstName', 'lastName', 'title', 'email', 'phone', 'organization'], where: { id: rows[0].id }, limit: 1 });
   return contact ?? null;

@@ -3,6 +3,7 @@ import { NotFound } from '../core/errors.js';
 import { money, toMoneyString, type Money } from '../core/money.js';
 import type { EventGoalWidget } from '../schema/events.js';
 import { EVENT_NOUN } from './events.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Event goal widgets, each one SQL statement over the event's real registrations, purchases,
@@ -55,15 +56,15 @@ const ORDERS = `
     coalesce((select sum(p.amount) from event_purchase p where p.order_id = ro.id and p.kind = 'exhibitor' and p.status = 'registered'), 0) as exhibitors
   from event_registration_order ro
   left join invoice i on i.id = ro.invoice_id and i.tenant_id = ro.tenant_id
-  where ro.tenant_id = ? and ro.event_id = ? and ro.status = 'registered'`;
+  where ${tenantIs('ro')} and ro.event_id = ? and ro.status = 'registered'`;
 
 export async function eventGoalWidget(ctx: RequestContext, eventId: number, kind: GoalWidgetKind): Promise<EventGoalWidget> {
   const spec = SPECS[kind];
-  const [row] = await ctx.em.execute<{ goal: string | number | null; figure: string | number | null; paid: string | number | null }[]>(
+  const [row] = await tenantSql(ctx).all<{ goal: string | number | null; figure: string | number | null; paid: string | number | null }>(
     `with o as (${ORDERS})
      select e.${spec.goalColumn} as goal, coalesce((select ${spec.figure} from o), 0) as figure, ${spec.paid ? `coalesce((select ${spec.paid} from o), 0)` : 'null'} as paid
-       from event e where e.id = ? and e.tenant_id = ?`,
-    [ctx.tenantId, eventId, eventId, ctx.tenantId],
+       from event e where e.id = ? and ${tenantIs('e')}`,
+    [eventId, eventId],
   );
   if (!row) throw new NotFound(EVENT_NOUN);
   const format = (value: Money) => (spec.money ? toMoneyString(value) : value.toFixed(0));

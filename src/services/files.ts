@@ -7,6 +7,7 @@ import { NotFound, ServiceUnavailable } from '../core/errors.js';
 import type { JobDefinition } from '../core/jobs.js';
 import { readOr404, whenCommitted } from '../core/records.js';
 import { StoredFile, type FileStorageKind } from '../entities/file.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /**
  * The file service: every area that keeps uploaded bytes (images, store downloads, document
@@ -114,19 +115,18 @@ export async function storeTenantFile(em: EntityManager, owner: FileOwner, file:
   const sha256 = createHash('sha256').update(file.bytes).digest('hex');
   const store = await blobStoreFor(owner.config);
   const { record, duplicateKey } = await em.transactional(async (em) => {
-    const connection = em.getDriver().getConnection();
-    const tx: unknown = em.getTransactionContext();
+    const sql = tenantSql({ em, tenantId });
     // FOR KEY SHARE: a concurrent release cannot delete the content this file is about to use.
-    const existing = async () => (await connection.execute<{ id: number }[]>(
-      'select id from file_content where tenant_id = ? and sha256 = ? for key share', [tenantId, sha256], 'all', tx))[0]?.id;
+    const existing = async () => (await sql.all<{ id: number }>(
+      `select id from file_content where ${tenantIs()} and sha256 = ? for key share`, [sha256]))[0]?.id;
     let contentId = await existing();
     let duplicateKey: string | null = null;
     if (contentId === undefined) {
       const saved = await store.save(tenantId, sha256, file.bytes);
-      const inserted = await connection.execute<{ id: number }[]>(
-        `insert into file_content (tenant_id, sha256, size, storage, bytes, storage_key) values (?, ?, ?, ?, ?, ?)
+      const inserted = await sql.all<{ id: number }>(
+        `insert into file_content (tenant_id, sha256, size, storage, bytes, storage_key) values (${TENANT}, ?, ?, ?, ?, ?)
          on conflict (tenant_id, sha256) do nothing returning id`,
-        [tenantId, sha256, file.bytes.length, store.kind, saved.bytes, saved.storageKey], 'all', tx);
+        [sha256, file.bytes.length, store.kind, saved.bytes, saved.storageKey]);
       contentId = inserted[0]?.id;
       if (contentId === undefined) {
         // The same bytes were stored concurrently: use that content and drop our copy.
@@ -160,9 +160,9 @@ export function findFile(ctx: RequestContext, fileId: number, purposes?: readonl
 
 /** The bytes of a file found with `findFile`. */
 export async function readFile(ctx: RequestContext, file: Pick<FileRecord, 'id'>): Promise<Buffer> {
-  const [row] = await ctx.em.getConnection().execute<{ storage: FileStorageKind; bytes: Buffer | null; storage_key: string | null }[]>(
+  const [row] = await tenantSql(ctx).all<{ storage: FileStorageKind; bytes: Buffer | null; storage_key: string | null }>(
     `select c.storage, c.bytes, c.storage_key from stored_file f join file_content c on c.id = f.content_id
-     where f.id = ? and f.tenant_id = ?`, [file.id, ctx.tenantId]);
+     where f.id = ? and ${tenantIs('f')}`, [file.id]);
   if (!row) throw new NotFound('The file');
   if (row.storage === 'database') return row.bytes ?? Buffer.alloc(0);
   return (await s3StoreFor(ctx.app.config)).load(row.storage_key!);
@@ -234,11 +234,12 @@ async function deleteUnreferenced(em: EntityManager, scope: { tenantId?: number;
   const notReferenced = fileReferences(em)
     .map(({ table, column }) => `not exists (select 1 from "${table}" r where r."${column}" = f.id)`)
     .join(' and ');
-  const tenantClause = scope.tenantId === undefined ? '' : 'and f.tenant_id = ?';
-  const deleted = await connection.execute<{ content_id: number }[]>(
-    `delete from stored_file f where f.id in (${scope.fileIds.map(() => '?').join(', ')}) ${tenantClause}
-     ${notReferenced ? `and ${notReferenced}` : ''} returning f.content_id`,
-    [...scope.fileIds, ...(scope.tenantId === undefined ? [] : [scope.tenantId])], 'all', tx);
+  // One tenant's files (a request), or any tenant's (the housekeeping sweep, on the cross-tenant path).
+  const deleteFiles = (tenantClause: string) => `delete from stored_file f where f.id in (${scope.fileIds.map(() => '?').join(', ')}) ${tenantClause}
+     ${notReferenced ? `and ${notReferenced}` : ''} returning f.content_id`;
+  const deleted = scope.tenantId === undefined
+    ? await connection.execute<{ content_id: number }[]>(deleteFiles(''), scope.fileIds, 'all', tx)
+    : await tenantSql({ em, tenantId: scope.tenantId }).all<{ content_id: number }>(deleteFiles(`and ${tenantIs('f')}`), scope.fileIds);
   const contentIds = [...new Set(deleted.map((row) => row.content_id))];
   if (!contentIds.length) return { deleted: 0, keys: [] };
   const contents = await connection.execute<{ storage_key: string | null }[]>(

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { JobDefinition } from '../core/jobs.js';
+import { acrossTenantsSql } from '../core/tenant-sql.js';
 
 /** How long expired or revoked credentials and used links are kept (for audit) before removal. */
 const RETENTION = '30 days';
@@ -12,9 +13,10 @@ export const housekeepingJob: JobDefinition = {
   name: 'identity-housekeeping',
   cron: '17 3 * * *',
   async handle(orm: MikroORM) {
-    const connection = orm.em.getConnection();
-    await connection.execute(`DELETE FROM magic_link_token WHERE coalesce(used_at, expires_at) < now() - interval '${RETENTION}'`);
-    await connection.execute(`DELETE FROM credential WHERE kind = 'session' AND coalesce(revoked_at, expires_at) < now() - interval '${RETENTION}'`);
-    await connection.execute("DELETE FROM sign_in_request WHERE requested_at < now() - interval '1 day'");
+    // Every tenant's: the named cross-tenant path (row-level security).
+    const sql = acrossTenantsSql(orm.em);
+    await sql.run(`DELETE FROM magic_link_token WHERE coalesce(used_at, expires_at) < now() - interval '${RETENTION}'`);
+    await sql.run(`DELETE FROM credential WHERE kind = 'session' AND coalesce(revoked_at, expires_at) < now() - interval '${RETENTION}'`);
+    await sql.run("DELETE FROM sign_in_request WHERE requested_at < now() - interval '1 day'");
   },
 };

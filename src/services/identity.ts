@@ -4,6 +4,7 @@ import type { CredentialCache } from '../core/credential-cache.js';
 import { BadInput, NotFound, Unauthenticated } from '../core/errors.js';
 import { isOneOf, TENANT_KEY_PATTERN } from '../core/values.js';
 import { hashToken, newToken } from '../core/secrets.js';
+import { acrossTenants } from '../core/tenant-sql.js';
 import { Contact, Credential, Login, Tenant } from '../entities/index.js';
 import { ROLES, type Role } from '../entities/login.js';
 
@@ -40,12 +41,15 @@ export async function authenticate(em: EntityManager, authorization: string | un
   const tokenHash = hashToken(match[1]);
   const generation = cache?.currentGeneration ?? 0;
   let known = cache?.get(tokenHash);
+  // The credential names the tenant: found across tenants, on the named path (row-level security).
+  const across = () => acrossTenants(em);
   if (!known) {
-    const [row] = await em.getConnection().execute<CredentialRow[]>(
+    const finder = across();
+    const [row] = await finder.execute<CredentialRow[]>(
       `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.email, c.kind, l.roles, c.expires_at, c.last_used_at
        FROM credential c JOIN login l ON l.id = c.login_id
        WHERE c.token_hash = ? AND c.revoked_at IS NULL LIMIT 1`,
-      [tokenHash],
+      [tokenHash], 'all', finder.getLoggerContext(),
     );
     if (!row) return null;
     known = {
@@ -59,7 +63,7 @@ export async function authenticate(em: EntityManager, authorization: string | un
   if (known.expiresAt !== null && known.expiresAt <= now) return null;
   if (known.lastUsedAt === null || now - known.lastUsedAt >= LAST_USED_PRECISION_MS) {
     known.lastUsedAt = now;
-    await em.nativeUpdate(Credential, { id: known.caller.credentialId }, { lastUsedAt: new Date(now) }, { filters: false });
+    await across().nativeUpdate(Credential, { id: known.caller.credentialId }, { lastUsedAt: new Date(now) }, { filters: false });
   }
   return known.caller;
 }

@@ -13,6 +13,7 @@ import type { ListOptionsInput } from '../schema/common.js';
 import type {
   Invoice as InvoiceView, InvoiceFilterInput, InvoiceInput, InvoiceLine as InvoiceLineView, InvoicePayment, InvoicePaymentInput, SaleableItem as SaleableItemView, SaleableItemInput,
 } from '../schema/commerce.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * The shared selling model. Areas that sell (store, events, scheduled billing) call
@@ -101,7 +102,7 @@ export async function createInvoice(ctx: RequestContext, draft: InvoiceDraft): P
       const existing = await ctx.em.findOne(Invoice, { sourceKey: draft.sourceKey });
       if (existing) return { invoice: existing, created: false };
     }
-    const [{ next }] = await ctx.em.execute<{ next: number }[]>('SELECT coalesce(max(number), 0) + 1 AS next FROM invoice WHERE tenant_id = ?', [tenantId]);
+    const [{ next }] = await tenantSql({ em: ctx.em, tenantId }).all<{ next: number }>(`SELECT coalesce(max(number), 0) + 1 AS next FROM invoice WHERE ${tenantIs()}`, []);
     const lines = draft.lines.map((line, index) => {
       if (!Number.isInteger(line.quantity) || line.quantity < 1) throw BadInput.field(`Lines[${index}].Quantity`, 'must be a whole number of at least 1');
       const unitPrice = money(line.unitPrice);
@@ -134,14 +135,12 @@ export async function recordPayment(
   const tenantId = ctx.tenantId;
   const amount = toMoneyString(payment.amount);
   await inTransaction(ctx, async () => {
-    const updated = await ctx.em.execute<{ id: number }[]>(
+    const updated = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `UPDATE invoice SET amount_paid = amount_paid + ?::numeric,
          status = CASE WHEN amount_paid + ?::numeric >= total THEN 'paid' ELSE 'open' END,
          audit_id = audit_id + 1, updated_at = now()
-       WHERE id = ? AND tenant_id = ? AND status <> 'void' AND amount_paid + ?::numeric BETWEEN 0 AND total
-       RETURNING id`,
-      [amount, amount, invoiceId, tenantId, amount],
-    );
+       WHERE id = ? AND ${tenantIs()} AND status <> 'void' AND amount_paid + ?::numeric BETWEEN 0 AND total
+       RETURNING id`, [amount, amount, invoiceId, amount]);
     if (updated.length === 0) {
       const [row] = await leanRows(ctx.reader, Invoice, { fields: ['status'], where: { id: invoiceId }, limit: 1 });
       if (!row) throw new NotFound(INVOICE_NOUN);
@@ -159,9 +158,9 @@ export async function recordPayment(
  * money received stays open for staff to refund first (a negative payment), then void.
  */
 export async function voidInvoice(ctx: RequestContext, invoiceId: number): Promise<boolean> {
-  const voided = await ctx.em.execute<{ id: number }[]>(
-    "UPDATE invoice SET status = 'void', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND tenant_id = ? AND status = 'open' AND amount_paid = 0 RETURNING id",
-    [invoiceId, ctx.tenantId],
+  const voided = await tenantSql(ctx).all<{ id: number }>(
+    `UPDATE invoice SET status = 'void', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()} AND status = 'open' AND amount_paid = 0 RETURNING id`,
+    [invoiceId],
   );
   return voided.length === 1;
 }

@@ -6,6 +6,7 @@ import { hashToken, newToken } from '../core/secrets.js';
 import { Login, MagicLinkToken, OutboxMessage, SignInRequest } from '../entities/index.js';
 import type { SessionToken } from '../schema/login.js';
 import { createSession, invalidLink, normalizeEmail } from './identity.js';
+import { acrossTenants, acrossTenantsSql } from '../core/tenant-sql.js';
 
 /** The portals a link can sign in to: the staff back office, or the member hub. */
 export const LOGIN_TYPES = ['hub', 'staff'] as const;
@@ -18,7 +19,9 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * or not, so it reveals nothing either.
  */
 export async function requestMagicLinks(ctx: RequestContext, addresses: string[], type: string | null | undefined): Promise<true> {
-  const { app, em } = ctx;
+  // An address may have logins in several tenants: the named cross-tenant path (row-level security).
+  const { app } = ctx;
+  const em = acrossTenants(ctx.em);
   const loginType = (type ?? 'hub').toLowerCase();
   if (!isOneOf(LOGIN_TYPES, loginType)) throw BadInput.field('type', `must be one of ${LOGIN_TYPES.join(', ')}`);
   if (addresses.length === 0 || addresses.length > MAX_ADDRESSES) throw BadInput.field('body', `must list 1 to ${MAX_ADDRESSES} e-mail addresses`);
@@ -64,9 +67,11 @@ async function enforceRateLimit(app: AppDeps, em: EntityManager, emails: string[
 
 /** Exchanges a link token (once) for a session. */
 export async function redeemMagicLink(ctx: RequestContext, token: string): Promise<SessionToken> {
-  const { app, em } = ctx;
+  // The token names the tenant: found on the named cross-tenant path (row-level security).
+  const { app } = ctx;
+  const em = acrossTenants(ctx.em);
   // One UPDATE both checks and consumes the token, so two concurrent redeems cannot both win.
-  const consumed = await em.getConnection().execute<{ login_id: number }[]>(
+  const consumed = await acrossTenantsSql(em).all<{ login_id: number }>(
     'UPDATE magic_link_token SET used_at = now() WHERE token_hash = ? AND used_at IS NULL AND expires_at > now() RETURNING login_id',
     [hashToken(token)],
   );

@@ -15,6 +15,7 @@ import {
   type PartnerAffiliationItem, type PartnerAudit, type PartnerAuditInput, type PartnerChange, type PartnerChangesPage,
   type PartnerTransactionInput, type PartnerTransactionLogItem, type PartnerTransactionResult,
 } from '../schema/partner-sync.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Partner synchronization (decided where the documents are silent):
@@ -338,12 +339,12 @@ function auditSelect(where: string, orderAndLimit = ''): string {
     JOIN contact c ON c.id = l.contact_id AND c.tenant_id = l.tenant_id
     LEFT JOIN contact p ON p.id = CASE WHEN c.kind = 'organization' THEN c.parent_id ELSE c.organization_id END AND p.tenant_id = l.tenant_id
     LEFT JOIN partner_record pl ON pl.contact_id = p.id AND pl.tenant_id = l.tenant_id
-    WHERE l.tenant_id = ? AND ${where} ${orderAndLimit}`;
+    WHERE ${tenantIs('l')} AND ${where} ${orderAndLimit}`;
 }
 
 /** The PartnerAudit view of the (not deleted) contact with that NationalID. */
 export async function partnerContactAudit(ctx: RequestContext, nationalId: number): Promise<PartnerAudit> {
-  const [row] = await ctx.em.execute<AuditRow[]>(auditSelect('l.national_id = ? AND c.deleted_at IS NULL'), [ctx.tenantId, nationalId]);
+  const [row] = await tenantSql(ctx).all<AuditRow>(auditSelect('l.national_id = ? AND c.deleted_at IS NULL'), [nationalId]);
   if (!row) throw new NotFound('The contact with that NationalID');
   return toAudit(row);
 }
@@ -361,12 +362,12 @@ export async function partnerChangesSince(ctx: RequestContext, since: string, ta
   const size = take ?? DEFAULT_FEED_PAGE;
   if (!Number.isInteger(size) || size < 1 || size > MAX_FEED_PAGE) throw BadInput.field('take', `must be an integer from 1 to ${MAX_FEED_PAGE}`);
   const cursor = after ? decodeCursor(after) : null;
-  const rows = await ctx.em.execute<AuditRow[]>(
+  const rows = await tenantSql(ctx).all<AuditRow>(
     auditSelect(
       `${CHANGED_AT} >= ?::timestamptz AND (l.contact_synced_at IS NULL OR ${CHANGED_AT} > l.contact_synced_at)${cursor ? ` AND (${CHANGED_AT}, c.id) > (?::timestamptz, ?)` : ''}`,
       `ORDER BY ${CHANGED_AT}, c.id LIMIT ?`,
     ),
-    [ctx.tenantId, from, ...(cursor ? [cursor.at, cursor.id] : []), size + 1],
+    [from, ...(cursor ? [cursor.at, cursor.id] : []), size + 1],
   );
   const page = rows.slice(0, size);
   const last = page.at(-1);

@@ -14,6 +14,7 @@ import type {
   AccountMonthArgs, AccountTransactionsArgs, GatewayAccountArgs, MonthlyStatement, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult,
   PaymentGatewayTransactionItem, TransferDetails, Transfers, Transactions,
 } from '../schema/payment-gateways.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Payment gateway accounts (decided where the documents are silent): transactions enter through
@@ -69,7 +70,7 @@ function monthBounds(month: number | null | undefined, year: number | null | und
 export async function monthlyStatement(ctx: RequestContext, args: AccountMonthArgs): Promise<MonthlyStatement> {
   const [start, end] = monthBounds(args.month, args.year);
   const account = await findAccount(ctx, args);
-  const [row] = await ctx.em.execute<Record<string, string>[]>(
+  const [row] = await tenantSql(ctx).all<Record<string, string>>(
     `SELECT
        count(*) FILTER (WHERE kind = 'sale') AS sales_count,
        coalesce(sum(amount) FILTER (WHERE kind = 'sale'), 0) AS sales_amount,
@@ -90,9 +91,7 @@ export async function monthlyStatement(ctx: RequestContext, args: AccountMonthAr
        coalesce(-sum(amount + fee) FILTER (WHERE kind IN ('transfer', 'transfer_reversal')), 0) AS less_transfers,
        coalesce(sum(amount + fee), 0) AS balance
      FROM payment_gateway_transaction
-     WHERE tenant_id = ? AND account_id = ? AND occurred_at >= ? AND occurred_at < ?`,
-    [ctx.tenantId, account.id, start, end],
-  );
+     WHERE ${tenantIs()} AND account_id = ? AND occurred_at >= ? AND occurred_at < ?`, [account.id, start, end]);
   const count = (key: string) => Number(row[key]);
   const amount = (key: string) => toMoneyNumber(row[key]);
   return {
@@ -110,7 +109,7 @@ export async function monthlyStatement(ctx: RequestContext, args: AccountMonthAr
 export async function monthTransfers(ctx: RequestContext, args: AccountMonthArgs): Promise<Transfers> {
   const [start, end] = monthBounds(args.month, args.year);
   const account = await findAccount(ctx, args);
-  const rows = await ctx.em.execute<{ gateway_transaction_id: string; occurred_at: Date; amount: string; reversed: boolean; transaction_count: string }[]>(
+  const rows = await tenantSql(ctx).all<{ gateway_transaction_id: string; occurred_at: Date; amount: string; reversed: boolean; transaction_count: string }>(
     `SELECT t.gateway_transaction_id, t.occurred_at, -t.amount AS amount,
             coalesce(paid.reversed, false) AS reversed, coalesce(paid.transaction_count, 0) AS transaction_count
      FROM payment_gateway_transaction t
@@ -119,10 +118,8 @@ export async function monthTransfers(ctx: RequestContext, args: AccountMonthArgs
        FROM payment_gateway_transaction p
        WHERE p.tenant_id = t.tenant_id AND p.account_id = t.account_id AND p.transfer_id = t.gateway_transaction_id
      ) paid ON true
-     WHERE t.tenant_id = ? AND t.account_id = ? AND t.kind = 'transfer' AND t.occurred_at >= ? AND t.occurred_at < ?
-     ORDER BY t.occurred_at, t.id`,
-    [ctx.tenantId, account.id, start, end],
-  );
+     WHERE ${tenantIs('t')} AND t.account_id = ? AND t.kind = 'transfer' AND t.occurred_at >= ? AND t.occurred_at < ?
+     ORDER BY t.occurred_at, t.id`, [account.id, start, end]);
   return {
     AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: args.month!, Year: args.year!,
     Transfers: rows.map((row) => ({
@@ -222,22 +219,22 @@ export async function importTransactions(ctx: RequestContext, input: PaymentGate
   if (ids.size !== rows.length) throw BadInput.field('Transactions', 'must not hold one TransactionId twice');
   const tenantId = ctx.tenantId;
   return inTransaction(ctx, async () => {
-    const [account] = await ctx.em.execute<{ id: number }[]>(
+    const [account] = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `INSERT INTO payment_gateway_account (tenant_id, account_id, gateway_type_id, name, chapter_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, now(), now())
+       VALUES (${TENANT}, ?, ?, ?, ?, now(), now())
        ON CONFLICT (tenant_id, gateway_type_id, account_id)
        DO UPDATE SET name = coalesce(?, payment_gateway_account.name), chapter_id = coalesce(?, payment_gateway_account.chapter_id), updated_at = now()
        RETURNING id`,
-      [tenantId, input.AccountId, input.PaymentGatewayTypeId, input.Name?.trim() || `${gatewayName(input.PaymentGatewayTypeId)} ${input.AccountId}`, input.ChapterId ?? null,
+      [input.AccountId, input.PaymentGatewayTypeId, input.Name?.trim() || `${gatewayName(input.PaymentGatewayTypeId)} ${input.AccountId}`, input.ChapterId ?? null,
         input.Name?.trim() || null, input.ChapterId ?? null],
     );
-    const inserted = rows.length === 0 ? [] : await ctx.em.execute<{ id: number }[]>(
+    const inserted = rows.length === 0 ? [] : await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `INSERT INTO payment_gateway_transaction (tenant_id, account_id, gateway_transaction_id, kind, amount, fee, occurred_at, transfer_id, description, created_at, updated_at)
-       SELECT ?, ?, t.gateway_transaction_id, t.kind, t.amount, t.fee, t.occurred_at, t.transfer_id, t.description, now(), now()
+       SELECT ${TENANT}, ?, t.gateway_transaction_id, t.kind, t.amount, t.fee, t.occurred_at, t.transfer_id, t.description, now(), now()
        FROM json_to_recordset(?::json) AS t(gateway_transaction_id text, kind text, amount numeric, fee numeric, occurred_at timestamptz, transfer_id text, description text)
        ON CONFLICT (tenant_id, account_id, gateway_transaction_id) DO NOTHING
        RETURNING id`,
-      [tenantId, account.id, JSON.stringify(rows)],
+      [account.id, JSON.stringify(rows)],
     );
     return { AccountId: input.AccountId, Imported: inserted.length, AlreadyImported: rows.length - inserted.length };
   });

@@ -4,10 +4,11 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { loadConfig } from '../core/config.js';
 import type { JobDefinition, JobRun } from '../core/jobs.js';
-import { TENANT_FILTER } from '../entities/base.js';
+import { confineToTenant } from '../core/context.js';
 import { ReportRun } from '../entities/report.js';
 import { storeTenantFile } from './files.js';
 import { REPORT_SOURCES, SYSTEM_REPORTS, type ReportScope, type ReportTypeId } from './report-sources.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Report runs as background work. A request stores the run (`queued`) and answers at once; the
@@ -87,10 +88,10 @@ interface ClaimedRun {
 export async function runReportJob(orm: MikroORM, data: ReportJobData | null, job: JobRun, batchSize = 500): Promise<void> {
   if (!data) return;
   const em = orm.em.fork();
-  const [claimed] = await em.getConnection().execute<ClaimedRun[]>(
+  const [claimed] = await tenantSql({ em, tenantId: data.tenantId }).all<ClaimedRun>(
     `UPDATE report_run SET state = 'running', attempts = attempts + 1, started_at = now(), progress = 0, rows_written = 0, rows_skipped = 0,
        error = NULL, updated_at = now()
-     WHERE id = ? AND tenant_id = ? AND state IN ('queued', 'running') RETURNING report_id, contact_id, requested_by_id`, [data.runId, data.tenantId]);
+     WHERE id = ? AND ${tenantIs()} AND state IN ('queued', 'running') RETURNING report_id, contact_id, requested_by_id`, [data.runId]);
   if (!claimed) return; // completed, failed or deleted: nothing to do
   try {
     await produce(orm, data, claimed, batchSize);
@@ -102,9 +103,9 @@ export async function runReportJob(orm: MikroORM, data: ReportJobData | null, jo
 
 async function produce(orm: MikroORM, data: ReportJobData, claimed: ClaimedRun, batchSize: number): Promise<void> {
   const em = orm.em.fork();
-  em.setFilterParams(TENANT_FILTER, { tenantId: data.tenantId });
-  const [report] = await em.getConnection().execute<{ name: string; report_type_id: string; system_key: string | null }[]>(
-    'SELECT name, report_type_id, system_key FROM report WHERE id = ? AND tenant_id = ?', [claimed.report_id, data.tenantId]);
+  confineToTenant(em, data.tenantId);
+  const [report] = await tenantSql({ em, tenantId: data.tenantId }).all<{ name: string; report_type_id: string; system_key: string | null }>(
+    `SELECT name, report_type_id, system_key FROM report WHERE id = ? AND ${tenantIs()}`, [claimed.report_id]);
   if (!report) return; // deleted meanwhile (the run went with it)
   const type = report.report_type_id as ReportTypeId;
   const source = REPORT_SOURCES[type];
@@ -165,7 +166,7 @@ function cell(value: unknown): string | number | null {
 
 async function markFailed(orm: MikroORM, data: ReportJobData | null, message: string): Promise<void> {
   if (!data) return;
-  await orm.em.fork().getConnection().execute(
-    `UPDATE report_run SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ? AND state IN ('queued', 'running')`,
-    [message, data.runId, data.tenantId]);
+  await tenantSql({ em: orm.em.fork(), tenantId: data.tenantId }).run(
+    `UPDATE report_run SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND ${tenantIs()} AND state IN ('queued', 'running')`,
+    [message, data.runId]);
 }

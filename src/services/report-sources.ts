@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { displayName, type ContactKind } from '../entities/contact.js';
 import type { MembershipStatus } from '../entities/membership.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * What running a report produces: the rows of its source, read in id order in batches (keyset
@@ -48,12 +49,12 @@ function sqlSource<Row extends { id: number }>(spec: {
     columns: spec.columns,
     async count(em, scope) {
       const { sql, params } = where(scope);
-      const [row] = await em.getConnection().execute<{ n: number }[]>(`SELECT count(*)::int AS n FROM ${spec.from} WHERE ${sql}`, params);
+      const [row] = await tenantSql({ em, tenantId: scope.tenantId }).all<{ n: number }>(`SELECT count(*)::int AS n FROM ${spec.from} WHERE ${sql}`, params);
       return row.n;
     },
     async batch(em, scope, afterId, limit) {
       const { sql, params } = where(scope);
-      const rows = await em.getConnection().execute<Row[]>(
+      const rows = await tenantSql({ em, tenantId: scope.tenantId }).all<Row>(
         `SELECT ${spec.select} FROM ${spec.from} WHERE ${sql} AND ${spec.idColumn} > ? ORDER BY ${spec.idColumn} LIMIT ?`, [...params, afterId, limit]);
       return rows.map((row) => ({ id: row.id, values: spec.values(row) }));
     },
@@ -84,7 +85,7 @@ export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
       to_char(c.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS created_at`,
     idColumn: 'c.id',
     conditions: (scope) => [
-      ['c.tenant_id = ?', scope.tenantId], ['c.deleted_at IS NULL'],
+      [tenantIs('c')], ['c.deleted_at IS NULL'],
       ...(scope.contactId === null ? [] : [['c.id = ?', scope.contactId] satisfies Condition]),
       ...(scope.kind ? [['c.kind = ?', scope.kind] satisfies Condition] : []),
     ],
@@ -101,7 +102,7 @@ export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
       m.start_date::text AS start_date, m.end_date::text AS end_date`,
     idColumn: 'm.id',
     conditions: (scope) => [
-      ['m.tenant_id = ?', scope.tenantId],
+      [tenantIs('m')],
       ...(scope.contactId === null ? [] : [['m.contact_id = ?', scope.contactId] satisfies Condition]),
       ...(scope.status ? [['m.status = ?', scope.status] satisfies Condition] : []),
     ],
@@ -120,7 +121,7 @@ export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
       to_char(r.created_at AT TIME ZONE 'UTC', ${ISO_UTC}) AS registered_at`,
     idColumn: 'r.id',
     conditions: (scope) => [
-      ['r.tenant_id = ?', scope.tenantId],
+      [tenantIs('r')],
       ...(scope.contactId === null ? [] : [['r.contact_id = ?', scope.contactId] satisfies Condition]),
       ...(scope.registrationStatus ? [['r.status = ?', scope.registrationStatus] satisfies Condition] : []),
     ],

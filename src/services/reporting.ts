@@ -19,6 +19,7 @@ import type {
 import { findFile, readFile, releaseFiles, storeTenantFile } from './files.js';
 import { REPORT_RESULT_PURPOSE } from './report-runs.js';
 import { categoryOf, REPORT_CATEGORIES, REPORT_TYPES, SYSTEM_REPORTS } from './report-sources.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Reporting (decided where the documents are silent): staff only. Every tenant's catalog holds
@@ -158,7 +159,7 @@ export async function runReport(ctx: RequestContext, input: ReportRunInput): Pro
   const run = ctx.em.create(ReportRun, { tenant: ctx.tenantId, report: report.id, contact: contactId, requestedBy: ctx.requireCaller().loginId });
   await ctx.em.persist(run).flush();
   // Raw, so that the version stays: running a report is not an edit (a delete with the AuditId read before still succeeds).
-  await ctx.em.getConnection().execute('UPDATE report SET last_used = now() WHERE id = ? AND tenant_id = ?', [report.id, ctx.tenantId]);
+  await tenantSql(ctx).all(`UPDATE report SET last_used = now() WHERE id = ? AND ${tenantIs()}`, [report.id]);
   return toRunStatus(run);
 }
 

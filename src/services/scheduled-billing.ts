@@ -1,7 +1,7 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { stringify } from 'csv-stringify/sync';
-import type { AppDeps, RequestContext } from '../core/context.js';
+import { confineToTenant, type AppDeps, type RequestContext } from '../core/context.js';
 import { addDays, addMonths, calendarDay, todayUtc } from '../core/dates.js';
 import { BadInput, Conflict } from '../core/errors.js';
 import { jobContext } from '../core/job-context.js';
@@ -16,7 +16,6 @@ import {
 import { SaleableItem } from '../entities/commerce.js';
 import { Contact, displayName } from '../entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../entities/membership.js';
-import { TENANT_FILTER } from '../entities/base.js';
 import type { Tenant } from '../entities/tenant.js';
 import { lookupChoices, type ListOptionsInput, type ListResultOf } from '../schema/common.js';
 import { textDownload, type FileDownload } from '../schema/file-download.js';
@@ -25,6 +24,7 @@ import type {
   ScheduledBillingRun, ScheduledBillingRunInput, ScheduledBillingRunItemView,
 } from '../schema/scheduled-billing.js';
 import { createInvoice } from './invoices.js';
+import { TENANT, tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Scheduled billing (decided where the documents are silent):
@@ -330,7 +330,7 @@ class ItemRefused extends Error {}
  */
 export async function executeRun(em: EntityManager, tenantId: number, runId: number, deps?: AppDeps, signal?: AbortSignal): Promise<void> {
   const base = em.fork();
-  base.setFilterParams(TENANT_FILTER, { tenantId });
+  confineToTenant(base, tenantId);
   const [run] = await leanRows(base, ScheduledBillingRunRecord, { fields: ['id', 'state', 'parameters'], where: { id: runId }, limit: 1 });
   if (!run || run.state === 'completed' || run.state === 'failed') return;
   await base.nativeUpdate(ScheduledBillingRunRecord, { id: runId, tenant: tenantId }, { state: 'running', startedAt: new Date() });
@@ -346,7 +346,7 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
     // Handed back by a shutdown: stop between items; the retry resumes with the items not yet recorded.
     if (signal?.aborted) throw new Error('The run was handed back by a shutdown; its retry resumes it.');
     const itemCtx = jobContext(base.fork(), tenantId, deps);
-    itemCtx.em.setFilterParams(TENANT_FILTER, { tenantId });
+    confineToTenant(itemCtx.em, tenantId);
     try {
       await billItem(itemCtx, runId, run.parameters, row.id);
     } catch (error) {
@@ -358,9 +358,9 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
       });
     }
   }
-  await base.execute(
-    `UPDATE scheduled_billing_run_record SET state = 'completed', finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ? AND state = 'running'`,
-    [runId, tenantId],
+  await tenantSql({ em: base, tenantId }).run(
+    `UPDATE scheduled_billing_run_record SET state = 'completed', finished_at = now(), updated_at = now() WHERE id = ? AND ${tenantIs()} AND state = 'running'`,
+    [runId],
   );
 }
 
@@ -389,11 +389,9 @@ async function databaseReachable(em: EntityManager): Promise<boolean> {
 async function billItem(ctx: RequestContext, runId: number, parameters: RunParameters, scheduleId: number): Promise<void> {
   const tenantId = ctx.tenantId;
   await inTransaction(ctx, async () => {
-    const [schedule] = await ctx.em.execute<LockedSchedule[]>(
+    const [schedule] = await tenantSql({ em: ctx.em, tenantId }).all<LockedSchedule>(
       `SELECT id, contact_id, membership_id, saleable_item_id, description, amount::text AS amount, frequency_months, to_char(next_bill_date, 'YYYY-MM-DD') AS next_bill_date, status
-       FROM scheduled_billing WHERE id = ? AND tenant_id = ? FOR UPDATE`,
-      [scheduleId, tenantId],
-    );
+       FROM scheduled_billing WHERE id = ? AND ${tenantIs()} FOR UPDATE`, [scheduleId]);
     if (!schedule || schedule.status !== 'active' || schedule.next_bill_date > parameters.billDate) {
       // Billed meanwhile by another run (or paused): nothing to bill for this run.
       await recordItem(ctx, runId, {
@@ -419,7 +417,7 @@ async function billItem(ctx: RequestContext, runId: number, parameters: RunParam
       dueDate: periodStart > parameters.billDate ? periodStart : parameters.billDate,
       memo: `${schedule.description} (${periodStart} to ${addDays(nextPeriod, -1)})`,
     });
-    await ctx.em.execute('UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND tenant_id = ?', [nextPeriod, schedule.id, tenantId]);
+    await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [nextPeriod, schedule.id]);
     const change = await applyMembershipChanges(ctx, parameters, schedule, membership ?? null, periodStart, addDays(nextPeriod, -1));
     await recordItem(ctx, runId, {
       scheduleId, periodStart, outcome: created ? 'billed' : 'skipped', amount: schedule.amount, invoiceId: invoice.id, membershipChange: change,
@@ -434,27 +432,23 @@ async function applyMembershipChanges(
 ): Promise<string | null> {
   const tenantId = ctx.tenantId;
   if (parameters.changeCurrentMembership && membership) {
-    await ctx.em.execute(
+    await tenantSql({ em: ctx.em, tenantId }).all(
       `UPDATE membership SET membership_type_id = ?, membership_level_id = ?, end_date = greatest(coalesce(end_date, ?::date), ?::date), status = 'active',
-         audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND tenant_id = ?`,
-      [parameters.membershipTypeId, parameters.membershipLevelId, periodEnd, periodEnd, membership.id, tenantId],
-    );
+         audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [parameters.membershipTypeId, parameters.membershipLevelId, periodEnd, periodEnd, membership.id]);
   }
   if (parameters.removeMembership && membership) {
-    await ctx.em.execute(
-      `UPDATE membership SET end_date = ?::date - 1, status = 'lapsed', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND tenant_id = ?`,
-      [periodStart, membership.id, tenantId],
-    );
+    await tenantSql({ em: ctx.em, tenantId }).all(
+      `UPDATE membership SET end_date = ?::date - 1, status = 'lapsed', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [periodStart, membership.id]);
   }
   if (parameters.createMembership) {
     const typeId = parameters.membershipTypeId ?? idOf(membership!.membershipType as number);
     const levelId = parameters.membershipTypeId ? parameters.membershipLevelId : idOf(membership?.membershipLevel as number | null);
-    const [created] = await ctx.em.execute<{ id: number }[]>(
+    const [created] = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `INSERT INTO membership (tenant_id, contact_id, membership_type_id, membership_level_id, start_date, end_date, status, audit_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, 'active', 1, now(), now()) RETURNING id`,
-      [tenantId, schedule.contact_id, typeId, levelId, periodStart, periodEnd],
+       VALUES (${TENANT}, ?, ?, ?, ?, ?, 'active', 1, now(), now()) RETURNING id`,
+      [schedule.contact_id, typeId, levelId, periodStart, periodEnd],
     );
-    await ctx.em.execute('UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND tenant_id = ?', [created.id, schedule.id, tenantId]);
+    await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND ${tenantIs()}`, [created.id, schedule.id]);
   }
   return membershipChangeLabel(parameters);
 }
@@ -463,10 +457,10 @@ async function applyMembershipChanges(
 async function recordItem(ctx: RequestContext, runId: number, item: {
   scheduleId: number; periodStart: string; outcome: 'billed' | 'skipped' | 'failed'; amount: string; invoiceId: number | null; membershipChange: string | null; reason: string | null;
 }): Promise<void> {
-  await ctx.em.execute(
+  await tenantSql(ctx).run(
     `WITH recorded AS (
        INSERT INTO scheduled_billing_run_item (tenant_id, run_id, schedule_id, period_start, outcome, amount, invoice_id, membership_change, reason, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())
+       VALUES (${TENANT}, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())
        ON CONFLICT (run_id, schedule_id) DO NOTHING
        RETURNING outcome, amount
      )
@@ -477,8 +471,8 @@ async function recordItem(ctx: RequestContext, runId: number, item: {
        failed_count = r.failed_count + (CASE WHEN recorded.outcome = 'failed' THEN 1 ELSE 0 END),
        billed_amount = r.billed_amount + (CASE WHEN recorded.outcome = 'billed' THEN recorded.amount ELSE 0 END),
        updated_at = now()
-     FROM recorded WHERE r.id = ? AND r.tenant_id = ?`,
-    [ctx.tenantId, runId, item.scheduleId, item.periodStart, item.outcome, item.amount, item.invoiceId, item.membershipChange, item.reason, runId, ctx.tenantId],
+     FROM recorded WHERE r.id = ? AND ${tenantIs('r')}`,
+    [runId, item.scheduleId, item.periodStart, item.outcome, item.amount, item.invoiceId, item.membershipChange, item.reason, runId],
   );
 }
 
@@ -561,7 +555,7 @@ export async function runDownloadFile(ctx: RequestContext, pendingDownloadFileId
 /** Writes the CSV of a download's run (idempotent: a ready download is left alone). */
 export async function writeRunDownload(em: EntityManager, tenantId: number, downloadId: number): Promise<void> {
   const ctx = jobContext(em.fork(), tenantId);
-  ctx.em.setFilterParams(TENANT_FILTER, { tenantId });
+  confineToTenant(ctx.em, tenantId);
   const [download] = await leanRows(ctx.reader, ScheduledBillingDownload, { fields: ['run', 'state'], where: { id: downloadId }, limit: 1 });
   if (!download || download.state === 'ready') return;
   const items = await runItems(ctx, idOf(download.run));
@@ -628,9 +622,9 @@ async function runJob(orm: MikroORM, data: unknown, lastAttempt: boolean, signal
   } catch (error) {
     // Retried by pg-boss (the items billed so far stay billed, once); the last failure is kept on the run.
     if (lastAttempt) {
-      await orm.em.fork().execute(
-        `UPDATE scheduled_billing_run_record SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND tenant_id = ? AND state <> 'completed'`,
-        [String(error instanceof Error ? error.message : error).slice(0, 2000), runId, tenantId],
+      await tenantSql({ em: orm.em.fork(), tenantId: tenantId as number }).run(
+        `UPDATE scheduled_billing_run_record SET state = 'failed', error = ?, finished_at = now(), updated_at = now() WHERE id = ? AND ${tenantIs()} AND state <> 'completed'`,
+        [String(error instanceof Error ? error.message : error).slice(0, 2000), runId],
       );
     }
     throw error;

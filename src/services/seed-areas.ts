@@ -16,6 +16,7 @@ import { Vendor, vendorNameKey } from '../entities/vendor.js';
 import type { MembershipStatus } from '../entities/membership.js';
 import type { PostalAddress } from '../entities/contact.js';
 import { foldKey } from './chapter-hierarchy.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /**
  * The demo data of `npm run seed`, one function per area, each writing that area's tables with
@@ -165,7 +166,7 @@ const REGIONS = ['Northeast', 'Southeast', 'Midwest', 'Southwest', 'West', 'Nort
 export async function seedChapters(seeding: Seeding): Promise<LocalChapter[]> {
   const { em, tenantId, faker, volumes } = seeding;
   // The tenant's top level (made as the chapters area makes it, when the hierarchy is first needed).
-  const [existing] = await em.execute<{ contact_id: number }[]>('SELECT contact_id FROM chapter WHERE tenant_id = ? AND is_top_level LIMIT 1', [tenantId]);
+  const [existing] = await tenantSql({ em, tenantId }).all<{ contact_id: number }>(`SELECT contact_id FROM chapter WHERE ${tenantIs()} AND is_top_level LIMIT 1`, []);
   let topLevel = existing?.contact_id;
   if (!topLevel) {
     [topLevel] = await insertRows(seeding, Contact, 'chapter contacts', 1, () => organization(seeding.tenantName, null));
@@ -400,7 +401,7 @@ export async function seedStore(seeding: Seeding): Promise<void> {
       infoMessage: item.isProduct ? null : 'Thank you for your gift!',
     };
   });
-  const [settings] = await em.execute<{ id: number }[]>('SELECT id FROM store_settings WHERE tenant_id = ?', [tenantId]);
+  const [settings] = await tenantSql({ em, tenantId }).all<{ id: number }>(`SELECT id FROM store_settings WHERE ${tenantIs()}`, []);
   if (!settings) {
     await insertRows(seeding, StoreSettings, 'store settings', 1, () => ({
       tenant: tenantId, storeDescription: `The ${seeding.tenantName} shop`, taxRate: '7.2500', shippingFlatRate: '5.00', shippingPerItem: '1.00',
@@ -476,14 +477,14 @@ export async function seedEvents(seeding: Seeding, chapters: LocalChapter[], peo
       status: registration.status, firstName: registration.person.firstName, lastName: registration.person.lastName, email: registration.person.email, amount: registration.type.price,
     };
   });
-  await em.execute(
+  await tenantSql({ em, tenantId }).all(
     `UPDATE event e SET seats_taken = r.taken FROM (
-       SELECT event_id, count(*) AS taken FROM event_registration WHERE tenant_id = ? AND status = 'registered' GROUP BY event_id) r
-     WHERE e.id = r.event_id AND e.tenant_id = ?`, [tenantId, tenantId]);
-  await em.execute(
+       SELECT event_id, count(*) AS taken FROM event_registration WHERE ${tenantIs()} AND status = 'registered' GROUP BY event_id) r
+     WHERE e.id = r.event_id AND ${tenantIs('e')}`, []);
+  await tenantSql({ em, tenantId }).all(
     `UPDATE event_registration_type t SET seats_taken = r.taken FROM (
-       SELECT registration_type_id, count(*) AS taken FROM event_registration WHERE tenant_id = ? AND status = 'registered' GROUP BY registration_type_id) r
-     WHERE t.id = r.registration_type_id AND t.tenant_id = ?`, [tenantId, tenantId]);
+       SELECT registration_type_id, count(*) AS taken FROM event_registration WHERE ${tenantIs()} AND status = 'registered' GROUP BY registration_type_id) r
+     WHERE t.id = r.registration_type_id AND ${tenantIs('t')}`, []);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import {
   SEED_EMAIL_DOMAIN, seedBillingSchedules, seedChapterLinks, seedChapters, seedDirectories, seedEvents, seedMembershipCatalog, seedMemberships,
   seedOrganizations, seedPeople, seedStore, seedVendors, type Seeding, type Volumes,
 } from './seed-areas.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /**
  * `npm run seed -- --tenant KEY --size small|large [--seed N]`: fills a tenant with realistic
@@ -62,7 +63,7 @@ export async function seedTenant(em: EntityManager, options: SeedOptions): Promi
   await em.transactional(async (tx) => {
     seeding.em = tx;
     await tx.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [tenant.id, 'seed']);
-    const [seeded] = await tx.execute<unknown[]>('SELECT 1 FROM contact WHERE tenant_id = ? AND email LIKE ? LIMIT 1', [tenant.id, `%.${SEED_EMAIL_DOMAIN}`]);
+    const [seeded] = await tenantSql({ em: tx, tenantId: tenant.id }).all<unknown>(`SELECT 1 FROM contact WHERE ${tenantIs()} AND email LIKE ? LIMIT 1`, [`%.${SEED_EMAIL_DOMAIN}`]);
     if (seeded) {
       throw new AlreadySeeded(`tenant "${key}" already has seed data (contacts at ${SEED_EMAIL_DOMAIN}); nothing was changed. Seed another tenant, or delete this one first.`);
     }

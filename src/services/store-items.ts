@@ -21,6 +21,7 @@ import type {
 } from '../schema/store.js';
 import { findFile, releaseFiles } from './files.js';
 import { deleteImage, getImage, imageUrl, saveImage } from './images.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Store items, their sub-items, gallery, inventory receipts and the store settings.
@@ -156,12 +157,10 @@ export async function saveStoreItemOrder(ctx: RequestContext, entries: StoreItem
   if (entries.length === 0) return true;
   const ids = entries.map((entry) => entry.StoreItemId);
   const orders = entries.map((entry, index) => (entry.DisplayOrder?.trim() ? Number(entry.DisplayOrder) : index + 1));
-  await ctx.em.execute(
+  await tenantSql(ctx).all(
     `UPDATE store_item s SET display_order = v.display_order, updated_at = now()
        FROM unnest(?::int[], ?::int[]) AS v(id, display_order)
-      WHERE s.id = v.id AND s.tenant_id = ? AND s.retired_at IS NULL ${addonsOnly ? 'AND s.membership_addon' : ''}`,
-    [intArray(ids), intArray(orders), ctx.tenantId],
-  );
+      WHERE s.id = v.id AND ${tenantIs('s')} AND s.retired_at IS NULL ${addonsOnly ? 'AND s.membership_addon' : ''}`, [intArray(ids), intArray(orders)]);
   return true;
 }
 
@@ -365,19 +364,15 @@ export async function deleteStoreItem(ctx: RequestContext, storeItemId: number):
   const tenantId = ctx.tenantId;
   const outcome = await inTransaction(ctx, async () => {
     const images = await leanRows(ctx.reader, StoreItemImage, { fields: ['image'], where: { storeItem: storeItemId } });
-    const erased = await ctx.em.execute<{ download_file_id: number | null }[]>(
-      `DELETE FROM store_item s WHERE s.id = ? AND s.tenant_id = ? AND s.retired_at IS NULL
+    const erased = await tenantSql({ em: ctx.em, tenantId }).all<{ download_file_id: number | null }>(
+      `DELETE FROM store_item s WHERE s.id = ? AND ${tenantIs('s')} AND s.retired_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM store_order_line l WHERE l.store_item_id = s.id)
           AND NOT EXISTS (SELECT 1 FROM store_download_purchase d WHERE d.store_item_id = s.id)
-        RETURNING s.download_file_id`,
-      [storeItemId, tenantId],
-    );
+        RETURNING s.download_file_id`, [storeItemId]);
     if (erased.length) return { erased: true, images: images.map((row) => idOf(row.image)), file: erased[0].download_file_id };
-    const retired = await ctx.em.execute<{ id: number }[]>(
+    const retired = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
       `UPDATE store_item SET retired_at = now(), is_active = false, audit_id = audit_id + 1, updated_at = now()
-        WHERE id = ? AND tenant_id = ? AND retired_at IS NULL RETURNING id`,
-      [storeItemId, tenantId],
-    );
+        WHERE id = ? AND ${tenantIs()} AND retired_at IS NULL RETURNING id`, [storeItemId]);
     if (!retired.length) throw new NotFound(NOUN);
     return { erased: false, images: [], file: null };
   });
@@ -400,10 +395,8 @@ async function galleryRows(ctx: RequestContext, storeItemId: number): Promise<Ga
 async function galleryOf(ctx: RequestContext, storeItemId: number): Promise<StorePreImageResult[]> {
   const rows = await galleryRows(ctx, storeItemId);
   if (!rows.length) return [];
-  const images = await ctx.em.getConnection().execute<{ id: number; file_id: number; caption: string | null; short_description: string | null }[]>(
-    'SELECT id, file_id, caption, short_description FROM image WHERE tenant_id = ? AND id = ANY(?::int[])',
-    [ctx.tenantId, intArray(rows.map((row) => idOf(row.image)))],
-  );
+  const images = await tenantSql(ctx).all<{ id: number; file_id: number; caption: string | null; short_description: string | null }>(
+    `SELECT id, file_id, caption, short_description FROM image WHERE ${tenantIs()} AND id = ANY(?::int[])`, [intArray(rows.map((row) => idOf(row.image)))]);
   const byId = new Map(images.map((image) => [image.id, image]));
   return rows.flatMap((row, index) => {
     const image = byId.get(idOf(row.image));
@@ -480,12 +473,10 @@ export async function orderStorePreImages(ctx: RequestContext, storeItemId: numb
     const named = entries.map((entry, index) => ({ id: entry.ImageId, order: entry.GalleryOrder ?? index + 1, index }))
       .sort((a, b) => a.order - b.order || a.index - b.index).map((entry) => entry.id);
     const ordered = [...new Set(named), ...rows.map((row) => idOf(row.image)).filter((id) => !named.includes(id))];
-    await ctx.em.execute(
+    await tenantSql(ctx).all(
       `UPDATE store_item_image g SET gallery_order = v.position, updated_at = now()
          FROM unnest(?::int[]) WITH ORDINALITY AS v(image_id, position)
-        WHERE g.image_id = v.image_id AND g.store_item_id = ? AND g.tenant_id = ?`,
-      [intArray(ordered), storeItemId, ctx.tenantId],
-    );
+        WHERE g.image_id = v.image_id AND g.store_item_id = ? AND ${tenantIs('g')}`, [intArray(ordered), storeItemId]);
   });
   return true;
 }
@@ -496,15 +487,13 @@ export async function orderStorePreImages(ctx: RequestContext, storeItemId: numb
 /** GET /api/store/inventory/{storeitemid}/storeitempurchasehistory: the latest 1000 purchases, newest first. */
 export async function storeItemPurchaseHistory(ctx: RequestContext, storeItemId: number): Promise<StoreItemPurchaseHistory> {
   await readOr404(ctx, StoreItem, ['id'], storeItemId, NOUN);
-  const rows = await ctx.em.getConnection().execute<{
+  const rows = await tenantSql(ctx).all<{
     order_id: number; purchase_date: string; contact_id: number; contact_name: string | null; sub_name: string | null;
     quantity: number; backordered: number; unit_price: string; amount: string; status: string;
-  }[]>(
+  }>(
     `SELECT l.order_id, to_char(o.purchase_date AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS purchase_date, o.contact_id, o.contact_name, s.name AS sub_name, l.quantity, l.backordered, l.unit_price, l.amount, o.status
        FROM store_order_line l JOIN store_order o ON o.id = l.order_id LEFT JOIN store_sub_item s ON s.id = l.sub_item_id
-      WHERE l.tenant_id = ? AND l.store_item_id = ? ORDER BY o.purchase_date DESC, l.id DESC LIMIT 1000`,
-    [ctx.tenantId, storeItemId],
-  );
+      WHERE ${tenantIs('l')} AND l.store_item_id = ? ORDER BY o.purchase_date DESC, l.id DESC LIMIT 1000`, [storeItemId]);
   return {
     StoreItemId: storeItemId,
     Items: rows.map((row) => ({
@@ -548,7 +537,7 @@ export async function saveStoreItemInventory(ctx: RequestContext, input: StoreIt
       table = 'store_sub_item';
       rowId = input.StoreSubItemId;
     }
-    await ctx.em.execute(`UPDATE ${table} SET remaining = coalesce(remaining, 0) + ?, updated_at = now() WHERE id = ? AND tenant_id = ?`, [input.Quantity, rowId, ctx.tenantId]);
+    await tenantSql(ctx).all(`UPDATE ${table} SET remaining = coalesce(remaining, 0) + ?, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [input.Quantity, rowId]);
     const receipt = ctx.em.create(StoreItemInventory, {
       tenant: ctx.tenantId, storeItem: item.id, subItem: item.trackingMethod === 2 ? rowId : null, purchaseDate, purchasePrice, quantity: input.Quantity,
     });

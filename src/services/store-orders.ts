@@ -24,6 +24,7 @@ import { IMAGE_PURPOSE } from './images.js';
 import { demoPng, imageFacts } from './image-processing.js';
 import { createInvoice, voidInvoice } from './invoices.js';
 import { contactName, STORE_DOWNLOAD_PURPOSE, storeSettingsRow } from './store-items.js';
+import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
 /*
  * Checkout, orders and bought downloads. Decisions where the documents are silent:
@@ -231,15 +232,13 @@ async function reserve(
   const table = item.trackingMethod === 2 ? 'store_sub_item' : 'store_item';
   const rowId = item.trackingMethod === 2 ? subItemId : item.id;
   if (rowId === null) throw BadInput.field(`${field}.StoreSubItemId`, 'is required: the item is counted per sub-item');
-  const rows = await ctx.em.execute<{ before: number }[]>(
-    `WITH old AS (SELECT id, remaining FROM ${table} WHERE id = ? AND tenant_id = ? AND remaining IS NOT NULL FOR UPDATE)
+  const rows = await tenantSql(ctx).all<{ before: number }>(
+    `WITH old AS (SELECT id, remaining FROM ${table} WHERE id = ? AND ${tenantIs()} AND remaining IS NOT NULL FOR UPDATE)
      UPDATE ${table} t SET remaining = greatest(old.remaining - ?, 0), updated_at = now()
        FROM old WHERE t.id = old.id AND (old.remaining >= ? OR ?::boolean)
-     RETURNING old.remaining AS before`,
-    [rowId, ctx.tenantId, quantity, quantity, item.allowBackorder],
-  );
+     RETURNING old.remaining AS before`, [rowId, quantity, quantity, item.allowBackorder]);
   if (rows.length === 0) {
-    const [left] = await ctx.em.execute<{ remaining: number | null }[]>(`SELECT remaining FROM ${table} WHERE id = ? AND tenant_id = ?`, [rowId, ctx.tenantId]);
+    const [left] = await tenantSql(ctx).all<{ remaining: number | null }>(`SELECT remaining FROM ${table} WHERE id = ? AND ${tenantIs()}`, [rowId]);
     if (left && left.remaining === null) return 0; // counting starts with the first receipt
     throw new Conflict(`Only ${left?.remaining ?? 0} of ${item.name} left.`, [{ field: `${field}.Quantity`, message: `only ${left?.remaining ?? 0} left` }]);
   }
@@ -360,7 +359,7 @@ async function releaseStock(ctx: RequestContext, lines: LineRow[]): Promise<void
     if (!item || item.trackingMethod === 0) continue;
     const [table, rowId] = item.trackingMethod === 2 ? ['store_sub_item', line.subItem ? idOf(line.subItem) : null] : ['store_item', idOf(line.storeItem)];
     if (rowId === null) continue;
-    await ctx.em.execute(`UPDATE ${table} SET remaining = remaining + ?, updated_at = now() WHERE id = ? AND tenant_id = ? AND remaining IS NOT NULL`, [units, rowId, ctx.tenantId]);
+    await tenantSql(ctx).all(`UPDATE ${table} SET remaining = remaining + ?, updated_at = now() WHERE id = ? AND ${tenantIs()} AND remaining IS NOT NULL`, [units, rowId]);
   }
 }
 

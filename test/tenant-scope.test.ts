@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { RLS_EXCLUDED_TABLES } from '../src/core/audit.js';
+import { confineToTenant } from '../src/core/context.js';
+import { acrossTenants, tenantSql } from '../src/core/tenant-sql.js';
+import { Login } from '../src/entities/index.js';
+import { openOrm } from '../src/db/orm.js';
+import { authenticate } from '../src/services/identity.js';
+import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+
+/**
+ * The tenant scope's second layer: row-level security under the service's role. The test server
+ * runs as the embedded cluster's superuser, which PostgreSQL never holds to a policy; so these
+ * tests open the application's own ORM (same configuration, same connection class) as a login
+ * that is a member of `membership_app`, as a deployment serves (OPERATIONS.md, "Tenant row-level security").
+ */
+let server: TestServer;
+let acme: TestTenant;
+let other: TestTenant;
+let app: MikroORM;
+let appLogin: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  acme = await createTestTenant(server, 'acme');
+  other = await createTestTenant(server, 'other');
+  appLogin = `test_app_${randomBytes(4).toString('hex')}`;
+  await server.orm.em.getConnection().execute(`create role ${appLogin} login password 'app-password' in role membership_app`);
+  const url = new URL(server.databaseUrl);
+  url.username = appLogin;
+  url.password = 'app-password';
+  app = await openOrm({ url: url.toString(), poolMax: 1 });
+});
+afterAll(async () => {
+  await app?.close();
+  await server.close();
+  // Roles belong to the cluster, not to the test's database.
+  const admin = new pg.Client({ connectionString: process.env.TEST_ADMIN_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`drop role if exists ${appLogin}`);
+  await admin.end();
+});
+
+/** A fork of the application's ORM confined to `tenant`, as a request's EntityManager is. */
+function scopedTo(tenant: TestTenant) {
+  const em = app.em.fork({ clear: true, useContext: false });
+  confineToTenant(em, tenant.id);
+  return em;
+}
+
+/** The statement every test sends: no tenant condition, deliberately. */
+const UNSCOPED = 'select tenant_id from login';
+
+const tenantsIn = (rows: { tenant_id: number }[]) => [...new Set(rows.map((row) => row.tenant_id))].sort();
+
+describe('row-level security on every tenant table', () => {
+  it('binds every table with a tenant_id (both tenants have logins, so an empty answer below means a policy, not no data)', async () => {
+    const tables = await server.orm.em.getConnection().execute<{ relname: string; relrowsecurity: boolean; relforcerowsecurity: boolean; policies: number }[]>(
+      `select c.relname, c.relrowsecurity, c.relforcerowsecurity, (select count(*)::int from pg_policy p where p.polrelid = c.oid and p.polname = 'tenant_scope') as policies
+       from pg_class c join pg_attribute a on a.attrelid = c.oid and a.attname = 'tenant_id' and not a.attisdropped
+       where c.relnamespace = current_schema()::regnamespace and c.relkind = 'r' order by c.relname`);
+    expect(tables.length).toBeGreaterThan(30);
+    const unbound = tables.filter((table) => !(table.relrowsecurity && table.relforcerowsecurity && table.policies === 1)).map((table) => table.relname);
+    expect(unbound.sort()).toEqual([...RLS_EXCLUDED_TABLES].sort());
+    const owner = await server.orm.em.getConnection().execute<{ tenant_id: number }[]>(UNSCOPED);
+    expect(tenantsIn(owner)).toEqual([acme.id, other.id].sort());
+  });
+
+  it('shows a statement without a tenant condition only the scoped tenant’s rows, outside and inside transactions', async () => {
+    const em = scopedTo(acme);
+    expect(tenantsIn(await em.execute(UNSCOPED, [], 'all', em.getLoggerContext()))).toEqual([acme.id]);
+    expect(tenantsIn(await tenantSql({ em, tenantId: acme.id }).all(UNSCOPED))).toEqual([acme.id]);
+    // An ORM query with the tenant filter turned off: the policy still holds.
+    const logins = await em.find(Login, {}, { filters: false });
+    expect(logins.length).toBeGreaterThan(0);
+    expect([...new Set(logins.map((login) => login.tenant.id))]).toEqual([acme.id]);
+    await em.transactional(async (tx) => {
+      expect(tenantsIn(await tx.execute(UNSCOPED, [], 'all'))).toEqual([acme.id]);
+    });
+    const forOther = scopedTo(other);
+    expect(tenantsIn(await forOther.execute(UNSCOPED, [], 'all', forOther.getLoggerContext()))).toEqual([other.id]);
+  });
+
+  it('shows no tenant’s rows without a scope, and every tenant’s on the named cross-tenant path', async () => {
+    const unscoped = app.em.fork({ clear: true, useContext: false });
+    expect(await unscoped.execute(UNSCOPED)).toEqual([]);
+    const across = acrossTenants(unscoped);
+    expect(tenantsIn(await across.execute(UNSCOPED, [], 'all', across.getLoggerContext()))).toEqual([acme.id, other.id].sort());
+  });
+
+  it('finds a credential before the tenant is known: the lookup is on the named cross-tenant path', async () => {
+    const unscoped = app.em.fork({ clear: true, useContext: false });
+    expect(await unscoped.execute('select id from credential')).toEqual([]);
+    expect((await authenticate(unscoped, `Bearer ${acme.staffToken}`))?.tenantId).toBe(acme.id);
+    expect((await authenticate(unscoped, `Bearer ${other.memberToken}`))?.tenantId).toBe(other.id);
+  });
+
+  it('refuses a row written for another tenant, and changes none of its rows', async () => {
+    const em = scopedTo(acme);
+    const sql = tenantSql({ em, tenantId: acme.id });
+    const across = acrossTenants(app.em);
+    const [otherLogin] = await across.execute<{ id: number }[]>('select id from login where tenant_id = ? limit 1', [other.id], 'all', across.getLoggerContext());
+    expect(otherLogin).toBeDefined();
+    expect((await sql.run(`update login set updated_at = now() where id = ${otherLogin.id}`)).affectedRows).toBe(0);
+    await expect(sql.run(`insert into vendor (tenant_id, name, name_key) values (${other.id}, 'Elsewhere', 'elsewhere')`))
+      .rejects.toMatchObject({ code: '42501' });
+  });
+
+  it('keeps no tenant on a pooled connection: the next statement, even after a failed one, sees none', async () => {
+    // The pool holds one connection, so every statement below runs on the same one.
+    const em = scopedTo(acme);
+    const setting = async () => (await app.em.getConnection().execute<{ tenant: string | null }[]>(
+      "select current_setting('app.tenant_id', true) as tenant"))[0].tenant;
+    await em.execute(UNSCOPED, [], 'all', em.getLoggerContext());
+    expect(await setting()).toBe('');
+    await expect(em.execute('select 1 / 0 from login', [], 'all', em.getLoggerContext())).rejects.toThrow(/division by zero/);
+    expect(await setting()).toBe('');
+    expect(await app.em.fork().execute(UNSCOPED)).toEqual([]);
+  });
+});
