@@ -1,3 +1,4 @@
+import { Transform } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import {
@@ -383,6 +384,21 @@ export function closeUnreadBody(request: FastifyRequest, reply: FastifyReply): v
   if (length > 0 || request.headers['transfer-encoding']) reply.header('connection', 'close');
 }
 
+function bodyTooLarge(): ApiError {
+  return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+}
+
+/** Passes a body through until more than `limit` bytes have come, then fails it with a 413. */
+function byteLimit(limit: number): Transform {
+  let received = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      callback(received > limit ? bodyTooLarge() : null, chunk);
+    },
+  });
+}
+
 /** Registers the gateway: every /api/* request not served by a fixed route goes through it. */
 export async function restGateway(app: FastifyInstance, options: GatewayOptions): Promise<void> {
   const routes = indexRoutes(options.routes);
@@ -408,6 +424,17 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
       closeUnreadBody(request, reply);
       throw error;
     }
+  });
+
+  // A row's own smaller limit: refused on its Content-Length before a byte is read, else counted as it arrives.
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const limit = settled.get(request)?.route.row.bodyLimit;
+    if (limit === undefined) return payload;
+    if (Number(request.headers['content-length']) > limit) {
+      closeUnreadBody(request, reply);
+      throw bodyTooLarge();
+    }
+    return payload.pipe(byteLimit(limit));
   });
 
   app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', bodyLimit: options.bodyLimit, handler: async (request: FastifyRequest, reply: FastifyReply) => {
