@@ -209,7 +209,21 @@ describe('running reports', () => {
 
   const RUN = 'mutation($i: ReportRunInput!) { runReport(input: $i) { ReportRunId ReportId ContactId State Progress } }';
   const STATUS = 'query($id: Int!) { reportRun(reportRunId: $id) { ReportRunId State Progress RowsTotal RowsWritten RowsSkipped FileId Error FinishedAt } }';
-  const CSV = 'query($id: Int!) { reportRunCsv(reportRunId: $id) { FileName MediaType Content } }';
+  const CSV = 'query($id: Int!) { reportRunCsv(reportRunId: $id) { FileName MediaType Size Url } }';
+
+  /** The CSV of a run: reportRunCsv says where, the download route streams it. */
+  async function download(runId: number, token = acme.staffToken): Promise<string> {
+    const where = await call(token, CSV, { id: runId });
+    expect(where.body.errors).toBeUndefined();
+    const { Url, Size, MediaType } = where.body.data.reportRunCsv;
+    expect(Url).toBe(`/api/reporting/runs/${runId}/csv`);
+    const response = await rest(server, 'GET', Url as string, { token });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe(MediaType);
+    expect(Number(response.headers.get('content-length'))).toBe(Size);
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="[^"]+\.csv"/);
+    return response.text;
+  }
 
   async function completed(runId: number): Promise<{ State: string; Progress: number; RowsTotal: number; RowsWritten: number; FileId: number }> {
     for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
@@ -229,7 +243,7 @@ describe('running reports', () => {
     expect({ State: finished.State, Error: (finished as { Error?: string | null }).Error }).toEqual({ State: 'completed', Error: null });
     const csv = await call(acme.staffToken, CSV, { id: runId });
     expect(csv.body.data.reportRunCsv.MediaType).toBe('text/csv; charset=utf-8');
-    return { runId, csv: csv.body.data.reportRunCsv.Content as string };
+    return { runId, csv: await download(runId) };
   }
 
   it('produces the membership roster as CSV through a job, with progress', async () => {
@@ -318,7 +332,8 @@ describe('running reports', () => {
     expect((await completed(runId)).State).toBe('completed');
     expect((await call(colleagueToken, STATUS, { id: runId })).status).toBe(404);
     expect((await call(colleagueToken, CSV, { id: runId })).status).toBe(404);
-    expect((await call(acme.staffToken, CSV, { id: runId })).body.data.reportRunCsv.Content).toContain('Ada Lovelace');
+    expect((await rest(server, 'GET', `/api/reporting/runs/${runId}/csv`, { token: colleagueToken })).status).toBe(404);
+    expect(await download(runId)).toContain('Ada Lovelace');
   });
 
   it('answers 409 for the CSV of a run not completed, and a job that runs again changes nothing', async () => {
@@ -331,9 +346,10 @@ describe('running reports', () => {
     // A run cut off while running (a restart) is produced again by its retried job.
     await db.execute("UPDATE report_run SET state = 'running', file_id = NULL, progress = 40 WHERE id = ?", [runId]);
     expect((await call(acme.staffToken, CSV, { id: runId })).status).toBe(409);
+    expect((await rest(server, 'GET', `/api/reporting/runs/${runId}/csv`, { token: acme.staffToken })).status).toBe(409);
     await runReportJob(server.orm, { runId, tenantId: acme.id }, { id: 'retry', retryCount: 1, retryLimit: 3 });
     expect((await completed(runId)).State).toBe('completed');
-    expect((await call(acme.staffToken, CSV, { id: runId })).body.data.reportRunCsv.Content).toContain('Acme Corp');
+    expect(await download(runId)).toContain('Acme Corp');
   });
 
   it('queues a run stored while no worker ran once a worker starts', async () => {

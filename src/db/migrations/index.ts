@@ -24,6 +24,7 @@ import { MembershipHistoryIndex } from './0021-membership-history-index.js';
 import { AuditTrail } from './0022-audit-trail.js';
 import { ListIndexes } from './0024-list-indexes.js';
 import { CredentialNotifications } from './0025-credential-notifications.js';
+import { FileContentChunks } from './0028-file-content-chunks.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -51,4 +52,5 @@ export const migrations: MigrationObject[] = [
   { name: '0022-audit-trail', class: AuditTrail },
   { name: '0024-list-indexes', class: ListIndexes },
   { name: '0025-credential-notifications', class: CredentialNotifications },
+  { name: '0028-file-content-chunks', class: FileContentChunks },
 ];
