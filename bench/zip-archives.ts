@@ -12,6 +12,16 @@ export interface Entry {
   inflatedSize: number;
 }
 
+/** A ZIP record of `length` bytes: each field is [offset, value, 2 or 4 bytes], little-endian. */
+function record(length: number, fields: [number, number, 2 | 4][]): Buffer {
+  const bytes = Buffer.alloc(length);
+  for (const [offset, value, size] of fields) {
+    if (size === 2) bytes.writeUInt16LE(value, offset);
+    else bytes.writeUInt32LE(value, offset);
+  }
+  return bytes;
+}
+
 /** A ZIP of deflated entries; `declare` may make the central directory claim other inflated sizes than the entries have. */
 export function zipOf(entries: Entry[], declare: (entry: Entry) => number = (entry) => entry.inflatedSize): Buffer {
   const locals: Buffer[] = [];
@@ -19,35 +29,17 @@ export function zipOf(entries: Entry[], declare: (entry: Entry) => number = (ent
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(entry.crc, 14);
-    local.writeUInt32LE(entry.compressed.length, 18);
-    local.writeUInt32LE(declare(entry), 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(entry.crc, 16);
-    central.writeUInt32LE(entry.compressed.length, 20);
-    central.writeUInt32LE(declare(entry), 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
+    // Version 2.0, method 8 (deflate), CRC-32, compressed size, declared inflated size, name length.
+    const local = record(30, [[0, 0x04034b50, 4], [4, 20, 2], [8, 8, 2], [14, entry.crc, 4], [18, entry.compressed.length, 4], [22, declare(entry), 4], [26, name.length, 2]]);
+    const central = record(46, [
+      [0, 0x02014b50, 4], [4, 20, 2], [6, 20, 2], [10, 8, 2], [16, entry.crc, 4], [20, entry.compressed.length, 4], [24, declare(entry), 4], [28, name.length, 2], [42, offset, 4],
+    ]);
     locals.push(local, name, entry.compressed);
     directory.push(central, name);
     offset += local.length + name.length + entry.compressed.length;
   }
   const directorySize = directory.reduce((sum, part) => sum + part.length, 0);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directorySize, 12);
-  end.writeUInt32LE(offset, 16);
+  const end = record(22, [[0, 0x06054b50, 4], [8, entries.length, 2], [10, entries.length, 2], [12, directorySize, 4], [16, offset, 4]]);
   return Buffer.concat([...locals, ...directory, end]);
 }
 
