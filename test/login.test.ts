@@ -181,6 +181,27 @@ describe('magic-link sign-in', () => {
     expect(response.body.errors[0].field).toBe(field);
   });
 
+  it('answers 413 to 64 concurrent sign-ins of 250 KB bodies, whether their length is declared or not, and still serves ten addresses', async () => {
+    const large = JSON.stringify(['storm@nowhere.example', 'x'.repeat(250 * 1024)]);
+    const declared = Array.from({ length: 64 }, () => rest(server, 'POST', '/api/login/requestmagiclink', { body: large }));
+    // Sent in chunks without a Content-Length: refused once the limit's bytes have arrived.
+    const chunked = Array.from({ length: 8 }, () => fetch(`${server.baseUrl}/api/login/magiclink/redeem`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, duplex: 'half',
+      body: new ReadableStream({ start(controller) { for (let part = 0; part < 25; part++) controller.enqueue(Buffer.from(`${'y'.repeat(10 * 1024)}`)); controller.close(); } }),
+    } as RequestInit).catch((error: unknown) => error));
+    for (const response of await Promise.all(declared)) {
+      expect(response.status).toBe(413);
+      expect(response.headers.get('content-type')).toContain('application/problem+json');
+      expect(response.body.status).toBe(413);
+    }
+    // The server answers before the client has sent everything, so a client may see its upload cut off instead; none is read as a body.
+    const answered = (await Promise.all(chunked)).filter((response): response is Response => response instanceof Response);
+    expect(answered.length).toBeGreaterThan(0);
+    for (const response of answered) expect(response.status).toBe(413);
+    const tenAddresses = Array.from({ length: 10 }, (_, index) => `${'a'.repeat(200)}${index}@nowhere.example`);
+    expect((await rest(server, 'POST', '/api/login/requestmagiclink', { body: tenAddresses })).status).toBe(200);
+  });
+
   it('rejects an unknown type (400 naming type)', async () => {
     const response = await rest(server, 'POST', '/api/login/requestmagiclink?type=admin', { body: ['a@b.example'] });
     expect(response.status).toBe(400);

@@ -1,5 +1,5 @@
 import { defineArea } from '../core/area.js';
-import { FileContent, StoredFile } from '../entities/file.js';
+import { FileContent, FileContentChunk, StoredFile } from '../entities/file.js';
 import { StoredImage } from '../entities/image.js';
 import { imageAreaRoutes } from '../http/images.js';
 import { ImageResolver } from '../resolvers/images.js';
@@ -10,7 +10,7 @@ import { seedImages } from '../services/images.js';
 /** The file service every area stores bytes in, and the images built on it. */
 export const imagesArea = defineArea({
   name: 'images',
-  entities: [FileContent, StoredFile, StoredImage],
+  entities: [FileContent, FileContentChunk, StoredFile, StoredImage],
   resolvers: [ImageResolver],
   routes: imageRoutes,
   rawRoutes: [imageAreaRoutes],

@@ -1,5 +1,6 @@
 import { defineArea } from '../core/area.js';
 import { Report, ReportFavorite, ReportRun } from '../entities/report.js';
+import { reportingAreaRoutes } from '../http/reporting.js';
 import { ReportingResolver } from '../resolvers/reporting.js';
 import { reportingRoutes } from '../rest/reporting.js';
 import { reportRunJobs } from '../services/report-runs.js';
@@ -11,6 +12,7 @@ export const reportingArea = defineArea({
   entities: [Report, ReportFavorite, ReportRun],
   resolvers: [ReportingResolver],
   routes: reportingRoutes,
+  rawRoutes: [reportingAreaRoutes],
   jobs: reportRunJobs(),
   demo: seedReports,
 });

@@ -119,6 +119,19 @@ export const configSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Largest file one upload may carry (bytes); larger is a 413. */
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  /**
+   * Archives the service opens (DOCX templates, at upload and before each generation) are
+   * refused (413) with more entries than ZIP_MAX_ENTRIES, more inflated bytes in all than
+   * ZIP_MAX_INFLATED_BYTES, or an entry of over 1 MiB compressed more than
+   * ZIP_MAX_COMPRESSION_RATIO to 1 — read from the archive's directory before inflating, then
+   * counted while inflating (core/zip-archive.ts). A Word document is rarely over 200 entries
+   * or 20 MB inflated; text compresses 5–20 to 1, a ZIP bomb about 1000 to 1.
+   */
+  ZIP_MAX_ENTRIES: z.coerce.number().int().min(10).max(100_000).default(1000),
+  /** See ZIP_MAX_ENTRIES: the most bytes an archive may inflate to in all. */
+  ZIP_MAX_INFLATED_BYTES: z.coerce.number().int().min(1024 * 1024).max(1024 * 1024 * 1024).default(32 * 1024 * 1024),
+  /** See ZIP_MAX_ENTRIES: the highest compression ratio of an entry over 1 MiB inflated. */
+  ZIP_MAX_COMPRESSION_RATIO: z.coerce.number().int().min(10).max(10_000).default(100),
   /** Where file bytes live: `database` (PostgreSQL, the default) or `s3` (an S3-compatible object store). */
   FILE_STORAGE: z.enum(['database', 's3']).default('database'),
   /** Bucket for file contents; required when FILE_STORAGE is `s3`. */

@@ -27,8 +27,12 @@ export interface JobDefinition {
    * defined earlier in the list than the queue that names it.
    */
   queue?: Pick<Queue, 'retryLimit' | 'retryDelay' | 'retryBackoff' | 'retryDelayMax' | 'expireInSeconds' | 'deadLetter'>;
-  /** Worker settings: jobs fetched at once (each still settled on its own; default 1) and the idle poll interval. */
-  work?: { batchSize?: number; pollingIntervalSeconds?: number };
+  /**
+   * Worker settings: jobs fetched at once (each still settled on its own; default 1), the idle
+   * poll interval, and how many batches one instance works on at once (default 1; each holds a
+   * database connection while it runs).
+   */
+  work?: { batchSize?: number; pollingIntervalSeconds?: number; concurrency?: number };
   handle(orm: MikroORM, data: unknown, job: JobRun): Promise<void>;
   /**
    * Work the worker instances repeat every `everyMs` besides handling jobs — e.g. moving stored
@@ -119,6 +123,7 @@ export async function startJobs(options: {
         perJobResults: true,
         batchSize,
         burstWhenBatchFull: batchSize > 1,
+        localConcurrency: job.work?.concurrency ?? 1,
         ...(job.work?.pollingIntervalSeconds ? { pollingIntervalSeconds: job.work.pollingIntervalSeconds } : {}),
       }, async (batch) => {
         const results: JobResult[] = [];

@@ -1,9 +1,9 @@
-import { Entity, Index, ManyToOne, Property, Unique } from '@mikro-orm/decorators/legacy';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique } from '@mikro-orm/decorators/legacy';
 import { TenantOwned } from './base.js';
 import { Login } from './login.js';
 
-/** Where the bytes of a file content live. */
-export type FileStorageKind = 'database' | 's3';
+/** Where the bytes of a file content live: its row, an S3 object, or its `file_content_chunk` rows (contents written as a stream). */
+export type FileStorageKind = 'database' | 's3' | 'chunks';
 
 /**
  * The bytes of one distinct content of a tenant (one row per SHA-256 per tenant, however many
@@ -29,6 +29,22 @@ export class FileContent extends TenantOwned {
   /** The object key (S3 store only); unique per content row, so a re-upload never reuses a key being deleted. */
   @Property({ length: 400, nullable: true })
   storageKey: string | null = null;
+}
+
+/**
+ * One piece of a content written as a stream (report results): pieces are written and read one
+ * at a time, in `seq` order, so neither writing nor serving the content holds it whole.
+ */
+@Entity({ tableName: 'file_content_chunk' })
+export class FileContentChunk {
+  @ManyToOne(() => FileContent, { primary: true, deleteRule: 'cascade' })
+  content!: FileContent;
+
+  @PrimaryKey({ type: 'integer', autoincrement: false })
+  seq!: number;
+
+  @Property({ type: 'blob', lazy: true })
+  bytes!: Buffer;
 }
 
 /**

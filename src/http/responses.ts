@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { BadInput } from '../core/errors.js';
 
@@ -22,12 +23,15 @@ export function contentDisposition(kind: 'inline' | 'attachment', name: string):
   return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
 }
 
-/** A stored file as a download: its bytes with Content-Type, Content-Length and an attachment Content-Disposition. */
-export function sendAttachment(reply: FastifyReply, file: { mediaType: string; name: string }, bytes: Buffer, cacheControl: string) {
+/**
+ * A stored file as a download: its bytes (whole, or a stream of `file.size` bytes) with
+ * Content-Type, Content-Length and an attachment Content-Disposition.
+ */
+export function sendAttachment(reply: FastifyReply, file: { mediaType: string; name: string; size: number }, bytes: Buffer | Readable, cacheControl: string) {
   return reply
     .code(200)
     .header('content-type', file.mediaType)
-    .header('content-length', bytes.length)
+    .header('content-length', Buffer.isBuffer(bytes) ? bytes.length : file.size)
     .header('content-disposition', contentDisposition('attachment', file.name))
     .header('cache-control', cacheControl)
     .send(bytes);

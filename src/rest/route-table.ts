@@ -37,6 +37,12 @@ export interface RouteRow {
    * `Data: null`), with Status the HTTP status.
    */
   publicApiResponse?: true;
+  /**
+   * A smaller body limit (bytes) than API_BODY_LIMIT_BYTES for an operation whose documented body
+   * is small and whose callers need no credential (sign-in): a larger body is a 413 as soon as
+   * its Content-Length says so, or as soon as that many bytes have arrived.
+   */
+  bodyLimit?: number;
   /** Our own addition, not one of the documented operations (listed in the OpenAPI all the same). */
   extension?: true;
   summary?: string;

@@ -114,16 +114,17 @@ export class ReportRunStatus {
   @Field(() => Int) RowsWritten!: number;
   @Field(() => Int, { description: 'Rows that could not be written (skipped, not fatal).' }) RowsSkipped!: number;
   @Field(() => String, { nullable: true, description: 'Why a failed run failed.' }) Error!: string | null;
-  @Field(() => Int, { nullable: true, description: 'The CSV file, once completed (read it with reportRunCsv).' }) FileId!: number | null;
+  @Field(() => Int, { nullable: true, description: 'The CSV file, once completed (reportRunCsv says where to download it).' }) FileId!: number | null;
   @Field(() => String, { description: 'ISO 8601 date-time.' }) CreatedAt!: string;
   @Field(() => String, { nullable: true }) FinishedAt!: string | null;
 }
 
-@ObjectType({ description: 'GraphQL-only: the CSV a completed report run produced.' })
+@ObjectType({ description: 'GraphQL-only: the CSV a completed report run produced, to download from Url (its size has no limit, so GraphQL does not carry it).' })
 export class ReportRunCsv {
   @Field(() => String) FileName!: string;
   @Field(() => String, { description: 'text/csv; charset=utf-8' }) MediaType!: string;
-  @Field(() => String, { description: 'The CSV text (RFC 4180, header row first).' }) Content!: string;
+  @Field(() => Int, { description: 'Bytes of the CSV.' }) Size!: number;
+  @Field(() => String, { description: 'GET it with the same credential: the CSV text (RFC 4180, header row first), streamed.' }) Url!: string;
 }
 
 @InputType('ReportRunInput', { description: 'GraphQL-only: which report to run, and for which contact (required for a report about one contact).' })

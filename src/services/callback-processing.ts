@@ -26,6 +26,9 @@ export interface CallbackJobSettings {
   dispatchEveryMs: number;
 }
 
+/** Batches of callbacks one worker instance processes at once (each holds one ORM connection of DATABASE_POOL_MAX while it runs). */
+const CALLBACK_WORKERS = 4;
+
 export const DEFAULT_CALLBACK_JOB_SETTINGS: CallbackJobSettings = { retryLimit: 5, retryDelaySeconds: 5, pollingIntervalSeconds: 2, dispatchEveryMs: 250 };
 
 /**
@@ -54,7 +57,10 @@ export function callbackJobs(settings: Partial<CallbackJobSettings> = {}): JobDe
         expireInSeconds: 30,
         deadLetter: CALLBACK_DEAD_LETTER_QUEUE,
       },
-      work: { batchSize: 20, pollingIntervalSeconds },
+      // One callback is one transaction of about six round trips, so one worker processes a few
+      // hundred a second at best (tens on a busy host: the soak left thousands queued), while
+      // ingestion accepts thousands: four batches at once drain a burst four times faster.
+      work: { batchSize: 20, pollingIntervalSeconds, concurrency: CALLBACK_WORKERS },
       // Stored callbacks get their jobs here, in batches, not on the acknowledgement path.
       pump: { everyMs: dispatchEveryMs, run: (client, boss) => queueCallbacks(client, boss, 'received', null) },
       handle: (orm, data, run) => processCallbackJob(orm, receiptOf(data), run),

@@ -2,6 +2,7 @@ import { ReferenceKind, type EntityClass, type EntityProperty } from '@mikro-orm
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BadInput } from '../core/errors.js';
 import { loadDocx } from '../core/format-libraries.js';
+import { checkZipArchive, type ZipLimits } from '../core/zip-archive.js';
 import { Contact } from '../entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../entities/membership.js';
 import { Tenant } from '../entities/tenant.js';
@@ -130,8 +131,13 @@ function format(value: unknown, type: string): string {
   return JSON.stringify(value) ?? '';
 }
 
-/** The DOCX a template makes with `values` merged in; a template that is not a valid DOCX template is a 400. */
-export async function renderDocx(template: Buffer, values: Record<string, string>): Promise<Buffer> {
+/**
+ * The DOCX a template makes with `values` merged in; a template that is not a valid DOCX template
+ * is a 400, one over `limits` a 413 (checked again here: the limits may have been lowered since
+ * the upload, and a template stored before they existed was never checked).
+ */
+export async function renderDocx(template: Buffer, values: Record<string, string>, limits: ZipLimits): Promise<Buffer> {
+  await checkZipArchive(template, limits, 'DocumentGenerationTemplateId');
   const { Docxtemplater, PizZip } = await loadDocx();
   try {
     const document = new Docxtemplater(new PizZip(template), { paragraphLoop: true, linebreaks: true, nullGetter: () => '', errorLogging: false });
@@ -150,7 +156,7 @@ function templateProblem(error: unknown): string {
   return text.slice(0, 500);
 }
 
-/** Whether `bytes` open as a Word document (a ZIP holding word/document.xml). */
+/** Whether `bytes` open as a Word document (a ZIP holding word/document.xml); call checkZipArchive first. */
 export async function isWordDocument(bytes: Buffer): Promise<boolean> {
   const { PizZip } = await loadDocx();
   try {

@@ -5,6 +5,7 @@ import { ApiError, BadInput, NotFound } from '../core/errors.js';
 import { fileTypeFromBuffer } from '../core/format-libraries.js';
 import { idOf } from '../core/lean-read.js';
 import { listQuery, defineList } from '../core/list-query.js';
+import { checkZipArchive, zipLimits } from '../core/zip-archive.js';
 import { deleteRecordReturning, readOr404, saveRecord } from '../core/records.js';
 import { DocumentGenerationTemplate } from '../entities/document-template.js';
 import { StoredFile } from '../entities/file.js';
@@ -130,10 +131,10 @@ export async function uploadTemplateFile(ctx: RequestContext, fileName: string, 
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0 || text.length === 0) throw BadInput.field('contentBase64', 'must be base64');
   const bytes = Buffer.from(text, 'base64');
   if (bytes.length > ctx.app.config.UPLOAD_MAX_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${ctx.app.config.UPLOAD_MAX_BYTES} bytes.`);
+  if (!isZip(bytes)) throw notWordDocument();
+  await checkZipArchive(bytes, zipLimits(ctx.app.config), 'contentBase64');
   const detected = await fileTypeFromBuffer(bytes);
-  if (detected?.mime !== DOCX_MEDIA_TYPE || !(await isWordDocument(bytes))) {
-    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'A document template must be a Word (DOCX) file.');
-  }
+  if (detected?.mime !== DOCX_MEDIA_TYPE || !(await isWordDocument(bytes))) throw notWordDocument();
   const file = await storeFile(ctx, { name: docxName(fileName), mediaType: DOCX_MEDIA_TYPE, bytes, purpose: TEMPLATE_PURPOSE });
   return { FileId: String(file.id), Name: file.name, MediaType: file.mediaType, Size: file.size };
 }
@@ -146,7 +147,7 @@ export async function generateDocument(ctx: RequestContext, templateId: number, 
   const values = await mergeValues(ctx.em, type.record, recordId, ctx.tenantId);
   if (!values) throw new NotFound(`The ${type.record.toLowerCase()}`);
   const file = await findFile(ctx, idOf(template.file), [TEMPLATE_PURPOSE]);
-  const document = await renderDocx(await readFile(ctx, file), values);
+  const document = await renderDocx(await readFile(ctx, file), values, zipLimits(ctx.app.config));
   return { FileName: docxName(`${template.name}-${recordId}`), MediaType: DOCX_MEDIA_TYPE, ContentBase64: document.toString('base64') };
 }
 
@@ -169,6 +170,15 @@ export async function seedDocumentTemplates(em: EntityManager, tenant: Tenant, m
 function recordKey(text: string): number {
   if (!/^\d{1,9}$/.test(text.trim())) throw new NotFound(NOUN);
   return Number(text.trim());
+}
+
+/** Whether `bytes` start as a ZIP does (a DOCX is one): anything else is not opened as an archive at all. */
+function isZip(bytes: Buffer): boolean {
+  return bytes.length >= 4 && bytes.readUInt32LE(0) === 0x04034b50;
+}
+
+function notWordDocument(): ApiError {
+  return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'A document template must be a Word (DOCX) file.');
 }
 
 /** A safe file name ending in .docx. */

@@ -6,7 +6,7 @@ import { loadConfig } from '../core/config.js';
 import type { JobDefinition, JobRun } from '../core/jobs.js';
 import { confineToTenant } from '../core/context.js';
 import { ReportRun } from '../entities/report.js';
-import { storeTenantFile } from './files.js';
+import { StreamedFileWriter } from './files.js';
 import { REPORT_SOURCES, SYSTEM_REPORTS, type ReportScope, type ReportTypeId } from './report-sources.js';
 import { tenantIs, tenantSql } from '../core/tenant-sql.js';
 
@@ -14,9 +14,10 @@ import { tenantIs, tenantSql } from '../core/tenant-sql.js';
  * Report runs as background work. A request stores the run (`queued`) and answers at once; the
  * worker instances' pump gives queued runs their pg-boss jobs (in the same transaction as
  * marking them enqueued, so a run stored just before a crash is queued after the restart). A
- * job claims its run (`running`, attempt counted), reads the report's rows in batches, writes
- * the CSV (csv-stringify) and records progress after each batch, then stores the CSV through
- * the file service and completes the run in one transaction. A completed, failed or deleted run
+ * job claims its run (`running`, attempt counted), reads the report's rows in batches (keyset
+ * pages), writes each batch's CSV lines (csv-stringify) to the file service as they come
+ * (`StreamedFileWriter`, in one transaction that also completes the run) and records progress
+ * after each batch. A completed, failed or deleted run
  * is left alone, so a job that runs twice changes nothing; a job cut off mid-run (a restart) is
  * retried by pg-boss and starts the run over. A row that cannot be written is skipped and
  * counted (RowsSkipped), not fatal; a run that fails on its last attempt is marked failed.
@@ -114,33 +115,36 @@ async function produce(orm: MikroORM, data: ReportJobData, claimed: ClaimedRun, 
   const scope: ReportScope = { tenantId: data.tenantId, contactId: claimed.contact_id, ...system?.filter };
 
   const total = await source.count(em, scope);
-  const chunks = [stringify([source.columns])];
-  let written = 0;
-  let skipped = 0;
-  for (let afterId = 0; ;) {
-    const rows = await source.batch(em, scope, afterId, batchSize);
-    if (rows.length === 0) break;
-    for (const row of rows) {
-      try {
-        chunks.push(stringify([source.columns.map((column) => cell(row.values[column]))]));
-        written++;
-      } catch {
-        skipped++; // a row that cannot be written is counted, not fatal
-      }
-    }
-    afterId = rows[rows.length - 1].id;
-    const progress = total === 0 ? 100 : Math.min(99, Math.floor(((written + skipped) * 100) / total));
-    await em.getConnection().execute(
-      `UPDATE report_run SET progress = ?, rows_total = ?, rows_written = ?, rows_skipped = ?, updated_at = now() WHERE id = ? AND state = 'running'`,
-      [progress, total, written, skipped, data.runId]);
-  }
-
-  const bytes = Buffer.from(chunks.join(''), 'utf8');
   const name = `${report.name.replace(/[^\w .-]+/g, '_').trim().slice(0, 100) || 'report'}-${data.runId}.csv`;
-  await em.transactional(async (tx) => {
-    const file = await storeTenantFile(tx, { tenantId: data.tenantId, uploadedBy: claimed.requested_by_id, config: loadConfig() }, {
-      name, mediaType: 'text/csv', bytes, purpose: REPORT_RESULT_PURPOSE,
-    });
+  const owner = { tenantId: data.tenantId, uploadedBy: claimed.requested_by_id, config: loadConfig() };
+  // The CSV goes to storage piece by piece inside one transaction, which also completes the run:
+  // memory holds one batch of rows and one piece, whatever the row count, and a run cut off
+  // (a restart) leaves no pieces behind. Progress is written outside it, so it is seen meanwhile.
+  await em.fork().transactional(async (tx) => {
+    const csv = await StreamedFileWriter.open(tx, owner);
+    await csv.write(stringify([source.columns]));
+    let written = 0;
+    let skipped = 0;
+    for (let afterId = 0; ;) {
+      const rows = await source.batch(em, scope, afterId, batchSize);
+      if (rows.length === 0) break;
+      const lines: string[] = [];
+      for (const row of rows) {
+        try {
+          lines.push(stringify([source.columns.map((column) => cell(row.values[column]))]));
+          written++;
+        } catch {
+          skipped++; // a row that cannot be written is counted, not fatal
+        }
+      }
+      await csv.write(lines.join(''));
+      afterId = rows[rows.length - 1].id;
+      const progress = total === 0 ? 100 : Math.min(99, Math.floor(((written + skipped) * 100) / total));
+      await em.getConnection().execute(
+        `UPDATE report_run SET progress = ?, rows_total = ?, rows_written = ?, rows_skipped = ?, updated_at = now() WHERE id = ? AND state = 'running'`,
+        [progress, total, written, skipped, data.runId]);
+    }
+    const file = await csv.finish({ name, mediaType: 'text/csv', purpose: REPORT_RESULT_PURPOSE });
     const completed = await tx.nativeUpdate(ReportRun, { id: data.runId, tenant: data.tenantId, state: 'running' }, {
       state: 'completed', file: file.id, progress: 100, rowsTotal: total, rowsWritten: written, rowsSkipped: skipped, finishedAt: new Date(), updatedAt: new Date(),
     });

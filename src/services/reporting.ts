@@ -16,7 +16,7 @@ import type {
   ContactReportItem, ContactReports, ItemChoice, ReportAddInput, ReportAdvancedFilterInput, ReportCollection, ReportFavorites, ReportListCriteria,
   ReportRunCsv, ReportRunInput, ReportRunStatus,
 } from '../schema/reporting.js';
-import { findFile, readFile, releaseFiles, storeTenantFile } from './files.js';
+import { findFile, releaseFiles, storeTenantFile, type FileRecord } from './files.js';
 import { REPORT_RESULT_PURPOSE } from './report-runs.js';
 import { categoryOf, REPORT_CATEGORIES, REPORT_TYPES, SYSTEM_REPORTS } from './report-sources.js';
 import { tenantIs, tenantSql } from '../core/tenant-sql.js';
@@ -170,13 +170,23 @@ export async function reportRun(ctx: RequestContext, runId: number): Promise<Rep
   return toRunStatus(await readOr404(ctx, ReportRun, RUN_FIELDS, runId, 'The report run', { report: visibleTo(ctx) }));
 }
 
-/** The CSV of a completed run (GraphQL-only; 409 while it is not completed). */
+/** Where a run's CSV is downloaded (http/reporting.ts). */
+export const reportRunCsvPath = (runId: number) => `/api/reporting/runs/${runId}/csv`;
+
+/** Where the CSV of a completed run is (GraphQL-only; 409 while it is not completed). */
 export async function reportRunCsv(ctx: RequestContext, runId: number): Promise<ReportRunCsv> {
+  const file = await reportRunFile(ctx, runId);
+  return { FileName: file.name, MediaType: CSV_MEDIA_TYPE, Size: file.size, Url: reportRunCsvPath(runId) };
+}
+
+/** The CSV file of a completed run the caller can see (404 otherwise, 409 while it is not completed), for the download route. */
+export async function reportRunFile(ctx: RequestContext, runId: number): Promise<FileRecord> {
   const run = await readOr404(ctx, ReportRun, ['state', 'file'], runId, 'The report run', { report: visibleTo(ctx) });
   if (run.state !== 'completed' || run.file === null) throw new Conflict(`The report run is ${run.state}; its CSV is there once it is completed.`);
-  const file = await findFile(ctx, idOf(run.file), [REPORT_RESULT_PURPOSE]);
-  return { FileName: file.name, MediaType: 'text/csv; charset=utf-8', Content: (await readFile(ctx, file)).toString('utf8') };
+  return findFile(ctx, idOf(run.file), [REPORT_RESULT_PURPOSE]);
 }
+
+export const CSV_MEDIA_TYPE = 'text/csv; charset=utf-8';
 
 /** Demo reporting: the system reports, a shared and a private custom report, a favorite and a completed run with its CSV. */
 export async function seedReports(em: EntityManager, tenant: Tenant, marker: string): Promise<void> {

@@ -234,6 +234,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/reporting/runs/{reportrunid}/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The CSV of a completed report run (staff; 409 while it is not completed), streamed. */
+        get: operations["get__api_reporting_runs_reportrunid_csv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/documentgenerationtemplates/download/{documentgenerationtemplateid}/{fileid}": {
         parameters: {
             query?: never;
@@ -6912,20 +6929,25 @@ export interface components {
             Error?: string | null;
             /**
              * Format: int32
-             * @description The CSV file, once completed (read it with reportRunCsv).
+             * @description The CSV file, once completed (reportRunCsv says where to download it).
              */
             FileId?: number | null;
             /** @description ISO 8601 date-time. */
             CreatedAt: string;
             FinishedAt?: string | null;
         };
-        /** @description GraphQL-only: the CSV a completed report run produced. */
+        /** @description GraphQL-only: the CSV a completed report run produced, to download from Url (its size has no limit, so GraphQL does not carry it). */
         ReportRunCsv: {
             FileName: string;
             /** @description text/csv; charset=utf-8 */
             MediaType: string;
-            /** @description The CSV text (RFC 4180, header row first). */
-            Content: string;
+            /**
+             * Format: int32
+             * @description Bytes of the CSV.
+             */
+            Size: number;
+            /** @description GET it with the same credential: the CSV text (RFC 4180, header row first), streamed. */
+            Url: string;
         };
         /** @description A SAML service provider as read for editing. EntityId and AssertionConsumerServiceUrl are additions to the documented model: the values its metadata carries. */
         SamlServiceProviderAddEdit: {
@@ -9589,6 +9611,26 @@ export interface operations {
             header?: never;
             path: {
                 storeitemdigitaldownloadpurchaseid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK (raw response: see the summary). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    get__api_reporting_runs_reportrunid_csv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                reportrunid: string;
             };
             cookie?: never;
         };

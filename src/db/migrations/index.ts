@@ -25,6 +25,7 @@ import { AuditTrail } from './0022-audit-trail.js';
 import { ListIndexes } from './0024-list-indexes.js';
 import { CredentialNotifications } from './0025-credential-notifications.js';
 import { TenantCorsOriginTable } from './0026-tenant-cors-origins.js';
+import { FileContentChunks } from './0028-file-content-chunks.js';
 import { TenantRowSecurity } from './0030-tenant-row-security.js';
 
 /** Every migration, oldest first. */
@@ -54,5 +55,6 @@ export const migrations: MigrationObject[] = [
   { name: '0024-list-indexes', class: ListIndexes },
   { name: '0025-credential-notifications', class: CredentialNotifications },
   { name: '0026-tenant-cors-origins', class: TenantCorsOriginTable },
+  { name: '0028-file-content-chunks', class: FileContentChunks },
   { name: '0030-tenant-row-security', class: TenantRowSecurity },
 ];

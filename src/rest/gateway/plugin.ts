@@ -9,6 +9,7 @@ import type { FileDownload } from '../../schema/file-download.js';
 import { toDocumentedKeys } from '../documented-keys.js';
 import { sendOnce } from './idempotency.js';
 import { closeUnreadBody, downloadResponse, namedAsDocumented, problemResponse, type GatewayResponse } from './responses.js';
+import { byteLimit, refuseDeclaredOver } from './request-body.js';
 import { indexRoutes, matchRoute, type PathParams } from './route-matching.js';
 import type { AllowedMethods } from '../allowed-methods.js';
 import type { CompiledRoute } from './routes.js';
@@ -66,6 +67,19 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
       closeUnreadBody(request, reply);
       throw error;
     }
+  });
+
+  // A row's own smaller limit: refused on its Content-Length before a byte is read, else counted as it arrives.
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const limit = settled.get(request)?.route.row.bodyLimit;
+    if (limit === undefined) return payload;
+    try {
+      refuseDeclaredOver(limit, request.headers['content-length']);
+    } catch (error) {
+      closeUnreadBody(request, reply);
+      throw error;
+    }
+    return payload.pipe(byteLimit(limit));
   });
 
   app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', bodyLimit: options.bodyLimit, handler: async (request: FastifyRequest, reply: FastifyReply) => {

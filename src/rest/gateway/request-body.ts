@@ -1,3 +1,4 @@
+import { Transform } from 'node:stream';
 import { ApiError, BadInput } from '../../core/errors.js';
 import { nestingDepth } from '../../core/json-depth.js';
 import { formToObject } from './form-body.js';
@@ -28,4 +29,24 @@ export function parseJson(text: string, field: string): unknown {
   } catch {
     throw BadInput.field(field, 'is not valid JSON');
   }
+}
+
+function bodyTooLarge(): ApiError {
+  return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+}
+
+/** Refuses a body declared (Content-Length) larger than `limit` before a byte of it is read. */
+export function refuseDeclaredOver(limit: number, contentLength: string | undefined): void {
+  if (Number(contentLength) > limit) throw bodyTooLarge();
+}
+
+/** Passes a body through until more than `limit` bytes have come, then fails it with a 413. */
+export function byteLimit(limit: number): Transform {
+  let received = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      callback(received > limit ? bodyTooLarge() : null, chunk);
+    },
+  });
 }

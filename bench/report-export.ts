@@ -1,0 +1,97 @@
+import 'reflect-metadata';
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { benchDatabase, freePort, seed, startService, stopServerProcess } from './support.js';
+
+/**
+ * `npm run bench:report-export -- --contacts 110000`: the service as `npm start` runs it (its job
+ * worker on, the same V8 limits) on a tenant of that many contacts; runs the "Contact directory"
+ * report (one CSV row per contact) and downloads its CSV, sampling the server's resident memory
+ * every 50 ms. Prints RSS at rest, the highest RSS while the run was produced and while the CSV
+ * was downloaded, and the run's and the download's time: a report of any size must be produced
+ * and served in memory that does not grow with it.
+ */
+const { values: options } = parseArgs({ options: { contacts: { type: 'string', default: '110000' } } });
+const contacts = Number(options.contacts);
+if (!Number.isInteger(contacts) || contacts < 1) throw new Error('usage: npm run bench:report-export -- --contacts <count>');
+
+const database = await benchDatabase('membership_report_export');
+const seeded = await seed(database.url, { vendors: 10, contacts, terms: 0, otherTenants: 1, vendorsPerOtherTenant: 1 });
+const port = await freePort();
+const server = await startService(database.url, port, { CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0' });
+const base = `http://127.0.0.1:${port}`;
+const auth = { authorization: `Bearer ${seeded.token}` };
+
+/** The server's resident memory in MB. */
+async function rss(): Promise<number> {
+  return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** Runs `work` while sampling the server's RSS; answers its result, its time and the highest RSS seen. */
+async function sampled<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; peakMb: number }> {
+  let peakMb = await rss();
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      peakMb = Math.max(peakMb, await rss());
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  const started = performance.now();
+  try {
+    const result = await work();
+    return { result, ms: performance.now() - started, peakMb };
+  } finally {
+    running = false;
+    await sampler;
+  }
+}
+
+async function graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
+  const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+  const body = await response.json() as { data: T; errors?: unknown[] };
+  if (body.errors) throw new Error(JSON.stringify(body.errors));
+  return body.data;
+}
+
+try {
+  const catalog = await (await fetch(`${base}/api/reporting`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ Filter: 'Contact directory', IsCustom: false }) })).json() as { Results: { Name: string; ReportId: number }[] };
+  const reportId = catalog.Results.find((report) => report.Name === 'Contact directory')!.ReportId;
+  const atRest = await rss();
+
+  const run = await sampled(async () => {
+    const { runReport } = await graphql<{ runReport: { ReportRunId: number } }>('mutation($id: Int!) { runReport(input: { ReportId: $id }) { ReportRunId } }', { id: reportId });
+    for (;;) {
+      const { reportRun } = await graphql<{ reportRun: { State: string; RowsWritten: number; Error: string | null } }>(
+        'query($id: Int!) { reportRun(reportRunId: $id) { State RowsWritten Error } }', { id: runReport.ReportRunId });
+      if (reportRun.State === 'completed' || reportRun.State === 'failed') return { runId: runReport.ReportRunId, ...reportRun };
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  });
+  if (run.result.State !== 'completed') throw new Error(`the run failed: ${run.result.Error}`);
+  const afterRun = await rss();
+
+  const download = await sampled(async () => {
+    const { reportRunCsv } = await graphql<{ reportRunCsv: { Url: string; Size: number } }>('query($id: Int!) { reportRunCsv(reportRunId: $id) { Url Size } }', { id: run.result.runId });
+    const response = await fetch(`${base}${reportRunCsv.Url}`, { headers: auth });
+    let bytes = 0;
+    const reader = response.body!.getReader();
+    for (let part = await reader.read(); !part.done; part = await reader.read()) bytes += part.value.length;
+    if (bytes !== reportRunCsv.Size) throw new Error(`downloaded ${bytes} bytes of ${reportRunCsv.Size}`);
+    return bytes;
+  });
+
+  const mb = (value: number) => `${value.toFixed(0)} MB`;
+  console.log([
+    `report export: ${run.result.RowsWritten} rows, CSV of ${(download.result / 2 ** 20).toFixed(1)} MB`,
+    `| phase | time | peak RSS | growth over rest (${mb(atRest)}) |`,
+    '|---|---:|---:|---:|',
+    `| run (job: rows → CSV → storage) | ${(run.ms / 1000).toFixed(1)} s | ${mb(run.peakMb)} | +${mb(run.peakMb - atRest)} |`,
+    `| download (GET the run's CSV, streamed) | ${(download.ms / 1000).toFixed(1)} s | ${mb(download.peakMb)} | +${mb(download.peakMb - atRest)} |`,
+    `RSS after the run ${mb(afterRun)}, after the download ${mb(await rss())}.`,
+  ].join('\n'));
+} finally {
+  await stopServerProcess(server);
+  await database.drop();
+  await database.server.stop();
+}
