@@ -5,7 +5,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
 import { createLogger } from '../src/core/logger.js';
 import { migrate, openOrm } from '../src/db/orm.js';
-import { createLogin, createSession, createTenant } from '../src/services/identity.js';
+import { createLogin, createSession, createTenant } from '../src/services/login/identity.js';
 import { dashboardWidgetPaths, seedDashboardVolume } from './dashboard-volume.js';
 import { benchDatabase } from './support.js';
 

@@ -5,8 +5,8 @@ import fc from 'fast-check';
 import { buildApiSchema, rawRoutes, routes } from '../src/areas/index.js';
 import { migrate, openOrm } from '../src/db/orm.js';
 import { compileRoutes } from '../src/rest/gateway/routes.js';
-import { seedAreas } from '../src/services/demo.js';
-import { createLogin, createSession, createTenant } from '../src/services/identity.js';
+import { seedAreas } from '../src/services/seed/demo.js';
+import { createLogin, createSession, createTenant } from '../src/services/login/identity.js';
 import {
   graphqlProtocolArbitrary, graphqlRequestArbitrary, rawRequestArbitrary, restRequestArbitrary, restSampleCall, type RestCall,
 } from './fuzz-generators.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { callbackSignature } from '../src/services/callbacks.js';
+import { callbackSignature } from '../src/services/callbacks/callbacks.js';
 import type { RuntimeStats, TailSplit } from './runtime-stats.js';
 import { benchDatabase, callbackBody, freePort, here, root, seed, startFlags, startServerProcess, stopServerProcess, type Seeded } from './support.js';
 

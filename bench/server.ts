@@ -6,7 +6,7 @@ import { loadConfig } from '../src/core/config.js';
 import { startJobs } from '../src/core/jobs.js';
 import { createLogger } from '../src/core/logger.js';
 import { openOrm } from '../src/db/orm.js';
-import { callbackJobs } from '../src/services/callback-processing.js';
+import { callbackJobs } from '../src/services/callbacks/callback-processing.js';
 import { observeRuntime } from './runtime-stats.js';
 
 /**

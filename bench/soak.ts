@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { callbackSignature } from '../src/services/callbacks.js';
+import { callbackSignature } from '../src/services/callbacks/callbacks.js';
 import { benchDatabase, callbackBody, freePort, here, listOptions, seed, startServerProcess, stopServerProcess, type Seeded } from './support.js';
 
 /**

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/core/config.js';
 import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
 import { migrate, openOrm } from '../src/db/orm.js';
-import { setCallbackSecret } from '../src/services/callbacks.js';
-import { createLogin, createSession, createTenant } from '../src/services/identity.js';
+import { setCallbackSecret } from '../src/services/callbacks/callbacks.js';
+import { createLogin, createSession, createTenant } from '../src/services/login/identity.js';
 
 /** What the benchmark commands (`npm run bench`, `npm run soak`) share: a seeded database and the server as its own process. */
 

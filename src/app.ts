@@ -27,8 +27,8 @@ import { restGateway } from './rest/gateway/plugin.js';
 import { compileRoutes } from './rest/gateway/routes.js';
 import { buildOpenApi } from './rest/openapi.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './rest/problem.js';
-import { TenantCorsOrigins } from './services/cors-origins.js';
-import { authenticate } from './services/identity.js';
+import { TenantCorsOrigins } from './services/cors-origins/cors-origins.js';
+import { authenticate } from './services/login/identity.js';
 
 export interface AppOptions {
   config: Config;

@@ -6,10 +6,10 @@ import { loadConfig } from './core/config.js';
 import { startJobs } from './core/jobs.js';
 import { createLogger } from './core/logger.js';
 import { progressReporter } from './core/progress.js';
-import { callbackJobs, queueCallbacks } from './services/callback-processing.js';
-import { setCallbackSecret } from './services/callbacks.js';
-import { createApiKey, createLogin, createSession, createTenant, findLogin, findTenant, revokeApiKey } from './services/identity.js';
-import { describeSeed, SEED_SIZES, seedTenant, type SeedSize } from './services/seed.js';
+import { callbackJobs, queueCallbacks } from './services/callbacks/callback-processing.js';
+import { setCallbackSecret } from './services/callbacks/callbacks.js';
+import { createApiKey, createLogin, createSession, createTenant, findLogin, findTenant, revokeApiKey } from './services/login/identity.js';
+import { describeSeed, SEED_SIZES, seedTenant, type SeedSize } from './services/seed/seed.js';
 import { writeMigrationIndex } from './db/migration-index.js';
 import type { Runtime } from './runtime.js';
 

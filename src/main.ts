@@ -6,7 +6,7 @@ import { failureText, StartupRefused } from './core/failures.js';
 import { createLogger } from './core/logger.js';
 import { startJobs } from './core/jobs.js';
 import { shutDown } from './core/shutdown.js';
-import { DEMO_STAFF_EMAIL, DEMO_TENANT_KEY, ensureDemoTenant } from './services/demo.js';
+import { DEMO_STAFF_EMAIL, DEMO_TENANT_KEY, ensureDemoTenant } from './services/seed/demo.js';
 import { startRuntime } from './runtime.js';
 
 /** `npm start`: the service on DATABASE_URL or the embedded PostgreSQL, with a demo tenant outside production. */

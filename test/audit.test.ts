@@ -3,8 +3,8 @@ import { areas, jobs, tenantOwnedEntities } from '../src/areas/index.js';
 import { AUDIT_EXCLUDED_TABLES, runAsJob } from '../src/core/audit.js';
 import { Login, Vendor } from '../src/entities/index.js';
 import { vendorNameKey } from '../src/entities/vendor.js';
-import { deleteExpiredAuditEntries } from '../src/services/audit.js';
-import { createApiKey } from '../src/services/identity.js';
+import { deleteExpiredAuditEntries } from '../src/services/audit/audit.js';
+import { createApiKey } from '../src/services/login/identity.js';
 import { createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer } from './support/harness.js';
 
 const server = await startTestServer();

@@ -8,7 +8,7 @@ import { ScheduledBilling } from '../src/entities/billing.js';
 import { SaleableItem } from '../src/entities/commerce.js';
 import { Contact } from '../src/entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../src/entities/membership.js';
-import { RUN_QUEUE, scheduledBillingJobs } from '../src/services/scheduled-billing.js';
+import { RUN_QUEUE, scheduledBillingJobs } from '../src/services/billing/scheduled-billing.js';
 import {
   createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant,
 } from './support/harness.js';

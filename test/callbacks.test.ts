@@ -5,9 +5,9 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { Contact } from '../src/entities/index.js';
 import { routeCoverage } from '../src/rest/coverage.js';
-import { callbackJobs, processCallback } from '../src/services/callback-processing.js';
-import { callbackSignature, seedCallbacks, setCallbackSecret } from '../src/services/callbacks.js';
-import { findTenant } from '../src/services/identity.js';
+import { callbackJobs, processCallback } from '../src/services/callbacks/callback-processing.js';
+import { callbackSignature, seedCallbacks, setCallbackSecret } from '../src/services/callbacks/callbacks.js';
+import { findTenant } from '../src/services/login/identity.js';
 import { createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { freePort, runNode, startNode } from './support/processes.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chaptersArea } from '../src/areas/chapters.js';
-import { processZipCodeRun } from '../src/services/chapter-zip-codes.js';
+import { processZipCodeRun } from '../src/services/chapters/chapter-zip-codes.js';
 import { Contact, Login } from '../src/entities/index.js';
 import type { PostalAddress } from '../src/entities/contact.js';
 import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';

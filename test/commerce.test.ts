@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RequestContext, type RequestInfo } from '../src/core/context.js';
 import { money, splitEvenly, toMoneyString } from '../src/core/money.js';
 import { Contact } from '../src/entities/contact.js';
-import { createInvoice } from '../src/services/invoices.js';
+import { createInvoice } from '../src/services/commerce/invoices.js';
 import { createTestTenant, graphql, startRaceServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // The shared selling model (GraphQL only): exact money, invoice numbering and billing-once under races.

@@ -38,7 +38,7 @@ async function statementsOf(call: () => Promise<unknown>): Promise<number> {
 
 async function newSession(email: string, role: 'staff' | 'member' = 'staff'): Promise<string> {
   const em = server.orm.em.fork();
-  const { createLogin, createSession, findTenant } = await import('../src/services/identity.js');
+  const { createLogin, createSession, findTenant } = await import('../src/services/login/identity.js');
   const login = await createLogin(em, await findTenant(em, 'acme'), { email, role });
   return (await createSession(em, login, 1)).token;
 }

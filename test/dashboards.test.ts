@@ -10,7 +10,7 @@ import { StoredImage } from '../src/entities/image.js';
 import { Event, EventRegistration, EventRegistrationOrder, EventRegistrationType } from '../src/entities/event.js';
 import { Login } from '../src/entities/login.js';
 import { Membership, MembershipLevel, MembershipType } from '../src/entities/membership.js';
-import { seedAreas } from '../src/services/demo.js';
+import { seedAreas } from '../src/services/seed/demo.js';
 import { Tenant } from '../src/entities/tenant.js';
 import {
   createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, type TestServer, type TestTenant,

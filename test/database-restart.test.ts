@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedDatabase, type DatabaseServer } from '../src/db/database.js';
-import { callbackSignature } from '../src/services/callbacks.js';
+import { callbackSignature } from '../src/services/callbacks/callbacks.js';
 import { freePort, runNode, startNode } from './support/processes.js';
 
 let dataDir: string;

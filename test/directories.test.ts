@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Membership, MembershipType } from '../src/entities/index.js';
 import type { PostalAddress } from '../src/entities/contact.js';
-import { reconcileAllTenants } from '../src/services/directory-listings.js';
+import { reconcileAllTenants } from '../src/services/directories/directory-listings.js';
 import {
   createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant,
 } from './support/harness.js';

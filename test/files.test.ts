@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { loadConfig } from '../src/core/config.js';
-import { purgeUnusedFiles } from '../src/services/files.js';
+import { purgeUnusedFiles } from '../src/services/files/files.js';
 import { createTestTenant, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { stoppedBetween } from './support/races.js';
 

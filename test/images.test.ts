@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import sharp from 'sharp';
 import { Tenant } from '../src/entities/index.js';
 import { routeCoverage } from '../src/rest/coverage.js';
-import { seedImages } from '../src/services/images.js';
+import { seedImages } from '../src/services/images/images.js';
 import { saveWhileDeleted } from './support/races.js';
 import { createTestTenant, expectExactlyOneSucceeds, graphql, type HttpResult, rest, startTestServer, type TestServer, type TestTenant, useRaceServer } from './support/harness.js';
 
@@ -501,7 +501,7 @@ describe('deleting images', () => {
   it('lets staff and the uploader change an image, other members not (403)', async () => {
     const tenant = await createTestTenant(server, 'roles');
     const em = server.orm.em.fork();
-    const { createLogin, createSession, findTenant } = await import('../src/services/identity.js');
+    const { createLogin, createSession, findTenant } = await import('../src/services/login/identity.js');
     const secondMember = await createLogin(em, await findTenant(em, 'roles'), { email: 'second@roles.example', role: 'member' });
     const secondToken = (await createSession(em, secondMember, 1)).token;
 

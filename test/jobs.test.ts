@@ -3,7 +3,7 @@ import type { PgBoss } from 'pg-boss';
 import { startJobs } from '../src/core/jobs.js';
 import { createLogger } from '../src/core/logger.js';
 import { SignInRequest } from '../src/entities/index.js';
-import { housekeepingJob } from '../src/services/housekeeping.js';
+import { housekeepingJob } from '../src/services/login/housekeeping.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 
 let server: TestServer;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Tenant } from '../src/entities/index.js';
-import { createApiKey, createLogin, findLogin, revokeApiKey } from '../src/services/identity.js';
+import { createApiKey, createLogin, findLogin, revokeApiKey } from '../src/services/login/identity.js';
 import { createTestTenant, eventuallyStatus, expectStatementsIndependentOfPageSize, graphql, rest, startRaceServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // 401 (no key, garbage, revoked), 403 for a member, tenant isolation and the fuzz: test/sweeps.test.ts. Here: the area's own rules.

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Login, Membership, MembershipType, Tenant } from '../src/entities/index.js';
-import { reportRunJobs, runReportJob } from '../src/services/report-runs.js';
-import { createLogin, createSession } from '../src/services/identity.js';
+import { reportRunJobs, runReportJob } from '../src/services/reporting/report-runs.js';
+import { createLogin, createSession } from '../src/services/login/identity.js';
 import {
   createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant,
 } from './support/harness.js';

@@ -5,9 +5,9 @@ import { SaleableItem } from '../src/entities/commerce.js';
 import { Contact } from '../src/entities/contact.js';
 import { Membership, MembershipType } from '../src/entities/membership.js';
 import { routes } from '../src/areas/index.js';
-import { callbackSignature, setCallbackSecret } from '../src/services/callbacks.js';
-import { findTenant } from '../src/services/identity.js';
-import { RUN_QUEUE } from '../src/services/scheduled-billing.js';
+import { callbackSignature, setCallbackSecret } from '../src/services/callbacks/callbacks.js';
+import { findTenant } from '../src/services/login/identity.js';
+import { RUN_QUEUE } from '../src/services/billing/scheduled-billing.js';
 import { createTestTenant, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 import { freePort, startNode } from './support/processes.js';
 

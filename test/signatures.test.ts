@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Credential, Login, Tenant } from '../src/entities/index.js';
 import { Signature } from '../src/entities/signature.js';
 import { routeCoverage } from '../src/rest/coverage.js';
-import { createSession } from '../src/services/identity.js';
+import { createSession } from '../src/services/login/identity.js';
 import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { saveWhileDeleted } from './support/races.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Login, Tenant } from '../src/entities/index.js';
 import { SocialFeed, SocialFeedComment, SocialFeedLike } from '../src/entities/social-feed.js';
-import { createLogin, createSession } from '../src/services/identity.js';
+import { createLogin, createSession } from '../src/services/login/identity.js';
 import { createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;

@@ -32,8 +32,8 @@ import { Login, Tenant } from '../src/entities/index.js';
 import { indexRoutes } from '../src/rest/gateway/route-matching.js';
 import { compileRoutes } from '../src/rest/gateway/routes.js';
 import type { RouteRow } from '../src/rest/route-table.js';
-import { seedAreas } from '../src/services/demo.js';
-import { createApiKey, createLogin, revokeApiKey } from '../src/services/identity.js';
+import { seedAreas } from '../src/services/seed/demo.js';
+import { createApiKey, createLogin, revokeApiKey } from '../src/services/login/identity.js';
 import { createTestTenant, graphql, rawHttp, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 import { malformedCases, reaches } from './support/malformed-input.js';
 

@@ -7,7 +7,7 @@ import { confineToTenant } from '../src/core/context.js';
 import { acrossTenants, tenantSql } from '../src/core/tenant-sql.js';
 import { Login } from '../src/entities/index.js';
 import { openOrm } from '../src/db/orm.js';
-import { authenticate } from '../src/services/identity.js';
+import { authenticate } from '../src/services/login/identity.js';
 import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 /**

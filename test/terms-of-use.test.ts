@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Login } from '../src/entities/login.js';
 import { TermsOfUse, TermsOfUseText, termsNameKey, TermsUserResponse } from '../src/entities/terms-of-use.js';
-import { createLogin, findTenant } from '../src/services/identity.js';
-import { seedTermsOfUse } from '../src/services/terms-of-use.js';
+import { createLogin, findTenant } from '../src/services/login/identity.js';
+import { seedTermsOfUse } from '../src/services/terms-of-use/terms-of-use.js';
 import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 let server: TestServer;

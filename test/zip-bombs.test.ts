@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { gzipSync } from 'node:zlib';
 import { docxParts, small, zeros, zipOf } from '../bench/zip-archives.js';
 import { Contact } from '../src/entities/index.js';
-import { wordDocument } from '../src/services/document-generation.js';
+import { wordDocument } from '../src/services/document-templates/document-generation.js';
 import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // Archives that inflate (ZIP bombs) at the document template upload and again at generation

@@ -1,7 +1,7 @@
 import { defineArea } from '../core/area.js';
 import { AuditEntry } from '../entities/audit.js';
 import { AuditTrailResolver } from '../resolvers/audit.js';
-import { auditRetentionJob } from '../services/audit.js';
+import { auditRetentionJob } from '../services/audit/audit.js';
 
 /**
  * The audit trail: entries written by a database trigger on every tenant-owned table (migration

@@ -6,9 +6,9 @@ import {
 import type { Tenant } from '../entities/tenant.js';
 import { PaymentGatewayResolver, PaymentPlanResolver, ScheduledBillingResolver } from '../resolvers/billing.js';
 import { billingRoutes } from '../rest/billing.js';
-import { seedPaymentGateways } from '../services/payment-gateways.js';
-import { seedPaymentPlans } from '../services/payment-plans.js';
-import { billingJobSettingsFromEnv, scheduledBillingJobs, seedScheduledBilling } from '../services/scheduled-billing.js';
+import { seedPaymentGateways } from '../services/billing/payment-gateways.js';
+import { seedPaymentPlans } from '../services/billing/payment-plans.js';
+import { billingJobSettingsFromEnv, scheduledBillingJobs, seedScheduledBilling } from '../services/billing/scheduled-billing.js';
 
 /** Scheduled billing of memberships (runs as jobs), payment gateway statements and membership type payment plans. */
 export const billingArea = defineArea({

@@ -3,8 +3,8 @@ import { Directory, DirectoryListing, DirectoryListingType } from '../entities/d
 import { directoryPublicRoutes } from '../http/directories.js';
 import { DirectoryResolver } from '../resolvers/directories.js';
 import { directoryRoutes } from '../rest/directories.js';
-import { seedDirectories } from '../services/directory-demo.js';
-import { directoryReconcileJob } from '../services/directory-listings.js';
+import { seedDirectories } from '../services/directories/directory-demo.js';
+import { directoryReconcileJob } from '../services/directories/directory-listings.js';
 
 export const directoriesArea = defineArea({
   name: 'directories',

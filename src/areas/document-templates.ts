@@ -3,7 +3,7 @@ import { DocumentGenerationTemplate } from '../entities/document-template.js';
 import { documentTemplateAreaRoutes } from '../http/document-templates.js';
 import { DocumentGenerationTemplateResolver } from '../resolvers/document-templates.js';
 import { documentTemplateRoutes } from '../rest/document-templates.js';
-import { seedDocumentTemplates } from '../services/document-templates.js';
+import { seedDocumentTemplates } from '../services/document-templates/document-templates.js';
 
 /** Document generation templates: DOCX templates per document generation type, merge fields, generation. */
 export const documentTemplatesArea = defineArea({

@@ -5,7 +5,7 @@ import {
 } from '../entities/event.js';
 import { EventResolver } from '../resolvers/events.js';
 import { eventRoutes } from '../rest/events.js';
-import { seedEvents } from '../services/events.js';
+import { seedEvents } from '../services/events/events.js';
 
 /** Events: staff event management (GraphQL), public registration, table groups and goal widgets. */
 export const eventsArea = defineArea({

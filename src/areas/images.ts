@@ -4,8 +4,8 @@ import { StoredImage } from '../entities/image.js';
 import { imageAreaRoutes } from '../http/images.js';
 import { ImageResolver } from '../resolvers/images.js';
 import { imageRoutes } from '../rest/images.js';
-import { purgeUnusedFilesJob } from '../services/files.js';
-import { seedImages } from '../services/images.js';
+import { purgeUnusedFilesJob } from '../services/files/files.js';
+import { seedImages } from '../services/images/images.js';
 
 /** The file service every area stores bytes in, and the images built on it. */
 export const imagesArea = defineArea({

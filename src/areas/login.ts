@@ -9,11 +9,11 @@ import { SecurityQuestion } from '../entities/security-question.js';
 import { Tenant } from '../entities/tenant.js';
 import { LoginResolver } from '../resolvers/login.js';
 import { loginRoutes } from '../rest/login.js';
-import { housekeepingJob } from '../services/housekeeping.js';
+import { housekeepingJob } from '../services/login/housekeeping.js';
 
 /**
  * Tenants, contacts, logins and their credentials: the identity every other area builds on. No
- * `demo`: a tenant's logins are made with the tenant (services/demo.ts, test/support/harness.ts).
+ * `demo`: a tenant's logins are made with the tenant (services/seed/demo.ts, test/support/harness.ts).
  */
 export const loginArea = defineArea({
   name: 'login',

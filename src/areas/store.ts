@@ -5,7 +5,7 @@ import {
 import { storeAreaRoutes } from '../http/store.js';
 import { StoreResolver } from '../resolvers/store.js';
 import { storeRoutes } from '../rest/store.js';
-import { seedStore } from '../services/store-orders.js';
+import { seedStore } from '../services/store/store-orders.js';
 
 /** The online store: items in four variants, inventory, gallery, orders (checkout), downloads, settings. */
 export const storeArea = defineArea({

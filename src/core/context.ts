@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Config } from './config.js';
-import type { TenantCorsOrigins } from '../services/cors-origins.js';
+import type { TenantCorsOrigins } from '../services/cors-origins/cors-origins.js';
 import type { CredentialCache } from './credential-cache.js';
 import { TENANT_FILTER } from '../entities/base.js';
 import type { Role } from '../entities/login.js';
@@ -58,7 +58,7 @@ export interface AppDeps {
   metrics: Metrics;
   /** Bearer credentials this instance knows (revocations clear it through PostgreSQL notifications). */
   credentials: CredentialCache;
-  /** The origins each tenant allows for CORS, kept briefly (services/cors-origins.ts). */
+  /** The origins each tenant allows for CORS, kept briefly (services/cors-origins/cors-origins.ts). */
   corsOrigins: TenantCorsOrigins;
 }
 

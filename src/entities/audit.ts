@@ -11,7 +11,7 @@ export type AuditAction = 'insert' | 'update' | 'delete';
  *
  * Not a `TenantOwned` record: `tenant_id` has no foreign key, because the rows of a tenant being
  * deleted are audited in the same statement that removes the tenant (a foreign key would refuse
- * the entry, and with it the deletion). Reads name the tenant themselves (`services/audit.ts`).
+ * the entry, and with it the deletion). Reads name the tenant themselves (`services/audit/audit.ts`).
  */
 @Entity()
 @Index({ properties: ['tenantId', 'id'] })

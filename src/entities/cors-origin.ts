@@ -3,7 +3,7 @@ import { TenantOwned } from './base.js';
 
 /**
  * A browser origin (`https://portal.example.org`) a tenant allows to call the API from another
- * site (CORS), in addition to the instance's `CORS_ORIGINS`: see services/cors-origins.ts for when
+ * site (CORS), in addition to the instance's `CORS_ORIGINS`: see services/cors-origins/cors-origins.ts for when
  * it applies. Stored as the browser sends it in `Origin` (scheme, lower-case host, port unless
  * the default).
  */

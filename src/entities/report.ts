@@ -9,7 +9,7 @@ import { Login } from './login.js';
  * A report of the tenant's catalog (the documented ReportCollection). System reports are seeded
  * per tenant under a `systemKey` (unique per tenant, so seeding twice adds nothing) and cannot be
  * deleted; custom reports are added by staff, private to their creator when `isPrivateForUser`.
- * `reportTypeId` says what running the report produces (see services/report-sources.ts).
+ * `reportTypeId` says what running the report produces (see services/reporting/report-sources.ts).
  */
 @Entity()
 @Unique({ properties: ['tenant', 'systemKey'] })

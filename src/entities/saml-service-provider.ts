@@ -4,7 +4,7 @@ import { TenantOwned } from './base.js';
 /**
  * A SAML 2.0 service provider the tenant sets up; its metadata document can be downloaded.
  * `entityId` and `assertionConsumerServiceUrl` are null when the provider uses the defaults
- * derived from the tenant's address and the record id (services/saml-service-providers.ts).
+ * derived from the tenant's address and the record id (services/saml-service-providers/saml-service-providers.ts).
  * An explicit entity id is unique within the tenant.
  */
 @Entity()

@@ -4,7 +4,7 @@ import { Contact } from './contact.js';
 
 /**
  * An e-mail signature of one person (its owner, `contact`). `signatureHtml` is stored already
- * sanitized (services/signature-html.ts), so every read can hand it out as it is.
+ * sanitized (services/signatures/signature-html.ts), so every read can hand it out as it is.
  */
 @Entity()
 @Index({ properties: ['tenant', 'contact'] })

@@ -37,7 +37,7 @@ export class SocialFeed extends TenantOwned {
   @Property({ type: 'text', nullable: true })
   messageText: string | null = null;
 
-  /** Only ever a sanitized iframe from an allowed video host (services/social-feeds.ts). */
+  /** Only ever a sanitized iframe from an allowed video host (services/social-feeds/social-feeds.ts). */
   @Property({ type: 'text', nullable: true })
   embedCodeHtml: string | null = null;
 

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../core/errors.js';
 import { loadIcal } from '../core/format-libraries.js';
 import { TENANT_KEY_PATTERN } from '../core/values.js';
-import { publishedCalendar } from '../services/calendars.js';
+import { publishedCalendar } from '../services/calendars/calendars.js';
 import type { AreaRoutes } from './area-routes.js';
 
 /** How often calendar clients are asked to re-fetch the feed (REFRESH-INTERVAL, X-PUBLISHED-TTL). */

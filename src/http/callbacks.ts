@@ -3,10 +3,10 @@ import type { AppDeps } from '../core/context.js';
 import { ApiError, BadInput, ServiceUnavailable } from '../core/errors.js';
 import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { CALLBACK_PROVIDERS, type CallbackProvider } from '../entities/callback.js';
-import { shapeProblem, urlValidationToken } from '../services/callback-formats.js';
+import { shapeProblem, urlValidationToken } from '../services/callbacks/callback-formats.js';
 import {
   CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, signedDigest, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
-} from '../services/callbacks.js';
+} from '../services/callbacks/callbacks.js';
 import { closeUnreadBody } from '../rest/gateway/responses.js';
 import { nestingDepth } from '../core/json-depth.js';
 import type { AreaRoutes } from './area-routes.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { requestInfo } from '../core/context.js';
-import type { TenantCorsOrigins } from '../services/cors-origins.js';
+import type { TenantCorsOrigins } from '../services/cors-origins/cors-origins.js';
 
 const ALLOW_METHODS = 'GET, POST, DELETE';
 const ALLOW_HEADERS = 'Authorization, Content-Type, X-Request-Id, Apollo-Require-Preflight, X-Read-Primary, Idempotency-Key, X-Tenant-Key';
@@ -10,7 +10,7 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
  * CORS: an allowed origin — one of `CORS_ORIGINS` (every request), or one the tenant a request
- * names allows (services/cors-origins.ts) — gets `Access-Control-Allow-Origin` on every answer and
+ * names allows (services/cors-origins/cors-origins.ts) — gets `Access-Control-Allow-Origin` on every answer and
  * its preflight answered with the methods and headers it may use. Any other origin gets no
  * `Access-Control-*` header at all (the browser then refuses), and its preflight the same empty
  * 204, so a preflight never depends on whether the path exists. Bearer tokens, not cookies: no

@@ -1,4 +1,4 @@
-import { templateFileForDownload } from '../services/document-templates.js';
+import { templateFileForDownload } from '../services/document-templates/document-templates.js';
 import type { AreaRoutes } from './area-routes.js';
 import { intParam, sendAttachment } from './responses.js';
 

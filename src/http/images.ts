@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../core/context.js';
-import { readFile, type FileRecord } from '../services/files.js';
-import { imageFile, imageServedFile, prepareFolderUpload, uploadFolderImage, uploadImageFile } from '../services/images.js';
-import { ACCEPTED_IMAGE_TYPES } from '../services/image-processing.js';
+import { readFile, type FileRecord } from '../services/files/files.js';
+import { imageFile, imageServedFile, prepareFolderUpload, uploadFolderImage, uploadImageFile } from '../services/images/images.js';
+import { ACCEPTED_IMAGE_TYPES } from '../services/images/image-processing.js';
 import type { AreaRoutes } from './area-routes.js';
 import { contentDisposition, intParam, sendJson } from './responses.js';
 import { acceptUploads, readUpload } from './uploads.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { fileChunks } from '../services/files.js';
-import { CSV_MEDIA_TYPE, reportRunFile } from '../services/reporting.js';
+import { fileChunks } from '../services/files/files.js';
+import { CSV_MEDIA_TYPE, reportRunFile } from '../services/reporting/reporting.js';
 import type { AreaRoutes } from './area-routes.js';
 import { intParam, sendAttachment } from './responses.js';
 

@@ -1,6 +1,6 @@
 import type { AreaRoutes } from './area-routes.js';
 import { BadInput } from '../core/errors.js';
-import { SAML_METADATA_CONTENT_TYPE, samlServiceProviderMetadata } from '../services/saml-service-providers.js';
+import { SAML_METADATA_CONTENT_TYPE, samlServiceProviderMetadata } from '../services/saml-service-providers/saml-service-providers.js';
 
 const DOWNLOAD_PATH = '/api/saml/serviceproviders/{samlserviceproviderid}/download';
 

@@ -2,8 +2,8 @@ import { fileTypeFromBuffer } from '../core/format-libraries.js';
 import type { AreaRoutes } from './area-routes.js';
 import { intParam, sendAttachment, sendJson } from './responses.js';
 import { acceptUploads, readUpload } from './uploads.js';
-import { readFile } from '../services/files.js';
-import { storeDownloadFile, uploadStoreDownloadFile } from '../services/store-orders.js';
+import { readFile } from '../services/files/files.js';
+import { storeDownloadFile, uploadStoreDownloadFile } from '../services/store/store-orders.js';
 
 /**
  * The store's byte routes (our additions, not documented operations): staff upload the file a

@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
 import { AuditTrailEntry, AuditTrailFilterInput } from '../schema/audit.js';
-import * as audit from '../services/audit.js';
+import * as audit from '../services/audit/audit.js';
 
 @Resolver()
 export class AuditTrailResolver {

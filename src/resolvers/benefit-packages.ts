@@ -4,7 +4,7 @@ import {
   BenefitPackageAddEdit, BenefitPackageAddEditInput, BenefitPackageAssignment, BenefitPackageCollectionItem, BenefitPackageCopy, BenefitPackageCopyInput,
 } from '../schema/benefit-packages.js';
 import { ListOptionsInput } from '../schema/common.js';
-import * as packages from '../services/benefit-packages.js';
+import * as packages from '../services/benefit-packages/benefit-packages.js';
 
 @Resolver()
 export class BenefitPackageResolver {

@@ -10,9 +10,9 @@ import {
   PendingFileDownloadResult, ScheduledBillingFilterInput, ScheduledBillingHistory, ScheduledBillingHistoryItem, ScheduledBillingListResult, ScheduledBillingRun,
   ScheduledBillingRunInput, ScheduledBillingRunItemView,
 } from '../schema/scheduled-billing.js';
-import * as gateways from '../services/payment-gateways.js';
-import * as plans from '../services/payment-plans.js';
-import * as billing from '../services/scheduled-billing.js';
+import * as gateways from '../services/billing/payment-gateways.js';
+import * as plans from '../services/billing/payment-plans.js';
+import * as billing from '../services/billing/scheduled-billing.js';
 
 @Resolver()
 export class ScheduledBillingResolver {

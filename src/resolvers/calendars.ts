@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graph
 import type { RequestContext } from '../core/context.js';
 import { CalendarAddEdit, CalendarAddEditInput, CalendarChoiceItem, CalendarCollectionItem } from '../schema/calendars.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
-import * as calendars from '../services/calendars.js';
+import * as calendars from '../services/calendars/calendars.js';
 
 @Resolver()
 export class CalendarResolver {

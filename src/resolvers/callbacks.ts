@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
 import { ProviderCallbackItem } from '../schema/callbacks.js';
 import { ListOptionsInput } from '../schema/common.js';
-import * as callbacks from '../services/callbacks.js';
+import * as callbacks from '../services/callbacks/callbacks.js';
 
 /** The inbound callbacks themselves are served outside GraphQL (src/http/callbacks.ts: they need the raw body). */
 @Resolver()

@@ -3,7 +3,7 @@ import type { RequestContext } from '../core/context.js';
 import { CategoryType } from '../entities/category-list.js';
 import { CategoryListAddEdit, CategoryListAddEditInput, CategoryListCollectionItem, CategoryListResult } from '../schema/category-lists.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
-import * as lists from '../services/category-lists.js';
+import * as lists from '../services/category-lists/category-lists.js';
 
 @Resolver()
 export class CategoryListResolver {

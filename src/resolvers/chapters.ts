@@ -5,9 +5,9 @@ import {
 } from '../schema/chapters.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { LookupChoiceNullable } from '../schema/lookup-choice-nullable.js';
-import * as links from '../services/chapter-links.js';
-import * as zipCodes from '../services/chapter-zip-codes.js';
-import * as chapters from '../services/chapters.js';
+import * as links from '../services/chapters/chapter-links.js';
+import * as zipCodes from '../services/chapters/chapter-zip-codes.js';
+import * as chapters from '../services/chapters/chapters.js';
 
 @Resolver()
 export class ChapterResolver {

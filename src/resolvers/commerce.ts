@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graph
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput } from '../schema/common.js';
 import { Invoice, InvoiceFilterInput, InvoiceInput, InvoicePaymentInput, SaleableItem, SaleableItemInput } from '../schema/commerce.js';
-import * as commerce from '../services/invoices.js';
+import * as commerce from '../services/commerce/invoices.js';
 
 @Resolver()
 export class CommerceResolver {

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
-import * as cors from '../services/cors-origins.js';
+import * as cors from '../services/cors-origins/cors-origins.js';
 
 /** The tenant's own allowed browser origins (CORS), staff only; our addition, not a documented operation. */
 @Resolver()

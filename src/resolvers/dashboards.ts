@@ -4,8 +4,8 @@ import { ListOptionsInput } from '../schema/common.js';
 import {
   ChartData, DashboardMembership, Project, ProjectInput, QuickLookData, SalesOpportunity, SalesOpportunityInput, ScoreboardDatapoint, TaskDynamic,
 } from '../schema/dashboards.js';
-import * as records from '../services/dashboard-records.js';
-import * as dashboards from '../services/dashboards.js';
+import * as records from '../services/dashboards/dashboard-records.js';
+import * as dashboards from '../services/dashboards/dashboards.js';
 
 const MEMBERSHIP_SCOPE = 'A membership type\'s id; 0, "all" or absent: every type. Another id is 404.';
 const MONTHS = 'The last 12 months, this month last (yyyy-mm). Pending memberships and deleted contacts never count.';

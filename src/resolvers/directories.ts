@@ -6,9 +6,9 @@ import {
   DirectoryItemsSaveInput, DirectoryItemsSaveResult, DirectoryListingInput, DirectoryListingSaved, DirectoryListingType, DirectoryListingTypeInput, DirectoryListingTypeListItem,
   DirectorySearch,
 } from '../schema/directories.js';
-import * as directories from '../services/directories.js';
-import * as listings from '../services/directory-listings.js';
-import * as publicDirectory from '../services/directory-public.js';
+import * as directories from '../services/directories/directories.js';
+import * as listings from '../services/directories/directory-listings.js';
+import * as publicDirectory from '../services/directories/directory-public.js';
 
 const OPTIONS = { nullable: true, description: 'Paging and ordering (Skip, Take: default 100, at most 1000).' } as const;
 

@@ -5,7 +5,7 @@ import {
   AvailableMergeFields, DocumentGenerationGeneratedDocument, DocumentGenerationTemplateAddEdit, DocumentGenerationTemplateAddEditInput,
   DocumentGenerationTemplateCollectionItem, DocumentGenerationTemplateFile, DocumentGenerationTemplates, DocumentGenerationType,
 } from '../schema/document-templates.js';
-import * as templates from '../services/document-templates.js';
+import * as templates from '../services/document-templates/document-templates.js';
 
 @Resolver()
 export class DocumentGenerationTemplateResolver {

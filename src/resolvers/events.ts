@@ -6,10 +6,10 @@ import {
   EventGroupInput, EventInput, EventInvitationView, EventOfferingInput, EventOfferingView, EventRegistrationResponse, EventRegistrationTypeInput, EventRegistrationTypeView,
   EventSessionInput, EventSessionView, EventSplitsResponse, EventTableManagement, EventView, PublicApiResponseBoolean, SaveEventRegisterV2Input, SaveRegisterAttendeesInput,
 } from '../schema/events.js';
-import * as groups from '../services/event-groups.js';
-import * as registration from '../services/event-registration.js';
-import { eventGoalWidget } from '../services/event-widgets.js';
-import * as events from '../services/events.js';
+import * as groups from '../services/events/event-groups.js';
+import * as registration from '../services/events/event-registration.js';
+import { eventGoalWidget } from '../services/events/event-widgets.js';
+import * as events from '../services/events/events.js';
 
 /** Public event registration (no credential), event groups and goal widgets (staff), and GraphQL-only event management (staff). */
 @Resolver()

@@ -1,7 +1,7 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
 import { Image, ImageAddEditInput, ImageFile, ImageUsage } from '../schema/images.js';
-import * as images from '../services/images.js';
+import * as images from '../services/images/images.js';
 
 /**
  * Images. The bytes travel over REST only: upload with POST /api/images/upload (or

@@ -1,8 +1,8 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
 import { AboutMe, MagicLinkRedeemInput, SecurityQuestion, SessionToken } from '../schema/login.js';
-import * as login from '../services/login.js';
-import { redeemMagicLink, requestMagicLinks } from '../services/magic-links.js';
+import * as login from '../services/login/login.js';
+import { redeemMagicLink, requestMagicLinks } from '../services/login/magic-links.js';
 
 @Resolver()
 export class LoginResolver {

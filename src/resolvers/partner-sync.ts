@@ -4,7 +4,7 @@ import { ListOptionsInput } from '../schema/common.js';
 import {
   PartnerAffiliationItem, PartnerAudit, PartnerChangesPage, PartnerTransactionInput, PartnerTransactionLogItem, PartnerTransactionResult,
 } from '../schema/partner-sync.js';
-import * as partner from '../services/partner-sync.js';
+import * as partner from '../services/partner-sync/partner-sync.js';
 
 const CALLERS = 'A partner API key (a login with the role partner) or staff.';
 

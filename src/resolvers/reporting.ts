@@ -5,7 +5,7 @@ import {
   ContactReportItem, ContactReports, ItemChoice, ReportAddInput, ReportAdvancedFilterInput, ReportCollection, ReportFavorites, ReportListResult, ReportRunCsv,
   ReportRunInput, ReportRunStatus,
 } from '../schema/reporting.js';
-import * as reporting from '../services/reporting.js';
+import * as reporting from '../services/reporting/reporting.js';
 
 @Resolver()
 export class ReportingResolver {

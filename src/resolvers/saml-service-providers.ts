@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graph
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { SamlServiceProviderAddEdit, SamlServiceProviderAddEditInput, SamlServiceProviderCollectionItem } from '../schema/saml-service-providers.js';
-import * as saml from '../services/saml-service-providers.js';
+import * as saml from '../services/saml-service-providers/saml-service-providers.js';
 
 @Resolver()
 export class SamlServiceProviderResolver {

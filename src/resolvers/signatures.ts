@@ -3,11 +3,11 @@ import type { RequestContext } from '../core/context.js';
 import { MAX_PAGE_SIZE } from '../core/list-query.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { ManageSignatures, SignatureAddEdit, SignatureAddEditInput, SignatureCollectionItem } from '../schema/signatures.js';
-import * as signatures from '../services/signatures.js';
+import * as signatures from '../services/signatures/signatures.js';
 
 /**
  * E-mail signatures. Any signed-in login manages its own; staff manage every signature of the
- * tenant. Someone else's signature is 404 to a member (see services/signatures.ts).
+ * tenant. Someone else's signature is 404 to a member (see services/signatures/signatures.ts).
  */
 @Resolver()
 export class SignatureResolver {

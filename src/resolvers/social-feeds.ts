@@ -4,7 +4,7 @@ import {
   SocialFeedAddEdit, SocialFeedAddEditInput, SocialFeedCollectionItem, SocialFeedComment, SocialFeedCommentInput,
 } from '../schema/social-feeds.js';
 import { ListOptionsInput } from '../schema/common.js';
-import * as feeds from '../services/social-feeds.js';
+import * as feeds from '../services/social-feeds/social-feeds.js';
 
 const FEED_OPTIONS = 'Default order: newest first (SocialFeedId desc); OrderBy: SocialFeedId, SocialFeedTypeId; Filter matches MessageText and Url.';
 const COMMENT_OPTIONS = 'Default order: oldest first (CommentDate); OrderBy: CommentDate, SocialFeedCommentId; Filter matches CommentText.';

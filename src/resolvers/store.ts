@@ -6,8 +6,8 @@ import {
   StoreItemPurchaseHistory, StoreItemV0, StoreItemV0Input, StoreItemV1, StoreItemV1Input, StoreItemV2, StoreItemV2Input, StoreItemV3, StoreItemV3Input,
   StoreListFilterInput, StoreOrderInput, StoreOrderListResult, StoreOrderView, StorePreImageInput, StorePreImageResult, StoreSettingsInput, StoreSettingsView,
 } from '../schema/store.js';
-import * as items from '../services/store-items.js';
-import * as orders from '../services/store-orders.js';
+import * as items from '../services/store/store-items.js';
+import * as orders from '../services/store/store-orders.js';
 
 const FILTER = { nullable: true, description: 'The documented StoreListFilter (REST: the POST body).' } as const;
 

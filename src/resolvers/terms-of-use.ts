@@ -5,7 +5,7 @@ import {
   TermsAcceptanceListResult, TermsOfUseAddEdit, TermsOfUseAddEditInput, TermsOfUseCollectionItem, TermsOfUseView, TermsUsersResponse,
   TermsUsersResponseInput, UserTermsAcceptanceFilterInput,
 } from '../schema/terms-of-use.js';
-import * as terms from '../services/terms-of-use.js';
+import * as terms from '../services/terms-of-use/terms-of-use.js';
 
 @Resolver()
 export class TermsOfUseResolver {

@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graph
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput, PotentialDuplicateEntry } from '../schema/common.js';
 import { VendorAddEdit, VendorAddEditInput, VendorCollectionItem } from '../schema/vendors.js';
-import * as vendors from '../services/vendors.js';
+import * as vendors from '../services/vendors/vendors.js';
 
 @Resolver()
 export class VendorResolver {

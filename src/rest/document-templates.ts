@@ -1,4 +1,4 @@
-import { DOCUMENT_GENERATION_TYPES } from '../services/document-generation.js';
+import { DOCUMENT_GENERATION_TYPES } from '../services/document-templates/document-generation.js';
 import type { RouteRow } from './route-table.js';
 
 const BASE = '/api/documentgenerationtemplates';

@@ -11,7 +11,7 @@ import { startJobs, type JobDefinition } from '../../src/core/jobs.js';
 import { createLogger } from '../../src/core/logger.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/database.js';
 import { migrate, openOrm, type OrmOptions } from '../../src/db/orm.js';
-import { createLogin, createSession, createTenant } from '../../src/services/identity.js';
+import { createLogin, createSession, createTenant } from '../../src/services/login/identity.js';
 
 /** A running service on its own fresh database, reached over real HTTP. */
 export interface TestServer {

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { callbackSignature } from '../../src/services/callbacks.js';
+import { callbackSignature } from '../../src/services/callbacks/callbacks.js';
 
 /**
  * Mixed client load against a server process, for the fault tests (process-faults.test.ts):
