@@ -4,7 +4,7 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { execute, Kind, OperationTypeNode, printSchema, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, Kind, OperationTypeNode, printSchema, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileOperation } from '../core/compiled-execution.js';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
@@ -99,12 +99,16 @@ const auditOperation: ApolloServerPlugin<RequestContext> = {
 };
 
 /**
- * Apollo executes through this hook (its `gateway` option, made for federation) so that each
+ * Apollo executes through this hook (its `gateway` option, made for federation) so that an
  * operation is compiled once by graphql-jit, as the REST gateway's are, and kept by query hash in
  * `compiled` (bounded, http/graphql-caches.ts): Apollo still parses, validates and applies the
- * limits; only execution changes.
+ * limits; only execution changes. A document is compiled on its second execution, not its first:
+ * compiling costs several milliseconds and several times the document's heap, and a client that
+ * inlines its values sends most documents once. Apollo hands over the very object it keeps in its
+ * document store, so a document seen before is one executed before.
  */
 function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedOperation>): GatewayInterface {
+  const executedOnce = new WeakSet<DocumentNode>();
   return {
     onSchemaLoadOrUpdate(callback) {
       callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
@@ -113,16 +117,22 @@ function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedO
     async load() {
       return {
         executor: async (request) => {
+          const { document, operationName } = request;
           // No operation to run (the operationName sent names none): graphql-js says why, Apollo
           // answers 400. (`request.operationName` is then null; the name sent is in `request.request`.)
-          if (!request.operation) return execute({ schema, document: request.document, operationName: request.request.operationName ?? undefined });
-          const key = `${request.queryHash}:${request.operationName ?? ''}`;
+          if (!request.operation) return execute({ schema, document, operationName: request.request.operationName ?? undefined });
+          const variables = request.request.variables ?? {};
+          const key = `${request.queryHash}:${operationName ?? ''}`;
           let operation = compiled.get(key);
           if (!operation) {
-            const { run, generatedCodeLength } = compileOperation(schema, request.document, request.operationName ?? undefined);
-            compiled.set(key, (operation = { run, heapBytes: compiledHeapBytes(generatedCodeLength, request.document) }));
+            if (!executedOnce.has(document)) {
+              executedOnce.add(document);
+              return execute({ schema, document, operationName: operationName ?? undefined, contextValue: request.context, variableValues: variables });
+            }
+            const { run, generatedCodeLength } = compileOperation(schema, document, operationName ?? undefined);
+            compiled.set(key, (operation = { run, heapBytes: compiledHeapBytes(generatedCodeLength, document) }));
           }
-          return operation.run(request.context, request.request.variables ?? {});
+          return operation.run(request.context, variables);
         },
       };
     },
