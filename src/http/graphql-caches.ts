@@ -109,7 +109,7 @@ export interface GraphqlCaches {
   compiled: BoundedCache<CachedOperation>;
   /** Apollo's options for the two caches it keeps. */
   apolloOptions: { documentStore: DocumentStore; persistedQueries: PersistedQueryOptions };
-  figures(): CacheFigures[];
+  figures: () => CacheFigures[];
 }
 
 /**
