@@ -3,6 +3,13 @@ import { getNamedType, type GraphQLObjectType, isLeafType, isObjectType, isRequi
 import { buildApiSchema } from '../src/areas/index.js';
 import { compileQuery, isCompiledQuery, type CompilerOptions } from 'graphql-jit';
 
+/**
+ * `node --expose-gc dist/bench/document-weights.js [count] [shape]`: the heap a parsed GraphQL
+ * document and its graphql-jit compiled operation keep, per document of each shape below (count of
+ * them, 300 by default, against the real schema; live heap after a full GC), with the document's
+ * length and tokens and the length of the generated code: the measurements behind the estimates of
+ * http/graphql-caches.ts (OPERATIONS.md, "GraphQL caches").
+ */
 const schema = await buildApiSchema();
 const gc = (globalThis as { gc?: () => void }).gc!;
 const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed; };
