@@ -41,8 +41,10 @@ const boss = await startJobs({ url, orm, log, jobs: callbackJobs(), worker: fals
 
 /**
  * The statement count, memory and runtime (GC, event loop) of this process, for the benchmark's
- * figures; `?reset` restarts the runtime figures. `tail` splits the requests served since the last
- * call by the GC pauses they overlapped (each request's time from its arrival to its response).
+ * figures; `?reset` restarts the runtime figures, `?gc` collects garbage first (when the process
+ * runs with --expose-gc), so that the heap figure is what is live. `tail` splits the requests
+ * served since the last call by the GC pauses they overlapped (each request's time from its
+ * arrival to its response).
  */
 async function statsRoute(server: FastifyInstance): Promise<void> {
   server.addHook('onResponse', (_request, reply, done) => {
@@ -51,7 +53,9 @@ async function statsRoute(server: FastifyInstance): Promise<void> {
     done();
   });
   server.get('/__bench/stats', async (request) => {
-    if ((request.query as Record<string, unknown>).reset !== undefined) runtime.reset();
+    const query = request.query as Record<string, unknown>;
+    if (query.reset !== undefined) runtime.reset();
+    if (query.gc !== undefined) (globalThis as { gc?: () => void }).gc?.();
     return {
       statements,
       rssBytes: process.memoryUsage().rss,

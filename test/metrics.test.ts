@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, graphql, metricSamples, rest, runConcurrently, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { freePort } from './support/processes.js';
 
 // Prometheus metrics: by documented operation (route template, not the raw path), protected by a token or on their own port.
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('/metrics', () => {
-  it('counts requests by route template and status, GraphQL operations by name, and the database pool', async () => {
+  it('counts requests by route template and status, GraphQL operations by root field, and the database pool', async () => {
     await rest(server, 'GET', '/api/vendors', { token: acme.staffToken });
     await rest(server, 'GET', '/api/vendors/424242', { token: acme.staffToken });
     await rest(server, 'GET', '/api/vendors/31337', { token: acme.staffToken });
@@ -28,9 +28,25 @@ describe('/metrics', () => {
     expect(scraped.text).toContain('http_requests_total{operation="GET /api/vendors/{vendorid}",status="404"} 2');
     expect(scraped.text).not.toContain('424242');
     expect(scraped.text).toMatch(/http_request_duration_seconds_bucket\{le="[\d.]+",operation="GET \/api\/vendors"\}/);
-    expect(scraped.text).toContain('graphql_operations_total{operation="ListVendors",type="query",outcome="ok"} 1');
+    expect(scraped.text).toContain('graphql_operations_total{operation="vendors",type="query",outcome="ok"} 1');
     expect(scraped.text).toMatch(/db_pool_connections\{state="total"\} \d+/);
     expect(scraped.text).toContain('process_resident_memory_bytes');
+  });
+
+  it('labels GraphQL operations with known root fields only: 2,000 invented operation names add no series', async () => {
+    const statuses = await runConcurrently(2000, 8, async (index) => (await graphql(server, `query Invented${index} { __typename }`, {}, acme.staffToken)).status);
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    await graphql(server, 'query Invented { vendors { VendorId } aboutMe { FirstName } }', {}, acme.staffToken);
+    await graphql(server, 'query Invented { nosuchfield }', {}, acme.staffToken);
+    await graphql(server, '{ vendors {', {}, acme.staffToken);
+    const samples = metricSamples((await rest(server, 'GET', '/metrics', { token: TOKEN })).text, 'graphql_operations_total');
+    const operations = new Set(samples.map((sample) => sample.labels.operation));
+    // Every value is a root field of the schema, `multiple` or `other`; none is a name a client chose.
+    expect([...operations].sort()).toEqual(['__typename', 'multiple', 'other', 'vendors']);
+    const count = (operation: string) => samples.filter((sample) => sample.labels.operation === operation).reduce((sum, sample) => sum + sample.value, 0);
+    expect(count('__typename')).toBe(2000);
+    expect(count('multiple')).toBe(1);
+    expect(count('other')).toBe(2);
   });
 
   it('answers 401 without the metrics token (a staff session is not enough)', async () => {

@@ -41,6 +41,12 @@ export const configSchema = z.object({
   /** GraphiQL at /graphiql (default: on outside production). */
   GRAPHIQL: z.stringbool().optional(),
   /**
+   * Heap that GraphQL's per-document caches (parsed documents, compiled operations, persisted
+   * queries) may hold together, in MB, by estimated heap bytes (OPERATIONS.md, "GraphQL caches").
+   * Unset: a fifth of V8's heap limit, 48 MB under `npm start`'s flags.
+   */
+  GRAPHQL_CACHE_MB: z.coerce.number().int().min(1).max(4096).optional(),
+  /**
    * Browser origins allowed to call the APIs from another site (CORS), comma-separated, e.g.
    * `https://portal.example.org,https://admin.example.org`, on every request. Unset: none but
    * those a tenant lists for the requests that name it (`/api/setup/corsorigins`).

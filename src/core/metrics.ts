@@ -6,7 +6,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 /**
  * Prometheus metrics of one application instance (its own registry, so that several instances
  * in one process — the tests — never share counters): requests by documented operation (the
- * route template, never the raw path), GraphQL operations by name, the database pool, the job
+ * route template, never the raw path), GraphQL operations by root field, GraphQL's caches, the database pool, the job
  * queues and callback ingestion, plus Node's process metrics.
  */
 export class Metrics {
@@ -23,7 +23,7 @@ export class Metrics {
   });
 
   readonly graphqlOperations = new Counter({
-    name: 'graphql_operations_total', help: 'GraphQL operations by operation name, type and outcome.',
+    name: 'graphql_operations_total', help: 'GraphQL operations by the root field they select (multiple, other), type and outcome.',
     labelNames: ['operation', 'type', 'outcome'] as const, registers: [this.registry],
   });
 
@@ -60,7 +60,31 @@ export class Metrics {
       });
     }
   }
+
+  /**
+   * Reports GraphQL's per-document caches (http/graphql-caches.ts): entries and estimated heap
+   * bytes against their limits, by cache.
+   */
+  observeGraphqlCaches(figures: () => CacheFigures[]): void {
+    const gauges: [string, string, (cache: CacheFigures) => number][] = [
+      ['graphql_cache_entries', 'Entries of a GraphQL per-document cache.', (cache) => cache.entries],
+      ['graphql_cache_max_entries', 'Most entries a GraphQL per-document cache keeps.', (cache) => cache.maxEntries],
+      ['graphql_cache_bytes', 'Estimated heap bytes of the entries of a GraphQL per-document cache.', (cache) => cache.bytes],
+      ['graphql_cache_max_bytes', 'Most estimated heap bytes a GraphQL per-document cache keeps.', (cache) => cache.maxBytes],
+    ];
+    for (const [name, help, read] of gauges) {
+      new Gauge({
+        name, help, labelNames: ['cache'] as const, registers: [this.registry],
+        collect() {
+          for (const cache of figures()) this.set({ cache: cache.cache }, read(cache));
+        },
+      });
+    }
+  }
 }
+
+/** What a bounded cache holds and may hold, for the `graphql_cache_*` gauges. */
+export interface CacheFigures { cache: string; entries: number; maxEntries: number; bytes: number; maxBytes: number }
 
 const operationLabels = new WeakMap<FastifyRequest, string>();
 

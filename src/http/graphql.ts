@@ -4,9 +4,8 @@ import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { execute, Kind, OperationTypeNode, printSchema, type GraphQLSchema } from 'graphql';
-import { LRUCache } from 'lru-cache';
-import { compileOperation, type CompiledOperation } from '../core/compiled-execution.js';
+import { execute, Kind, OperationTypeNode, printSchema, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { compileOperation } from '../core/compiled-execution.js';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
@@ -14,6 +13,7 @@ import type { Metrics } from '../core/metrics.js';
 import { limitAnonymous } from '../core/rate-limit.js';
 import { allowReplicaReads, READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/read-routing.js';
 import type { FieldProblem } from '../core/errors.js';
+import { compiledHeapBytes, graphqlCaches, type BoundedCache, type CachedOperation } from './graphql-caches.js';
 
 /** The most tokens a GraphQL document may hold (graphql-js counts them while parsing). */
 const MAX_TOKENS = 2000;
@@ -57,13 +57,26 @@ const replicaReadsForQueries: ApolloServerPlugin<RequestContext> = {
   },
 };
 
-/** Counts GraphQL operations by name (`anonymous` when unnamed), type and outcome. */
-function operationMetrics(metrics: Metrics): ApolloServerPlugin<RequestContext> {
+/**
+ * Counts GraphQL operations by the root field they select (`vendors`, `saveVendor`; `multiple`
+ * when several, `other` when none could be resolved), type and outcome. Not by the operation name
+ * a client chooses: any client could make each name a new series. The root fields are the
+ * schema's, so the label values are bounded by it.
+ */
+function operationMetrics(metrics: Metrics, schema: GraphQLSchema): ApolloServerPlugin<RequestContext> {
+  const rootFields = new Set([schema.getQueryType(), schema.getMutationType()].flatMap((type) => Object.keys(type?.getFields() ?? {})));
+  for (const meta of ['__typename', '__schema', '__type']) rootFields.add(meta);
+  const labelOf = (operation: OperationDefinitionNode | undefined) => {
+    const fields = new Set(operation?.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : [])));
+    if (fields.size > 1) return 'multiple';
+    const [field] = fields;
+    return field && rootFields.has(field) ? field : 'other';
+  };
   return {
     async requestDidStart() {
       return {
-        async willSendResponse({ operationName, operation, errors }) {
-          metrics.graphqlOperations.inc({ operation: operationName ?? 'anonymous', type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' });
+        async willSendResponse({ operation, errors }) {
+          metrics.graphqlOperations.inc({ operation: labelOf(operation), type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' });
         },
       };
     },
@@ -85,16 +98,17 @@ const auditOperation: ApolloServerPlugin<RequestContext> = {
   },
 };
 
-/** How many distinct operations (documents) are kept compiled; clients send a handful each. */
-const COMPILED_OPERATIONS = 500;
-
 /**
- * Apollo executes through this hook (its `gateway` option, made for federation) so that each
- * operation is compiled once by graphql-jit, as the REST gateway's are, and kept by query hash:
- * Apollo still parses, validates and applies the limits; only execution changes.
+ * Apollo executes through this hook (its `gateway` option, made for federation) so that an
+ * operation is compiled once by graphql-jit, as the REST gateway's are, and kept by query hash in
+ * `compiled` (bounded, http/graphql-caches.ts): Apollo still parses, validates and applies the
+ * limits; only execution changes. A document is compiled on its second execution, not its first:
+ * compiling costs several milliseconds and several times the document's heap, and a client that
+ * inlines its values sends most documents once. Apollo hands over the very object it keeps in its
+ * document store, so a document seen before is one executed before.
  */
-function compiledExecution(schema: GraphQLSchema): GatewayInterface {
-  const compiled = new LRUCache<string, CompiledOperation>({ max: COMPILED_OPERATIONS });
+function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedOperation>): GatewayInterface {
+  const executedOnce = new WeakSet<DocumentNode>();
   return {
     onSchemaLoadOrUpdate(callback) {
       callback({ apiSchema: schema, coreSupergraphSdl: printSchema(schema) });
@@ -103,13 +117,22 @@ function compiledExecution(schema: GraphQLSchema): GatewayInterface {
     async load() {
       return {
         executor: async (request) => {
+          const { document, operationName } = request;
           // No operation to run (the operationName sent names none): graphql-js says why, Apollo
           // answers 400. (`request.operationName` is then null; the name sent is in `request.request`.)
-          if (!request.operation) return execute({ schema, document: request.document, operationName: request.request.operationName ?? undefined });
-          const key = `${request.queryHash}:${request.operationName ?? ''}`;
-          let run = compiled.get(key);
-          if (!run) compiled.set(key, (run = compileOperation(schema, request.document, request.operationName ?? undefined)));
-          return run(request.context, request.request.variables ?? {});
+          if (!request.operation) return execute({ schema, document, operationName: request.request.operationName ?? undefined });
+          const variables = request.request.variables ?? {};
+          const key = `${request.queryHash}:${operationName ?? ''}`;
+          let operation = compiled.get(key);
+          if (!operation) {
+            if (!executedOnce.has(document)) {
+              executedOnce.add(document);
+              return execute({ schema, document, operationName: operationName ?? undefined, contextValue: request.context, variableValues: variables });
+            }
+            const { run, generatedCodeLength } = compileOperation(schema, document, operationName ?? undefined);
+            compiled.set(key, (operation = { run, heapBytes: compiledHeapBytes(generatedCodeLength, document) }));
+          }
+          return operation.run(request.context, variables);
         },
       };
     },
@@ -135,8 +158,12 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     blockFieldSuggestion: { enabled: false },
   }).protect();
   const development = options.config.NODE_ENV === 'development';
+  const caches = graphqlCaches(options.config.GRAPHQL_CACHE_MB);
+  options.metrics.observeGraphqlCaches(caches.figures);
   const apollo = new ApolloServer<RequestContext>({
-    gateway: compiledExecution(options.schema),
+    gateway: compiledExecution(options.schema, caches.compiled),
+    // Parsed documents and persisted queries in our caches: Apollo's own are bounded by JSON length, not heap.
+    ...caches.apolloOptions,
     introspection: options.config.introspection,
     csrfPrevention: true,
     // No stack trace in any mode: failures are logged, and answers carry our own codes only.
@@ -147,7 +174,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
     plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(),
       // Cache-control hints are unused, and the plugin wraps every field resolver (measurable per request).
-      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics), auditOperation, replicaReadsForQueries],
+      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics, options.schema), auditOperation, replicaReadsForQueries],
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;

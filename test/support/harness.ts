@@ -223,3 +223,27 @@ export async function expectExactlyOneSucceeds(attempts: (() => Promise<HttpResu
   for (const status of statuses.filter((candidate) => candidate !== 200)) expect(refusals).toContain(status);
   return statuses;
 }
+
+/** Calls `call(index)` for each index below `count`, `concurrency` at a time; answers the results in index order. */
+export async function runConcurrently<T>(count: number, concurrency: number, call: (index: number) => Promise<T>): Promise<T[]> {
+  const results: T[] = new Array<T>(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      results[index] = await call(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return results;
+}
+
+/** The samples of metric `name` in a Prometheus text scrape: each one's labels and value. */
+export function metricSamples(scrape: string, name: string): { labels: Record<string, string>; value: number }[] {
+  return scrape.split('\n').flatMap((line) => {
+    const match = new RegExp(`^${name}\\{([^}]*)\\} (\\S+)$`).exec(line);
+    if (!match) return [];
+    const labels = Object.fromEntries([...match[1].matchAll(/(\w+)="([^"]*)"/g)].map(([, key, value]) => [key, value]));
+    return [{ labels, value: Number(match[2]) }];
+  });
+}

@@ -74,7 +74,7 @@ export function compileRoutes(schema: GraphQLSchema, rows: RouteRow[]): Compiled
     return {
       row, segments, field, fieldName, bodyArg, queryModelArg, queryArgs, operationType,
       access: fieldAccess(operationType, fieldName),
-      run: compiledOnFirstUse(() => compileOperation(schema, sofaOperation(sofa, operationType, fieldName))),
+      run: compiledOnFirstUse(() => compileOperation(schema, sofaOperation(sofa, operationType, fieldName)).run),
       literalCount: segments.filter((segment) => 'literal' in segment).length,
       mapsKeys: needsKeyMapping(field.type),
     };
