@@ -5264,7 +5264,7 @@ export interface components {
             Provider: string;
             /** @description When it was stored (ISO 8601). */
             ReceivedAt: string;
-            /** @description queued, retrying, processed or dead (every attempt failed; `npm run cli -- callbacks requeue` queues it again). */
+            /** @description queued, retrying, processed, parked (its content cannot be recorded: not retried, the reason in Error) or dead (every attempt failed; `npm run cli -- callbacks requeue` queues it again). */
             State: string;
             /**
              * Format: int32
@@ -8508,7 +8508,7 @@ export interface components {
             Provider: string;
             SiteKey: string;
             Secret: string;
-            /** @description Overrides the provider's siteverify address (a private verifier). */
+            /** @description Overrides the provider's siteverify address: https, on a known provider's host or one the operator allows (CAPTCHA_VERIFY_HOSTS), never a private address. */
             VerifyUrl?: string | null;
         };
         /** @description An image to create (ImageId 0: from an uploaded FileId) or update. On update, fields left out keep their value; null clears. */
