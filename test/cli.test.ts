@@ -1,6 +1,10 @@
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { eventuallyStatus, rest, startTestServer } from './support/harness.js';
 import { runCli } from './support/processes.js';
+
+// Each command is its own Node process that opens the ORM and checks the migrations: a few seconds
+// apiece on a loaded CI machine, and a test here runs up to five of them.
+jest.setTimeout(120_000);
 
 const server = await startTestServer();
 afterAll(() => server.close());
