@@ -61,8 +61,9 @@ describe('GraphQL per-document caches', () => {
   });
 
   it('keep at most their byte bound of 100 distinct large documents (each sent twice)', async () => {
-    // 7,000 comments each: a token apiece in the parsed document, about 0.7 MB of estimated heap.
-    const large = (index: number) => `query Large${index} { __typename }${'#\n'.repeat(7000)}`;
+    // 1,200 tokens each (within the token and cost limits): about 0.77 MB of estimated heap; the
+    // spaces make each source 25,000 characters, so the persisted queries fill their share too.
+    const large = (index: number) => `query Large${index} { ${`... on Query { __typename }${' '.repeat(100)}`.repeat(200)}}`;
     await runConcurrently(100, 8, async (index) => {
       await sendPersisted(large(index));
       await sendPersisted(large(index));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app.js';
@@ -156,6 +157,30 @@ describe('request size and shape limits', () => {
     expect(errors.length).toBeGreaterThan(0);
     for (const error of errors) expect(typeof error.extensions.code).toBe('string');
     expect(errors.some((error) => message.test(error.message))).toBe(true);
+  });
+
+  it('GraphQL comments past 2000: 400 GRAPHQL_PARSE_FAILED before they fill the heap (POST, GET, persisted-query registration)', async () => {
+    // Just under the 1 MiB body limit once JSON-encoded (3 bytes a line): ~349,000 comments,
+    // each a token object graphql-js would build and keep (~29 MB) without the limit.
+    const flood = `${'#\n'.repeat(349_000)}{ __typename }`;
+    const tooMany = `${'#\n'.repeat(2001)}{ __typename }`;
+    const sha256Hash = createHash('sha256').update(tooMany).digest('hex');
+    const persisted = { version: 1, sha256Hash };
+    const refusals = [
+      await graphql(server, flood, {}, tenant.staffToken),
+      await rest(server, 'GET', `/graphql?query=${encodeURIComponent(tooMany)}`, { token: tenant.staffToken, headers: { 'apollo-require-preflight': 'true' } }),
+      await rest(server, 'POST', '/graphql', { token: tenant.staffToken, body: { query: tooMany, extensions: { persistedQuery: persisted } } }),
+    ];
+    for (const response of refusals) {
+      expect({ status: response.status, code: response.body.errors?.[0]?.extensions.code, message: response.body.errors?.[0]?.message })
+        .toEqual({ status: 400, code: 'GRAPHQL_PARSE_FAILED', message: expect.stringMatching(/more than 2000 comments/) });
+    }
+    // The refused registration was not kept.
+    const byHash = await rest(server, 'POST', '/graphql', { token: tenant.staffToken, body: { extensions: { persistedQuery: persisted } } });
+    expect(byHash.body.errors?.[0]?.message).toBe('PersistedQueryNotFound');
+    // A document with a comment per line, as GraphiQL starts with, answers.
+    const commented = await graphql(server, `${'# explained\n'.repeat(30)}{ __typename # inline\n }`, {}, tenant.staffToken);
+    expect({ status: commented.status, data: commented.body.data }).toEqual({ status: 200, data: { __typename: 'Query' } });
   });
 
   it('GraphQL batches are refused: 400 with extensions.code', async () => {

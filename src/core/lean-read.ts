@@ -1,7 +1,6 @@
 import { raw, type EntityClass, type EntityData, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TENANT_FILTER } from '../entities/base.js';
-import { compiledFor, remember, shapeOf, standIns, type CompiledStatement, type Shaped } from './statement-cache.js';
+import { cachedStatement } from './statement-cache.js';
 
 export interface LeanQuery<T> {
   fields: (keyof T & string)[];
@@ -22,10 +21,9 @@ export async function leanRows<T extends object, F extends keyof T & string>(
   entity: EntityClass<T>,
   query: LeanQuery<T> & { fields: F[] },
 ): Promise<Pick<T, F>[]> {
-  const shape = shapeOf(em, { entity: entity.name, fields: query.fields, where: query.where, orderBy: query.orderBy, limit: query.limit, offset: query.offset });
-  let statement = shape ? compiledFor(shape) : null;
-  if (shape && statement === undefined) statement = await compileShape(em, entity, query, shape);
-  if (!shape || !statement) {
+  const statement = await cachedStatement(em, { ...query, entity: entity.name },
+    async (probe, standIns) => (await buildRowQuery(probe, entity, { ...query, ...standIns })).toQuery());
+  if (!statement) {
     const qb = await buildRowQuery(em, entity, query);
     return qb.execute('all', { mapResults: true }) as Promise<Pick<T, F>[]>;
   }
@@ -34,7 +32,7 @@ export async function leanRows<T extends object, F extends keyof T & string>(
   // As the QueryBuilder does: a read outside a transaction may go to a replica (core/read-routing.ts),
   // and it carries the EntityManager's logger context (its tenant scope: core/audit.ts).
   const rows = await driver.getConnection(context ? 'write' : 'read').execute<EntityData<T>[]>(
-    statement.sql, statement.slots.map((slot) => shape.values[slot]), 'all', context, em.getLoggerContext());
+    statement.sql, statement.params, 'all', context, em.getLoggerContext());
   const meta = em.getMetadata().get(entity);
   return rows.map((row) => driver.mapResult(row, meta) as unknown as Pick<T, F>);
 }
@@ -47,19 +45,6 @@ async function buildRowQuery<T extends object>(em: EntityManager, entity: Entity
   if (query.offset) qb.offset(query.offset);
   await qb.applyFilters();
   return qb;
-}
-
-/** Builds a shape's SQL once with sentinel values (see statement-cache.ts); null when it cannot be cached. */
-async function compileShape<T extends object>(em: EntityManager, entity: EntityClass<T>, query: LeanQuery<T>, shape: Shaped): Promise<CompiledStatement | null> {
-  const { sentinels, where, tenantId, limit, offset } = standIns(em, query, shape);
-  const probe = em.fork({ clear: true, useContext: false });
-  if (tenantId !== undefined) probe.setFilterParams(TENANT_FILTER, { tenantId });
-  try {
-    const qb = await buildRowQuery(probe, entity, { ...query, where, limit, offset });
-    return remember(shape, qb.toQuery(), sentinels);
-  } catch {
-    return remember(shape, null, sentinels);
-  }
 }
 
 /**

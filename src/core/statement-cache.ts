@@ -17,16 +17,36 @@ import { TENANT_FILTER } from '../entities/base.js';
  */
 
 /** Compiled SQL and, per parameter, which of the request's values it takes. */
-export interface CompiledStatement {
+interface CompiledStatement {
   sql: string;
   slots: number[];
 }
 
 /** The values of one request, in the order the shape found them, and its shape key. */
-export interface Shaped {
+interface Shaped {
   key: string;
   values: unknown[];
 }
+
+/** What a lean query is made of; `where`, `limit` and `offset` carry the request's values. */
+export interface LeanQueryParts<W> {
+  entity: string;
+  fields: string[];
+  where: W;
+  orderBy?: unknown;
+  limit?: number;
+  offset?: number;
+}
+
+/** The values of a query of the shape, replaced by sentinels, for building the shape's SQL once. */
+export interface StandIns<W> {
+  where: W;
+  limit?: number;
+  offset?: number;
+}
+
+/** Builds a query's SQL and parameters on `probe` (an EntityManager with the tenant filter's stand-in id). */
+export type BuildStatement<W> = (probe: EntityManager, standIns: StandIns<W>) => Promise<{ sql: string; params: readonly unknown[] }>;
 
 const MAX_SHAPES = 5000;
 const compiled = new Map<string, CompiledStatement | null>();
@@ -60,8 +80,21 @@ function describe(value: unknown, values: unknown[], out: string[]): boolean {
   return false; // a date, an entity, a raw SQL fragment, ...: not cached
 }
 
+/**
+ * The SQL of a lean query and its parameters (this request's values), from the compiled statement
+ * of its shape; on the shape's first request, `build` makes the shape's SQL from sentinel values
+ * and the result is remembered. Null when the query cannot be cached: the caller builds it itself.
+ */
+export async function cachedStatement<W>(em: EntityManager, parts: LeanQueryParts<W>, build: BuildStatement<W>): Promise<{ sql: string; params: unknown[] } | null> {
+  const shape = shapeOf(em, parts);
+  if (!shape) return null;
+  let statement = compiled.get(shape.key);
+  if (statement === undefined) statement = await compile(em, parts, shape, build);
+  return statement && { sql: statement.sql, params: statement.slots.map((slot) => shape.values[slot]) };
+}
+
 /** The shape of a lean query and its values, or null when it cannot be cached. */
-export function shapeOf(em: EntityManager, parts: { entity: string; fields: string[]; where: unknown; orderBy: unknown; limit?: number; offset?: number }): Shaped | null {
+function shapeOf(em: EntityManager, parts: LeanQueryParts<unknown>): Shaped | null {
   const values: unknown[] = [];
   const out = [parts.entity, '|', parts.fields.join(','), '|', JSON.stringify(parts.orderBy ?? null), '|'];
   if (!describe(parts.where, values, out)) return null;
@@ -73,17 +106,21 @@ export function shapeOf(em: EntityManager, parts: { entity: string; fields: stri
   return { key: out.join(''), values };
 }
 
-/** The compiled statement of a shape: undefined when not yet compiled, null when it cannot be. */
-export function compiledFor(shape: Shaped): CompiledStatement | null | undefined {
-  return compiled.get(shape.key);
-}
-
 /**
- * Compiles a shape from the SQL and parameters the QueryBuilder made for sentinel values
- * (`sentinels[i]` stood for value i) and remembers the result; `built` null: the QueryBuilder
- * refused the stand-ins, so the shape is never cached.
+ * Compiles a shape from the SQL and parameters `build` makes for sentinel values (`sentinels[i]`
+ * stands for value i) and remembers the result; null (never cached) when `build` refuses the
+ * stand-ins or the SQL does not take every value as a parameter.
  */
-export function remember(shape: Shaped, built: { sql: string; params: readonly unknown[] } | null, sentinels: readonly unknown[]): CompiledStatement | null {
+async function compile<W>(em: EntityManager, parts: LeanQueryParts<W>, shape: Shaped, build: BuildStatement<W>): Promise<CompiledStatement | null> {
+  const { sentinels, tenantId, ...query } = standIns(em, parts, shape);
+  const probe = em.fork({ clear: true, useContext: false });
+  if (tenantId !== undefined) probe.setFilterParams(TENANT_FILTER, { tenantId });
+  let built: { sql: string; params: readonly unknown[] } | null;
+  try {
+    built = await build(probe, query);
+  } catch {
+    built = null;
+  }
   const statement = built && mapsEveryValue(built.sql, built.params, sentinels) ? { sql: built.sql, slots: built.params.map((param) => sentinels.indexOf(param)) } : null;
   if (compiled.size < MAX_SHAPES) compiled.set(shape.key, statement);
   return statement;
@@ -103,9 +140,9 @@ function tenantFilterId(em: EntityManager): number | undefined {
 /**
  * A query of `shape` with a distinct sentinel in place of each of its values, in the order
  * `shapeOf` collected them (the filter's values, then the tenant filter's id, limit and offset),
- * and the sentinels, for `remember`.
+ * and the sentinels.
  */
-export function standIns<W>(em: EntityManager, query: { where: W; limit?: number; offset?: number }, shape: Shaped) {
+function standIns<W>(em: EntityManager, query: { where: W; limit?: number; offset?: number }, shape: Shaped) {
   const sentinels = sentinelsFor(shape.values);
   const next = { index: 0 };
   // Property order is evaluation order: the same order as shapeOf's.
