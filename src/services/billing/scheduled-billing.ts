@@ -27,6 +27,16 @@ import { createInvoice } from '../commerce/invoices.js';
 import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
 
 /*
+ * How billing (this file, payment-gateways.ts, payment-plans.ts, commerce/invoices.ts) talks to
+ * the database — one way per kind of statement:
+ * - reads: `leanRows` / `listQuery` (plain rows, tenant filter applied by the ORM);
+ * - writes of records: entities (`em.create` + flush, `nativeUpdate`, core/records.ts);
+ * - every raw statement (row locks, counters moved in one UPDATE, advisory locks, INSERT …
+ *   RETURNING): `tenantSql` (`all`/`get` when rows come back, `run` when none do), never
+ *   `em.execute` — so each one carries its tenant condition and tenant scope.
+ */
+
+/*
  * Scheduled billing (decided where the documents are silent):
  * - A schedule bills `amount` of its saleable item every `frequencyMonths` from `nextBillDate`.
  *   A run bills the active schedules matching its filter that are due on its bill date (the
@@ -351,7 +361,7 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
       await billItem(itemCtx, runId, run.parameters, row.id);
     } catch (error) {
       // Lost the database (not the item's fault): stop, so pg-boss retries the run and this item with it.
-      if (!(error instanceof ItemRefused) && !(await databaseReachable(base))) throw error;
+      if (!(error instanceof ItemRefused) && !(await databaseReachable(base, tenantId))) throw error;
       await recordItem(jobContext(base.fork(), tenantId, deps), runId, {
         scheduleId: row.id, periodStart: row.nextBillDate, outcome: 'failed', amount: row.amount, invoiceId: null, membershipChange: null,
         reason: error instanceof ItemRefused ? error.message : `Billing failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000),
@@ -376,9 +386,9 @@ interface LockedSchedule {
   status: string;
 }
 
-async function databaseReachable(em: EntityManager): Promise<boolean> {
+async function databaseReachable(em: EntityManager, tenantId: number): Promise<boolean> {
   try {
-    await em.fork().execute('SELECT 1');
+    await tenantSql({ em: em.fork(), tenantId }).get('SELECT 1');
     return true;
   } catch {
     return false;
@@ -417,7 +427,7 @@ async function billItem(ctx: RequestContext, runId: number, parameters: RunParam
       dueDate: periodStart > parameters.billDate ? periodStart : parameters.billDate,
       memo: `${schedule.description} (${periodStart} to ${addDays(nextPeriod, -1)})`,
     });
-    await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [nextPeriod, schedule.id]);
+    await tenantSql({ em: ctx.em, tenantId }).run(`UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [nextPeriod, schedule.id]);
     const change = await applyMembershipChanges(ctx, parameters, schedule, membership ?? null, periodStart, addDays(nextPeriod, -1));
     await recordItem(ctx, runId, {
       scheduleId, periodStart, outcome: created ? 'billed' : 'skipped', amount: schedule.amount, invoiceId: invoice.id, membershipChange: change,
@@ -432,12 +442,12 @@ async function applyMembershipChanges(
 ): Promise<string | null> {
   const tenantId = ctx.tenantId;
   if (parameters.changeCurrentMembership && membership) {
-    await tenantSql({ em: ctx.em, tenantId }).all(
+    await tenantSql({ em: ctx.em, tenantId }).run(
       `UPDATE membership SET membership_type_id = ?, membership_level_id = ?, end_date = greatest(coalesce(end_date, ?::date), ?::date), status = 'active',
          audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [parameters.membershipTypeId, parameters.membershipLevelId, periodEnd, periodEnd, membership.id]);
   }
   if (parameters.removeMembership && membership) {
-    await tenantSql({ em: ctx.em, tenantId }).all(
+    await tenantSql({ em: ctx.em, tenantId }).run(
       `UPDATE membership SET end_date = ?::date - 1, status = 'lapsed', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [periodStart, membership.id]);
   }
   if (parameters.createMembership) {
@@ -448,7 +458,7 @@ async function applyMembershipChanges(
        VALUES (${TENANT}, ?, ?, ?, ?, ?, 'active', 1, now(), now()) RETURNING id`,
       [schedule.contact_id, typeId, levelId, periodStart, periodEnd],
     );
-    await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND ${tenantIs()}`, [created.id, schedule.id]);
+    await tenantSql({ em: ctx.em, tenantId }).run(`UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND ${tenantIs()}`, [created.id, schedule.id]);
   }
   return membershipChangeLabel(parameters);
 }
