@@ -7,7 +7,7 @@ import { BadInput, Conflict } from '../../core/errors.js';
 import { jobContext } from '../../core/job-context.js';
 import { queueJob, type JobDefinition } from '../../core/jobs.js';
 import { allOf, idOf, leanRows } from '../../core/lean-read.js';
-import { escapeLike, listQuery, parseListOptions, defineList } from '../../core/list-query.js';
+import { escapeLike, listPages, listQuery, parseListOptions, defineList } from '../../core/list-query.js';
 import { money, parseMoney, sumMoney, toMoneyNumber, toMoneyString } from '../../core/money.js';
 import { inTransaction, readOr404 } from '../../core/records.js';
 import {
@@ -18,7 +18,7 @@ import { Contact, displayName } from '../../entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../../entities/membership.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { lookupChoices, type ListOptionsInput, type ListResultOf } from '../../schema/common.js';
-import { textDownload, type FileDownload } from '../../schema/file-download.js';
+import { piecewiseDownload, textDownload, type FileDownload } from '../../schema/file-download.js';
 import type {
   PendingFileDownloadResult, ScheduledBillingCriteria, ScheduledBillingFilterInput, ScheduledBillingHistory, ScheduledBillingHistoryItem, ScheduledBillingItem,
   ScheduledBillingRun, ScheduledBillingRunInput, ScheduledBillingRunItemView,
@@ -106,19 +106,25 @@ export async function listSchedules(ctx: RequestContext, filter: ScheduledBillin
   };
 }
 
-/** Every schedule matching the filter (at most EXPORT_LIMIT, in the list's order) as a CSV file. */
+/**
+ * Every schedule matching the filter (at most EXPORT_LIMIT, in the list's order) as a CSV file,
+ * made page by page (keyset pages of EXPORT_PAGE_SIZE) as it is sent: one page is held at a time.
+ */
 export async function exportSchedules(ctx: RequestContext, filter: ScheduledBillingFilterInput | null | undefined): Promise<FileDownload> {
   const list = parseListOptions(filter, scheduleList, '');
-  const { rows } = await listQuery(ctx, ScheduledBilling, scheduleList, { ...list, skip: 0, take: EXPORT_LIMIT }, { fields: SCHEDULE_FIELDS, where: scheduleWhere(filter) });
-  const items = await toItems(ctx, rows);
-  const columns = [
-    'ScheduledBillingId', 'ContactId', 'ContactName', 'MembershipId', 'MembershipTypeName', 'MembershipLevelName', 'SaleableItemName', 'Description',
-    'Amount', 'FrequencyMonths', 'StartDate', 'NextBillDate', 'Status', 'HasProfile',
-  ] as const;
-  const csv = stringify(items.map((item) => columns.map((column) => csvCell(column === 'Amount' ? toMoneyString(item.Amount) : item[column]))), {
-    header: true, columns: [...columns], record_delimiter: 'windows',
-  });
-  return textDownload(`scheduled-billing-${todayUtc()}.csv`, 'text/csv; charset=utf-8', csv);
+  const pages = listPages(ctx, ScheduledBilling, scheduleList, list, { fields: SCHEDULE_FIELDS, where: scheduleWhere(filter), pageSize: EXPORT_PAGE_SIZE, limit: EXPORT_LIMIT });
+  return piecewiseDownload(ctx, `scheduled-billing-${todayUtc()}.csv`, 'text/csv; charset=utf-8', csvPieces(EXPORT_COLUMNS, itemPages(ctx, pages)));
+}
+
+/** Schedules read (and their CSV lines made) per page of an export. */
+const EXPORT_PAGE_SIZE = 1000;
+const EXPORT_COLUMNS = [
+  'ScheduledBillingId', 'ContactId', 'ContactName', 'MembershipId', 'MembershipTypeName', 'MembershipLevelName', 'SaleableItemName', 'Description',
+  'Amount', 'FrequencyMonths', 'StartDate', 'NextBillDate', 'Status', 'HasProfile',
+] as const;
+
+async function* itemPages(ctx: RequestContext, pages: AsyncIterable<ScheduleRow[]>): AsyncGenerator<ScheduledBillingItem[]> {
+  for await (const rows of pages) yield toItems(ctx, rows);
 }
 
 /** Each filter field as a condition; all must hold. */
@@ -570,9 +576,7 @@ export async function writeRunDownload(em: EntityManager, tenantId: number, down
   if (!download || download.state === 'ready') return;
   const items = await runItems(ctx, idOf(download.run));
   const columns = ['ScheduledBillingId', 'ContactId', 'ContactName', 'Description', 'PeriodStart', 'Amount', 'Outcome', 'InvoiceId', 'MembershipChange', 'Reason'] as const;
-  const csv = stringify(items.map((item) => columns.map((column) => csvCell(column === 'Amount' ? toMoneyString(item.Amount) : item[column]))), {
-    header: true, columns: [...columns], record_delimiter: 'windows',
-  });
+  const csv = csvHeader(columns) + csvLines(columns, items);
   await ctx.em.nativeUpdate(ScheduledBillingDownload, { id: downloadId, tenant: tenantId }, { state: 'ready', content: csv });
 }
 
@@ -643,6 +647,24 @@ async function runJob(orm: MikroORM, data: unknown, lastAttempt: boolean, signal
 
 // ---------------------------------------------------------------------------------------------
 // CSV
+
+/** A CSV's header line (CRLF, as every line). */
+function csvHeader(columns: readonly string[]): string {
+  return stringify([columns], { record_delimiter: 'windows' });
+}
+
+/** Records as CSV lines of `columns` (Amount as money text), cells made safe by `csvCell`. */
+function csvLines<C extends string>(columns: readonly C[], records: readonly Record<C, string | number | boolean | null | undefined>[]): string {
+  return stringify(records.map((record) => columns.map((column) => csvCell(column === 'Amount' ? toMoneyString(record[column] as number) : record[column]))), {
+    record_delimiter: 'windows',
+  });
+}
+
+/** A CSV file piece by piece: its header, then the lines of each batch of records as the batch comes. */
+async function* csvPieces<C extends string>(columns: readonly C[], batches: AsyncIterable<readonly Record<C, string | number | boolean | null | undefined>[]>): AsyncGenerator<Buffer> {
+  yield Buffer.from(csvHeader(columns), 'utf8');
+  for await (const records of batches) yield Buffer.from(csvLines(columns, records), 'utf8');
+}
 
 /** A CSV cell: text that a spreadsheet would run as a formula (=, +, -, @) is prefixed with an apostrophe. */
 function csvCell(value: string | number | boolean | null | undefined): string {
