@@ -475,6 +475,19 @@ describe('scheduled billing: runs', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain('\'=HYPERLINK'); // a formula is never written as one
     expect(lines[1]).toContain(',9.99,billed,');
+    expect(file.headers.get('content-length')).toBeNull(); // sent from the stored pieces as they are read
+    const [stored] = await sql<{ file_id: number | null; content: string | null }>('SELECT file_id, content FROM scheduled_billing_download WHERE id = ?', [pending.body.PendingDownloadFileId]);
+    expect(stored).toEqual({ file_id: expect.any(Number), content: null });
+    const viaGraphql = await graphql<{ scheduledBillingDownloadFile: { Content: string } }>(server,
+      `{ scheduledBillingDownloadFile(pendingDownloadFileId: ${pending.body.PendingDownloadFileId}) { Content } }`, {}, f.tenant.staffToken);
+    expect(Buffer.from(viaGraphql.body.data!.scheduledBillingDownloadFile.Content, 'base64').toString('utf8')).toBe(file.text);
+
+    // A download written before its text moved to the file service (migration 0032) is still served from its text.
+    const [old] = await sql<{ id: number }>(
+      `INSERT INTO scheduled_billing_download (tenant_id, run_id, state, file_name, content) VALUES (?, ?, 'ready', 'old.csv', ?) RETURNING id`,
+      [f.tenant.id, run.SystemJobId, 'ScheduledBillingId\r\n1\r\n']);
+    const oldFile = await rest(server, 'GET', `${SB}/run/history/download/file/${old.id}`, { token: f.tenant.staffToken });
+    expect([oldFile.status, oldFile.text, oldFile.headers.get('content-type')]).toEqual([200, 'ScheduledBillingId\r\n1\r\n', 'text/csv; charset=utf-8']);
 
     expect((await rest(server, 'POST', `${SB}/run/history/download/999999`, { token: f.tenant.staffToken })).status).toBe(404);
   }, 60_000);

@@ -24,6 +24,8 @@ import type {
   ScheduledBillingRun, ScheduledBillingRunInput, ScheduledBillingRunItemView,
 } from '../../schema/scheduled-billing.js';
 import { createInvoice } from '../commerce/invoices.js';
+import { fileChunks, StreamedFileWriter } from '../files/files.js';
+import { loadConfig } from '../../core/config.js';
 import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
 
 /*
@@ -503,9 +505,13 @@ export async function runHistory(ctx: RequestContext, options: ListOptionsInput 
 /** The items a run processed (GraphQL only). */
 export async function runItems(ctx: RequestContext, runId: number): Promise<ScheduledBillingRunItemView[]> {
   await readOr404(ctx, ScheduledBillingRunRecord, ['id'], runId, RUN_NOUN);
-  const items = await leanRows(ctx.reader, ScheduledBillingRunItem, {
-    fields: ['schedule', 'periodStart', 'outcome', 'amount', 'invoiceId', 'membershipChange', 'reason'], where: { run: runId }, orderBy: [{ schedule: 'asc' }],
-  });
+  return runItemViews(ctx, await leanRows(ctx.reader, ScheduledBillingRunItem, { fields: [...RUN_ITEM_FIELDS], where: { run: runId }, orderBy: [{ schedule: 'asc' }] }));
+}
+
+const RUN_ITEM_FIELDS = ['schedule', 'periodStart', 'outcome', 'amount', 'invoiceId', 'membershipChange', 'reason'] as const;
+
+/** Run items as views: their schedules and contacts in batched loads. */
+async function runItemViews(ctx: RequestContext, items: Pick<ScheduledBillingRunItem, (typeof RUN_ITEM_FIELDS)[number]>[]): Promise<ScheduledBillingRunItemView[]> {
   const schedules = await loadAll(ctx, ScheduledBilling, items.map((item) => idOf(item.schedule)));
   const contacts = await loadAll(ctx, Contact, [...schedules.values()].map((schedule) => idOf(schedule.contact)));
   return items.map((item) => {
@@ -561,23 +567,56 @@ export async function requestRunDownload(ctx: RequestContext, runId: number): Pr
   };
 }
 
-/** The prepared file (409 while it is being prepared). */
+/** The prepared file (409 while it is being prepared), sent from storage piece by piece (one written before migration 0032 from its text). */
 export async function runDownloadFile(ctx: RequestContext, pendingDownloadFileId: number): Promise<FileDownload> {
-  const download = await readOr404(ctx, ScheduledBillingDownload, ['state', 'fileName', 'content'], pendingDownloadFileId, 'The download');
-  if (download.state !== 'ready' || download.content === null) throw new Conflict(download.state === 'failed' ? 'The file could not be prepared; request it again.' : 'The file is still being prepared; try again shortly.');
-  return textDownload(download.fileName, 'text/csv; charset=utf-8', download.content);
+  const download = await readOr404(ctx, ScheduledBillingDownload, ['state', 'fileName', 'file', 'content'], pendingDownloadFileId, 'The download');
+  if (download.state !== 'ready' || (download.file === null && download.content === null)) {
+    throw new Conflict(download.state === 'failed' ? 'The file could not be prepared; request it again.' : 'The file is still being prepared; try again shortly.');
+  }
+  if (download.file === null) return textDownload(download.fileName, 'text/csv; charset=utf-8', download.content!);
+  return piecewiseDownload(ctx, download.fileName, 'text/csv; charset=utf-8', fileChunks(ctx, { id: idOf(download.file) }));
 }
 
-/** Writes the CSV of a download's run (idempotent: a ready download is left alone). */
+export const DOWNLOAD_FILE_PURPOSE = 'scheduled-billing-downloads';
+/** Run items read (and their CSV lines written) per page of a results file. */
+const DOWNLOAD_PAGE_SIZE = 1000;
+
+/**
+ * Writes the CSV of a download's run to the file service, page by page (keyset pages of its
+ * items), in one transaction that also marks the download ready (idempotent: a ready download is
+ * left alone, and a second writer racing the first rolls its file back).
+ */
 export async function writeRunDownload(em: EntityManager, tenantId: number, downloadId: number): Promise<void> {
   const ctx = jobContext(em.fork(), tenantId);
   confineToTenant(ctx.em, tenantId);
-  const [download] = await leanRows(ctx.reader, ScheduledBillingDownload, { fields: ['run', 'state'], where: { id: downloadId }, limit: 1 });
+  const [download] = await leanRows(ctx.reader, ScheduledBillingDownload, { fields: ['run', 'state', 'fileName'], where: { id: downloadId }, limit: 1 });
   if (!download || download.state === 'ready') return;
-  const items = await runItems(ctx, idOf(download.run));
+  const runId = idOf(download.run);
   const columns = ['ScheduledBillingId', 'ContactId', 'ContactName', 'Description', 'PeriodStart', 'Amount', 'Outcome', 'InvoiceId', 'MembershipChange', 'Reason'] as const;
-  const csv = csvHeader(columns) + csvLines(columns, items);
-  await ctx.em.nativeUpdate(ScheduledBillingDownload, { id: downloadId, tenant: tenantId }, { state: 'ready', content: csv });
+  await ctx.em.fork().transactional(async (tx) => {
+    const csv = await StreamedFileWriter.open(tx, { tenantId, uploadedBy: null, config: loadConfig() });
+    for await (const piece of csvPieces(columns, runItemPages(ctx, runId))) await csv.write(piece);
+    const file = await csv.finish({ name: download.fileName, mediaType: 'text/csv', purpose: DOWNLOAD_FILE_PURPOSE });
+    const marked = await tx.nativeUpdate(ScheduledBillingDownload, { id: downloadId, tenant: tenantId, state: { $ne: 'ready' } }, { state: 'ready', file: file.id });
+    if (marked !== 1) throw new DownloadSettled();
+  }).catch((error: unknown) => {
+    if (!(error instanceof DownloadSettled)) throw error;
+  });
+}
+
+/** The download was made ready (or removed) by another writer meanwhile: this one's file is rolled back. */
+class DownloadSettled extends Error {}
+
+/** A run's items as views, a keyset page at a time in schedule order. */
+async function* runItemPages(ctx: RequestContext, runId: number): AsyncGenerator<ScheduledBillingRunItemView[]> {
+  for (let afterSchedule = 0; ;) {
+    const items = await leanRows(ctx.reader, ScheduledBillingRunItem, {
+      fields: [...RUN_ITEM_FIELDS], where: { run: runId, schedule: { $gt: afterSchedule } }, orderBy: [{ schedule: 'asc' }], limit: DOWNLOAD_PAGE_SIZE,
+    });
+    if (items.length > 0) yield runItemViews(ctx, items);
+    if (items.length < DOWNLOAD_PAGE_SIZE) return;
+    afterSchedule = idOf(items[items.length - 1].schedule);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -660,7 +699,7 @@ function csvLines<C extends string>(columns: readonly C[], records: readonly Rec
   });
 }
 
-/** A CSV file piece by piece: its header, then the lines of each batch of records as the batch comes. */
+/** A CSV file piece by piece (UTF-8): its header, then the lines of each batch of records as the batch comes. */
 async function* csvPieces<C extends string>(columns: readonly C[], batches: AsyncIterable<readonly Record<C, string | number | boolean | null | undefined>[]>): AsyncGenerator<Buffer> {
   yield Buffer.from(csvHeader(columns), 'utf8');
   for await (const records of batches) yield Buffer.from(csvLines(columns, records), 'utf8');
