@@ -57,7 +57,7 @@ import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
  * - A run is a pg-boss job (`scheduled-billing-run`); an instance without a job queue (the CLI,
  *   tests without jobs) runs it within the request instead.
  * - Run results download: `run/history/download/{systemjobid}` starts a job that writes the
- *   run's items as CSV and answers PendingFileDownloadResult; the file is then served by
+ *   run's items as CSV (to the file service, piece by piece) and answers PendingFileDownloadResult; the file is then served by
  *   `GET /api/scheduledbilling/membershiptype/run/history/download/file/{pendingdownloadfileid}`
  *   (our addition) and the GraphQL query `scheduledBillingDownloadFile` (409 while pending).
  */
