@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { stringify } from 'csv-stringify/sync';
 import type { PgBoss } from 'pg-boss';
 import { startJobs } from '../src/core/jobs.js';
 import { createLogger } from '../src/core/logger.js';
@@ -253,6 +254,61 @@ describe('scheduled billing: items, every ScheduledBillingFilter field', () => {
   });
 });
 
+describe('scheduled billing: an export of thousands of schedules', () => {
+  const COUNT = 2500;
+  const AMOUNTS = ['10.00', '25.50', '100.00']; // many ties, so equal amounts straddle the export's pages
+  const DESCRIPTIONS = ['Dues, "annual"', '=SUM(A1)', '-minus', 'Plain dues', 'Dues\nsecond line'];
+  let f: Fixture;
+
+  beforeAll(async () => {
+    f = await fixture('sb-export-large');
+    await seedSchedules(f.tenant.id, Array.from({ length: COUNT }, (_, index) => ({
+      amount: AMOUNTS[index % AMOUNTS.length], description: `${DESCRIPTIONS[index % DESCRIPTIONS.length]} ${index}`, item: f.items[0],
+      type: [f.types[0], f.types[1], null][index % 3], level: index % 3 === 0 ? f.levels[0] : null, profile: index % 2 === 0 ? `tok_${index}` : null,
+    })));
+  }, 120_000);
+
+  /** The CSV the export built whole before it was streamed (csv-stringify of every row at once, header and CRLF lines). */
+  async function expectedCsv(descending: boolean): Promise<string> {
+    const rows = await sql<{
+      id: number; contact_id: number; membership_id: number | null; amount: string; description: string; payment_profile: string | null;
+      first_name: string; type_name: string | null; level_name: string | null;
+    }>(
+      `SELECT s.id, s.contact_id, s.membership_id, s.amount::text AS amount, s.description, s.payment_profile, c.first_name, t.name AS type_name, l.name AS level_name
+       FROM scheduled_billing s JOIN contact c ON c.id = s.contact_id LEFT JOIN membership m ON m.id = s.membership_id
+       LEFT JOIN membership_type t ON t.id = m.membership_type_id LEFT JOIN membership_level l ON l.id = m.membership_level_id
+       WHERE s.tenant_id = ? ORDER BY s.amount ${descending ? 'DESC' : 'ASC'}, s.id`, [f.tenant.id]);
+    expect(rows).toHaveLength(COUNT);
+    const safe = (text: string) => (/^[=+\-@\t\r]/.test(text) ? `'${text}` : text);
+    const columns = ['ScheduledBillingId', 'ContactId', 'ContactName', 'MembershipId', 'MembershipTypeName', 'MembershipLevelName', 'SaleableItemName', 'Description',
+      'Amount', 'FrequencyMonths', 'StartDate', 'NextBillDate', 'Status', 'HasProfile'];
+    return stringify(rows.map((row) => [
+      String(row.id), String(row.contact_id), safe(`${row.first_name} Member`), row.membership_id === null ? '' : String(row.membership_id), row.type_name ?? '', row.level_name ?? '',
+      'Dues', safe(row.description), row.amount, '12', '2025-01-01', '2026-01-01', 'active', String(row.payment_profile !== null),
+    ]), { header: true, columns, record_delimiter: 'windows' });
+  }
+
+  it.each([['Amount', false], ['Amount desc', true]] as const)('downloads every row, byte for byte, ordered by %s', async (orderBy, descending) => {
+    const response = await rest(server, 'POST', `${SB}/items/export`, { token: f.tenant.staffToken, body: { OrderBy: orderBy } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="scheduled-billing-\d{4}-\d{2}-\d{2}\.csv"/);
+    expect(response.headers.get('content-length')).toBeNull(); // sent as it was made, not built whole first
+    expect(response.text).toBe(await expectedCsv(descending));
+  }, 60_000);
+
+  it('answers the same bytes over GraphQL (whole, base64) and under an Idempotency-Key (kept for its replay)', async () => {
+    const expected = await expectedCsv(false);
+    const viaGraphql = await graphql<{ scheduledBillingExport: { Content: string } }>(server,
+      '{ scheduledBillingExport(filter: { OrderBy: "Amount" }) { Content } }', {}, f.tenant.staffToken);
+    expect(Buffer.from(viaGraphql.body.data!.scheduledBillingExport.Content, 'base64').toString('utf8')).toBe(expected);
+    const headers = { 'idempotency-key': 'sb-export-large-1' };
+    const first = await rest(server, 'POST', `${SB}/items/export`, { token: f.tenant.staffToken, body: { OrderBy: 'Amount' }, headers });
+    const replay = await rest(server, 'POST', `${SB}/items/export`, { token: f.tenant.staffToken, body: { OrderBy: 'Amount' }, headers });
+    expect([first.text, replay.text, replay.headers.get('idempotent-replayed')]).toEqual([expected, expected, 'true']);
+  }, 60_000);
+});
+
 describe('scheduled billing: runs', () => {
   it('previews exactly what the run then does: count, total, membership changes, a poison item isolated', async () => {
     const f = await fixture('billing-preview');
@@ -419,6 +475,19 @@ describe('scheduled billing: runs', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain('\'=HYPERLINK'); // a formula is never written as one
     expect(lines[1]).toContain(',9.99,billed,');
+    expect(file.headers.get('content-length')).toBeNull(); // sent from the stored pieces as they are read
+    const [stored] = await sql<{ file_id: number | null; content: string | null }>('SELECT file_id, content FROM scheduled_billing_download WHERE id = ?', [pending.body.PendingDownloadFileId]);
+    expect(stored).toEqual({ file_id: expect.any(Number), content: null });
+    const viaGraphql = await graphql<{ scheduledBillingDownloadFile: { Content: string } }>(server,
+      `{ scheduledBillingDownloadFile(pendingDownloadFileId: ${pending.body.PendingDownloadFileId}) { Content } }`, {}, f.tenant.staffToken);
+    expect(Buffer.from(viaGraphql.body.data!.scheduledBillingDownloadFile.Content, 'base64').toString('utf8')).toBe(file.text);
+
+    // A download written before its text moved to the file service (migration 0032) is still served from its text.
+    const [old] = await sql<{ id: number }>(
+      `INSERT INTO scheduled_billing_download (tenant_id, run_id, state, file_name, content) VALUES (?, ?, 'ready', 'old.csv', ?) RETURNING id`,
+      [f.tenant.id, run.SystemJobId, 'ScheduledBillingId\r\n1\r\n']);
+    const oldFile = await rest(server, 'GET', `${SB}/run/history/download/file/${old.id}`, { token: f.tenant.staffToken });
+    expect([oldFile.status, oldFile.text, oldFile.headers.get('content-type')]).toEqual([200, 'ScheduledBillingId\r\n1\r\n', 'text/csv; charset=utf-8']);
 
     expect((await rest(server, 'POST', `${SB}/run/history/download/999999`, { token: f.tenant.staffToken })).status).toBe(404);
   }, 60_000);

@@ -177,6 +177,56 @@ export async function listQuery<T extends object, F extends keyof T & string>(
   return { rows, total };
 }
 
+/**
+ * Every record of a list, page after page in the list's order (its skip and take ignored), at
+ * most `limit`: each page is read after the last row of the page before (keyset, not OFFSET), so
+ * the hundredth page costs what the first does and one page is held at a time. The list's order
+ * fields must be columns that are never null (a keyset comparison passes over nulls).
+ */
+export async function* listPages<T extends { id: number }, F extends keyof T & string>(
+  ctx: RequestContext,
+  entity: EntityClass<T>,
+  spec: ListSpec<T>,
+  list: ListOptions,
+  query: { fields: readonly F[]; where?: FilterQuery<T>; pageSize: number; limit: number },
+): AsyncGenerator<Pick<T, F>[]> {
+  const find = toFindOptions(list, spec);
+  const keys = orderKeys<T>(list, spec);
+  const fields = [...new Set<keyof T & string>([...query.fields, ...keys.map((key) => key.path)])];
+  let last: Record<string, unknown> | null = null;
+  for (let read = 0; read < query.limit;) {
+    const take = Math.min(query.pageSize, query.limit - read);
+    const rows: Record<string, unknown>[] = await leanRows(ctx.reader, entity, {
+      fields, where: allOf<T>(query.where, find.where, last && (after(keys, last) as FilterQuery<T>)), orderBy: find.orderBy, limit: take,
+    });
+    if (rows.length > 0) yield rows as Pick<T, F>[];
+    if (rows.length < take) return;
+    read += rows.length;
+    last = rows[rows.length - 1];
+  }
+}
+
+interface OrderKey<T> {
+  path: keyof T & string;
+  descending: boolean;
+}
+
+/** The list's order as keys, the id last (each field once: the first mention decides). */
+function orderKeys<T>(list: ListOptions, spec: ListSpec<T>): OrderKey<T>[] {
+  const keys = [...list.orderBy.map(({ field, descending }) => ({ path: spec.orderBy[field], descending })), { path: 'id' as keyof T & string, descending: false }];
+  return keys.filter((key, index) => keys.findIndex((other) => other.path === key.path) === index);
+}
+
+/** The rows after `row` in the order of `keys`: beyond it on the first key, or equal on it and beyond on the next, and so on. */
+function after<T>(keys: readonly OrderKey<T>[], row: Record<string, unknown>): object {
+  return {
+    $or: keys.map((key, index) => ({
+      ...Object.fromEntries(keys.slice(0, index).map((equal) => [equal.path, row[equal.path]])),
+      [key.path]: { [key.descending ? '$lt' : '$gt']: row[key.path] },
+    })),
+  };
+}
+
 function isParsed(options: ListOptions | FilterBaseValues | null | undefined): options is ListOptions {
   return Boolean(options && 'orderBy' in options && Array.isArray(options.orderBy) && 'take' in options && typeof options.take === 'number');
 }

@@ -3,6 +3,7 @@ import { Entity, Index, ManyToOne, Property, Unique } from '@mikro-orm/decorator
 import { TenantOwned, Versioned } from './base.js';
 import { SaleableItem } from './commerce.js';
 import { Contact } from './contact.js';
+import { StoredFile } from './file.js';
 import { Membership, MembershipType } from './membership.js';
 
 /*
@@ -171,7 +172,11 @@ export class ScheduledBillingDownload extends TenantOwned {
   @Property({ length: 200 })
   fileName!: string;
 
-  /** The CSV text (results of one run are small; no file service entry needed for a generated export). */
+  /** The CSV, written piece by piece to the file service. */
+  @ManyToOne(() => StoredFile, { nullable: true, index: true })
+  file: StoredFile | null = null;
+
+  /** The CSV text of a download written before migration 0032 (still served; new ones use `file`). */
   @Property({ type: 'text', nullable: true })
   content: string | null = null;
 

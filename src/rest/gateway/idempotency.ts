@@ -5,6 +5,12 @@ import { claimIdempotencyKey, requestFingerprint, runOnce } from '../../core/ide
 import { problemResponse, send, type GatewayResponse } from './responses.js';
 import type { CompiledRoute } from './routes.js';
 
+/** The Idempotency-Key under which the request's response is stored, or null (a GET, no key, no caller). */
+export function idempotencyKeyOf(request: FastifyRequest, contextValue: RequestContext): string | null {
+  const key = request.method !== 'GET' ? request.headers['idempotency-key'] : undefined;
+  return typeof key === 'string' && contextValue.caller ? key : null;
+}
+
 /**
  * Sends the answer of a request: a POST or DELETE of a signed-in caller with an Idempotency-Key
  * (core/idempotency.ts) runs once per caller and key, and a repeat gets the stored response again.
@@ -13,9 +19,9 @@ export async function sendOnce(
   request: FastifyRequest, reply: FastifyReply, route: CompiledRoute, contextValue: RequestContext,
   answer: () => Promise<GatewayResponse>, onUnexpectedError: (error: unknown) => void,
 ) {
-  const key = request.method !== 'GET' ? request.headers['idempotency-key'] : undefined;
+  const key = idempotencyKeyOf(request, contextValue);
   const caller = contextValue.caller;
-  if (typeof key !== 'string' || !caller) return send(reply, await answer());
+  if (key === null || !caller) return send(reply, await answer());
   // A write with an Idempotency-Key runs once per caller and key; repeats get its response again.
   const fingerprint = requestFingerprint(request.method, request.url, request.body);
   const claim = await claimIdempotencyKey(contextValue.app.pool, caller, key, fingerprint);

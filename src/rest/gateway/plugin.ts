@@ -5,9 +5,9 @@ import { ApiError } from '../../core/errors.js';
 import { labelOperation } from '../../core/metrics.js';
 import { limitAnonymous } from '../../core/rate-limit.js';
 import { READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../../core/read-routing.js';
-import type { FileDownload } from '../../schema/file-download.js';
+import { answerDownloadAsBody, takeDownloadBody, type FileDownload } from '../../schema/file-download.js';
 import { toDocumentedKeys } from '../documented-keys.js';
-import { sendOnce } from './idempotency.js';
+import { idempotencyKeyOf, sendOnce } from './idempotency.js';
 import { closeUnreadBody, downloadResponse, namedAsDocumented, problemResponse, type GatewayResponse } from './responses.js';
 import { byteLimit, refuseDeclaredOver } from './request-body.js';
 import { indexRoutes, matchRoute, type PathParams } from './route-matching.js';
@@ -97,13 +97,15 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
       if (!route.row.publicApiResponse || !(error instanceof ApiError)) throw error;
       return problemResponse(error, request.url, route.row.publicApiResponse);
     }
+    // A download is sent as it is made, unless it is a response kept for an Idempotency-Key.
+    if (route.row.download && idempotencyKeyOf(request, contextValue) === null) answerDownloadAsBody(contextValue);
     // A query field's reads may be served by a read replica (core/read-routing.ts); a mutation's never are.
     const result = await withReadScope(() => route.run(contextValue, variables), route.operationType === 'query' && !wantsPrimary(request.headers[READ_PRIMARY_HEADER]));
     if (result.errors?.length) {
       return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url, route.row.publicApiResponse);
     }
     if (route.row.emptyResponse) return { statusCode: 200, contentType: null, body: null, headers: {} };
-    if (route.row.download) return downloadResponse((result.data as Record<string, FileDownload>)[route.fieldName]);
+    if (route.row.download) return downloadResponse((result.data as Record<string, FileDownload>)[route.fieldName], takeDownloadBody(contextValue));
     const data = (result.data as Record<string, unknown>)[route.fieldName];
     return { statusCode: 200, contentType: 'application/json; charset=utf-8', body: JSON.stringify(route.mapsKeys ? toDocumentedKeys(data) : data), headers: {} };
   }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { getNamedType, getNullableType, isInputObjectType } from 'graphql';
 import { ApiError, BadInput } from '../../core/errors.js';
@@ -38,6 +39,8 @@ export function closeUnreadBody(request: FastifyRequest, reply: FastifyReply): v
 
 export interface GatewayResponse extends StoredResponse {
   headers: Record<string, string>;
+  /** The body sent as it is made, instead of `body` (a download answered piece by piece). */
+  stream?: Readable;
 }
 
 /** A failure as problem+json; for a public operation answering PublicApiResponse, the problem also carries Status, StatusMessage and Data null. */
@@ -50,18 +53,19 @@ export function problemResponse(error: ApiError, url: string, publicApiResponse?
 export function send(reply: FastifyReply, response: GatewayResponse) {
   reply.code(response.statusCode).headers(response.headers);
   if (response.contentType) reply.type(response.contentType);
-  return reply.send(response.body ?? undefined);
+  return reply.send(response.stream ?? response.body ?? undefined);
 }
 
 /**
  * A FileDownload as the HTTP response itself: its media type, an attachment disposition (RFC 6266)
- * and its bytes. The files areas answer this way are text (CSV), kept as UTF-8 text like every
- * other response (so an Idempotency-Key replay answers the same file).
+ * and its bytes — `pieces` as they come when it was made piece by piece, else its Content. The
+ * files areas answer this way are text (CSV), kept as UTF-8 text like every other response (so an
+ * Idempotency-Key replay answers the same file).
  */
-export function downloadResponse(file: FileDownload): GatewayResponse {
+export function downloadResponse(file: FileDownload, pieces?: AsyncIterable<Buffer>): GatewayResponse {
   const fallback = file.FileName.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   return {
-    statusCode: 200, contentType: file.ContentType, body: Buffer.from(file.Content, 'base64').toString('utf8'),
+    statusCode: 200, contentType: file.ContentType, body: pieces ? null : Buffer.from(file.Content, 'base64').toString('utf8'), stream: pieces && Readable.from(pieces),
     headers: { 'content-disposition': `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(file.FileName)}`, 'cache-control': 'no-store' },
   };
 }

@@ -7,7 +7,7 @@ import { BadInput, Conflict } from '../../core/errors.js';
 import { jobContext } from '../../core/job-context.js';
 import { queueJob, type JobDefinition } from '../../core/jobs.js';
 import { allOf, idOf, leanRows } from '../../core/lean-read.js';
-import { escapeLike, listQuery, parseListOptions, defineList } from '../../core/list-query.js';
+import { escapeLike, listPages, listQuery, parseListOptions, defineList } from '../../core/list-query.js';
 import { money, parseMoney, sumMoney, toMoneyNumber, toMoneyString } from '../../core/money.js';
 import { inTransaction, readOr404 } from '../../core/records.js';
 import {
@@ -18,13 +18,25 @@ import { Contact, displayName } from '../../entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../../entities/membership.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { lookupChoices, type ListOptionsInput, type ListResultOf } from '../../schema/common.js';
-import { textDownload, type FileDownload } from '../../schema/file-download.js';
+import { piecewiseDownload, textDownload, type FileDownload } from '../../schema/file-download.js';
 import type {
   PendingFileDownloadResult, ScheduledBillingCriteria, ScheduledBillingFilterInput, ScheduledBillingHistory, ScheduledBillingHistoryItem, ScheduledBillingItem,
   ScheduledBillingRun, ScheduledBillingRunInput, ScheduledBillingRunItemView,
 } from '../../schema/scheduled-billing.js';
 import { createInvoice } from '../commerce/invoices.js';
+import { fileChunks, StreamedFileWriter } from '../files/files.js';
+import { loadConfig } from '../../core/config.js';
 import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+
+/*
+ * How billing (this file, payment-gateways.ts, payment-plans.ts, commerce/invoices.ts) talks to
+ * the database — one way per kind of statement:
+ * - reads: `leanRows` / `listQuery` (plain rows, tenant filter applied by the ORM);
+ * - writes of records: entities (`em.create` + flush, `nativeUpdate`, core/records.ts);
+ * - every raw statement (row locks, counters moved in one UPDATE, advisory locks, INSERT …
+ *   RETURNING): `tenantSql` (`all`/`get` when rows come back, `run` when none do), never
+ *   `em.execute` — so each one carries its tenant condition and tenant scope.
+ */
 
 /*
  * Scheduled billing (decided where the documents are silent):
@@ -45,7 +57,7 @@ import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
  * - A run is a pg-boss job (`scheduled-billing-run`); an instance without a job queue (the CLI,
  *   tests without jobs) runs it within the request instead.
  * - Run results download: `run/history/download/{systemjobid}` starts a job that writes the
- *   run's items as CSV and answers PendingFileDownloadResult; the file is then served by
+ *   run's items as CSV (to the file service, piece by piece) and answers PendingFileDownloadResult; the file is then served by
  *   `GET /api/scheduledbilling/membershiptype/run/history/download/file/{pendingdownloadfileid}`
  *   (our addition) and the GraphQL query `scheduledBillingDownloadFile` (409 while pending).
  */
@@ -96,19 +108,25 @@ export async function listSchedules(ctx: RequestContext, filter: ScheduledBillin
   };
 }
 
-/** Every schedule matching the filter (at most EXPORT_LIMIT, in the list's order) as a CSV file. */
+/**
+ * Every schedule matching the filter (at most EXPORT_LIMIT, in the list's order) as a CSV file,
+ * made page by page (keyset pages of EXPORT_PAGE_SIZE) as it is sent: one page is held at a time.
+ */
 export async function exportSchedules(ctx: RequestContext, filter: ScheduledBillingFilterInput | null | undefined): Promise<FileDownload> {
   const list = parseListOptions(filter, scheduleList, '');
-  const { rows } = await listQuery(ctx, ScheduledBilling, scheduleList, { ...list, skip: 0, take: EXPORT_LIMIT }, { fields: SCHEDULE_FIELDS, where: scheduleWhere(filter) });
-  const items = await toItems(ctx, rows);
-  const columns = [
-    'ScheduledBillingId', 'ContactId', 'ContactName', 'MembershipId', 'MembershipTypeName', 'MembershipLevelName', 'SaleableItemName', 'Description',
-    'Amount', 'FrequencyMonths', 'StartDate', 'NextBillDate', 'Status', 'HasProfile',
-  ] as const;
-  const csv = stringify(items.map((item) => columns.map((column) => csvCell(column === 'Amount' ? toMoneyString(item.Amount) : item[column]))), {
-    header: true, columns: [...columns], record_delimiter: 'windows',
-  });
-  return textDownload(`scheduled-billing-${todayUtc()}.csv`, 'text/csv; charset=utf-8', csv);
+  const pages = listPages(ctx, ScheduledBilling, scheduleList, list, { fields: SCHEDULE_FIELDS, where: scheduleWhere(filter), pageSize: EXPORT_PAGE_SIZE, limit: EXPORT_LIMIT });
+  return piecewiseDownload(ctx, `scheduled-billing-${todayUtc()}.csv`, 'text/csv; charset=utf-8', csvPieces(EXPORT_COLUMNS, itemPages(ctx, pages)));
+}
+
+/** Schedules read (and their CSV lines made) per page of an export. */
+const EXPORT_PAGE_SIZE = 1000;
+const EXPORT_COLUMNS = [
+  'ScheduledBillingId', 'ContactId', 'ContactName', 'MembershipId', 'MembershipTypeName', 'MembershipLevelName', 'SaleableItemName', 'Description',
+  'Amount', 'FrequencyMonths', 'StartDate', 'NextBillDate', 'Status', 'HasProfile',
+] as const;
+
+async function* itemPages(ctx: RequestContext, pages: AsyncIterable<ScheduleRow[]>): AsyncGenerator<ScheduledBillingItem[]> {
+  for await (const rows of pages) yield toItems(ctx, rows);
 }
 
 /** Each filter field as a condition; all must hold. */
@@ -351,7 +369,7 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
       await billItem(itemCtx, runId, run.parameters, row.id);
     } catch (error) {
       // Lost the database (not the item's fault): stop, so pg-boss retries the run and this item with it.
-      if (!(error instanceof ItemRefused) && !(await databaseReachable(base))) throw error;
+      if (!(error instanceof ItemRefused) && !(await databaseReachable(base, tenantId))) throw error;
       await recordItem(jobContext(base.fork(), tenantId, deps), runId, {
         scheduleId: row.id, periodStart: row.nextBillDate, outcome: 'failed', amount: row.amount, invoiceId: null, membershipChange: null,
         reason: error instanceof ItemRefused ? error.message : `Billing failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000),
@@ -376,9 +394,9 @@ interface LockedSchedule {
   status: string;
 }
 
-async function databaseReachable(em: EntityManager): Promise<boolean> {
+async function databaseReachable(em: EntityManager, tenantId: number): Promise<boolean> {
   try {
-    await em.fork().execute('SELECT 1');
+    await tenantSql({ em: em.fork(), tenantId }).get('SELECT 1');
     return true;
   } catch {
     return false;
@@ -417,7 +435,7 @@ async function billItem(ctx: RequestContext, runId: number, parameters: RunParam
       dueDate: periodStart > parameters.billDate ? periodStart : parameters.billDate,
       memo: `${schedule.description} (${periodStart} to ${addDays(nextPeriod, -1)})`,
     });
-    await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [nextPeriod, schedule.id]);
+    await tenantSql({ em: ctx.em, tenantId }).run(`UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [nextPeriod, schedule.id]);
     const change = await applyMembershipChanges(ctx, parameters, schedule, membership ?? null, periodStart, addDays(nextPeriod, -1));
     await recordItem(ctx, runId, {
       scheduleId, periodStart, outcome: created ? 'billed' : 'skipped', amount: schedule.amount, invoiceId: invoice.id, membershipChange: change,
@@ -432,12 +450,12 @@ async function applyMembershipChanges(
 ): Promise<string | null> {
   const tenantId = ctx.tenantId;
   if (parameters.changeCurrentMembership && membership) {
-    await tenantSql({ em: ctx.em, tenantId }).all(
+    await tenantSql({ em: ctx.em, tenantId }).run(
       `UPDATE membership SET membership_type_id = ?, membership_level_id = ?, end_date = greatest(coalesce(end_date, ?::date), ?::date), status = 'active',
          audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [parameters.membershipTypeId, parameters.membershipLevelId, periodEnd, periodEnd, membership.id]);
   }
   if (parameters.removeMembership && membership) {
-    await tenantSql({ em: ctx.em, tenantId }).all(
+    await tenantSql({ em: ctx.em, tenantId }).run(
       `UPDATE membership SET end_date = ?::date - 1, status = 'lapsed', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [periodStart, membership.id]);
   }
   if (parameters.createMembership) {
@@ -448,7 +466,7 @@ async function applyMembershipChanges(
        VALUES (${TENANT}, ?, ?, ?, ?, ?, 'active', 1, now(), now()) RETURNING id`,
       [schedule.contact_id, typeId, levelId, periodStart, periodEnd],
     );
-    await tenantSql({ em: ctx.em, tenantId }).all(`UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND ${tenantIs()}`, [created.id, schedule.id]);
+    await tenantSql({ em: ctx.em, tenantId }).run(`UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND ${tenantIs()}`, [created.id, schedule.id]);
   }
   return membershipChangeLabel(parameters);
 }
@@ -487,9 +505,13 @@ export async function runHistory(ctx: RequestContext, options: ListOptionsInput 
 /** The items a run processed (GraphQL only). */
 export async function runItems(ctx: RequestContext, runId: number): Promise<ScheduledBillingRunItemView[]> {
   await readOr404(ctx, ScheduledBillingRunRecord, ['id'], runId, RUN_NOUN);
-  const items = await leanRows(ctx.reader, ScheduledBillingRunItem, {
-    fields: ['schedule', 'periodStart', 'outcome', 'amount', 'invoiceId', 'membershipChange', 'reason'], where: { run: runId }, orderBy: [{ schedule: 'asc' }],
-  });
+  return runItemViews(ctx, await leanRows(ctx.reader, ScheduledBillingRunItem, { fields: [...RUN_ITEM_FIELDS], where: { run: runId }, orderBy: [{ schedule: 'asc' }] }));
+}
+
+const RUN_ITEM_FIELDS = ['schedule', 'periodStart', 'outcome', 'amount', 'invoiceId', 'membershipChange', 'reason'] as const;
+
+/** Run items as views: their schedules and contacts in batched loads. */
+async function runItemViews(ctx: RequestContext, items: Pick<ScheduledBillingRunItem, (typeof RUN_ITEM_FIELDS)[number]>[]): Promise<ScheduledBillingRunItemView[]> {
   const schedules = await loadAll(ctx, ScheduledBilling, items.map((item) => idOf(item.schedule)));
   const contacts = await loadAll(ctx, Contact, [...schedules.values()].map((schedule) => idOf(schedule.contact)));
   return items.map((item) => {
@@ -545,25 +567,56 @@ export async function requestRunDownload(ctx: RequestContext, runId: number): Pr
   };
 }
 
-/** The prepared file (409 while it is being prepared). */
+/** The prepared file (409 while it is being prepared), sent from storage piece by piece (one written before migration 0032 from its text). */
 export async function runDownloadFile(ctx: RequestContext, pendingDownloadFileId: number): Promise<FileDownload> {
-  const download = await readOr404(ctx, ScheduledBillingDownload, ['state', 'fileName', 'content'], pendingDownloadFileId, 'The download');
-  if (download.state !== 'ready' || download.content === null) throw new Conflict(download.state === 'failed' ? 'The file could not be prepared; request it again.' : 'The file is still being prepared; try again shortly.');
-  return textDownload(download.fileName, 'text/csv; charset=utf-8', download.content);
+  const download = await readOr404(ctx, ScheduledBillingDownload, ['state', 'fileName', 'file', 'content'], pendingDownloadFileId, 'The download');
+  if (download.state !== 'ready' || (download.file === null && download.content === null)) {
+    throw new Conflict(download.state === 'failed' ? 'The file could not be prepared; request it again.' : 'The file is still being prepared; try again shortly.');
+  }
+  if (download.file === null) return textDownload(download.fileName, 'text/csv; charset=utf-8', download.content!);
+  return piecewiseDownload(ctx, download.fileName, 'text/csv; charset=utf-8', fileChunks(ctx, { id: idOf(download.file) }));
 }
 
-/** Writes the CSV of a download's run (idempotent: a ready download is left alone). */
+export const DOWNLOAD_FILE_PURPOSE = 'scheduled-billing-downloads';
+/** Run items read (and their CSV lines written) per page of a results file. */
+const DOWNLOAD_PAGE_SIZE = 1000;
+
+/**
+ * Writes the CSV of a download's run to the file service, page by page (keyset pages of its
+ * items), in one transaction that also marks the download ready (idempotent: a ready download is
+ * left alone, and a second writer racing the first rolls its file back).
+ */
 export async function writeRunDownload(em: EntityManager, tenantId: number, downloadId: number): Promise<void> {
   const ctx = jobContext(em.fork(), tenantId);
   confineToTenant(ctx.em, tenantId);
-  const [download] = await leanRows(ctx.reader, ScheduledBillingDownload, { fields: ['run', 'state'], where: { id: downloadId }, limit: 1 });
+  const [download] = await leanRows(ctx.reader, ScheduledBillingDownload, { fields: ['run', 'state', 'fileName'], where: { id: downloadId }, limit: 1 });
   if (!download || download.state === 'ready') return;
-  const items = await runItems(ctx, idOf(download.run));
+  const runId = idOf(download.run);
   const columns = ['ScheduledBillingId', 'ContactId', 'ContactName', 'Description', 'PeriodStart', 'Amount', 'Outcome', 'InvoiceId', 'MembershipChange', 'Reason'] as const;
-  const csv = stringify(items.map((item) => columns.map((column) => csvCell(column === 'Amount' ? toMoneyString(item.Amount) : item[column]))), {
-    header: true, columns: [...columns], record_delimiter: 'windows',
+  await ctx.em.fork().transactional(async (tx) => {
+    const csv = await StreamedFileWriter.open(tx, { tenantId, uploadedBy: null, config: loadConfig() });
+    for await (const piece of csvPieces(columns, runItemPages(ctx, runId))) await csv.write(piece);
+    const file = await csv.finish({ name: download.fileName, mediaType: 'text/csv', purpose: DOWNLOAD_FILE_PURPOSE });
+    const marked = await tx.nativeUpdate(ScheduledBillingDownload, { id: downloadId, tenant: tenantId, state: { $ne: 'ready' } }, { state: 'ready', file: file.id });
+    if (marked !== 1) throw new DownloadSettled();
+  }).catch((error: unknown) => {
+    if (!(error instanceof DownloadSettled)) throw error;
   });
-  await ctx.em.nativeUpdate(ScheduledBillingDownload, { id: downloadId, tenant: tenantId }, { state: 'ready', content: csv });
+}
+
+/** The download was made ready (or removed) by another writer meanwhile: this one's file is rolled back. */
+class DownloadSettled extends Error {}
+
+/** A run's items as views, a keyset page at a time in schedule order. */
+async function* runItemPages(ctx: RequestContext, runId: number): AsyncGenerator<ScheduledBillingRunItemView[]> {
+  for (let afterSchedule = 0; ;) {
+    const items = await leanRows(ctx.reader, ScheduledBillingRunItem, {
+      fields: [...RUN_ITEM_FIELDS], where: { run: runId, schedule: { $gt: afterSchedule } }, orderBy: [{ schedule: 'asc' }], limit: DOWNLOAD_PAGE_SIZE,
+    });
+    if (items.length > 0) yield runItemViews(ctx, items);
+    if (items.length < DOWNLOAD_PAGE_SIZE) return;
+    afterSchedule = idOf(items[items.length - 1].schedule);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -633,6 +686,24 @@ async function runJob(orm: MikroORM, data: unknown, lastAttempt: boolean, signal
 
 // ---------------------------------------------------------------------------------------------
 // CSV
+
+/** A CSV's header line (CRLF, as every line). */
+function csvHeader(columns: readonly string[]): string {
+  return stringify([columns], { record_delimiter: 'windows' });
+}
+
+/** Records as CSV lines of `columns` (Amount as money text), cells made safe by `csvCell`. */
+function csvLines<C extends string>(columns: readonly C[], records: readonly Record<C, string | number | boolean | null | undefined>[]): string {
+  return stringify(records.map((record) => columns.map((column) => csvCell(column === 'Amount' ? toMoneyString(record[column] as number) : record[column]))), {
+    record_delimiter: 'windows',
+  });
+}
+
+/** A CSV file piece by piece (UTF-8): its header, then the lines of each batch of records as the batch comes. */
+async function* csvPieces<C extends string>(columns: readonly C[], batches: AsyncIterable<readonly Record<C, string | number | boolean | null | undefined>[]>): AsyncGenerator<Buffer> {
+  yield Buffer.from(csvHeader(columns), 'utf8');
+  for await (const records of batches) yield Buffer.from(csvLines(columns, records), 'utf8');
+}
 
 /** A CSV cell: text that a spreadsheet would run as a formula (=, +, -, @) is prefixed with an apostrophe. */
 function csvCell(value: string | number | boolean | null | undefined): string {

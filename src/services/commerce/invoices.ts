@@ -13,7 +13,7 @@ import type { ListOptionsInput } from '../../schema/common.js';
 import type {
   Invoice as InvoiceView, InvoiceFilterInput, InvoiceInput, InvoiceLine as InvoiceLineView, InvoicePayment, InvoicePaymentInput, SaleableItem as SaleableItemView, SaleableItemInput,
 } from '../../schema/commerce.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
 
 /*
  * The shared selling model. Areas that sell (store, events, scheduled billing) call
@@ -97,7 +97,7 @@ export async function createInvoice(ctx: RequestContext, draft: InvoiceDraft): P
   const tenantId = ctx.tenantId;
   return inTransaction(ctx, async () => {
     // One writer at a time per tenant: the number below and the sourceKey check cannot interleave.
-    await ctx.em.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [tenantId, 'invoice-number']);
+    await tenantSql({ em: ctx.em, tenantId }).run(`SELECT pg_advisory_xact_lock(${TENANT}, hashtext(?))`, ['invoice-number']);
     if (draft.sourceKey) {
       const existing = await ctx.em.findOne(Invoice, { sourceKey: draft.sourceKey });
       if (existing) return { invoice: existing, created: false };

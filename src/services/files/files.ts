@@ -190,8 +190,8 @@ export class StreamedFileWriter {
     return new StreamedFileWriter(em, owner, row.id);
   }
 
-  async write(text: string): Promise<void> {
-    const bytes = Buffer.from(text, 'utf8');
+  async write(text: string | Buffer): Promise<void> {
+    const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     this.pending.push(bytes);
     this.pendingBytes += bytes.length;
     if (this.pendingBytes >= CHUNK_BYTES) await this.writePiece();
@@ -305,7 +305,7 @@ export async function purgeUnusedFiles(orm: MikroORM, config: Config, age: strin
 }
 
 /** Purposes whose files are purged when unused: areas that upload first and attach later add theirs. */
-export const UNUSED_FILE_PURPOSES: string[] = ['images', 'image-renditions', 'store-downloads', 'document-templates', 'report-results'];
+export const UNUSED_FILE_PURPOSES: string[] = ['images', 'image-renditions', 'store-downloads', 'document-templates', 'report-results', 'scheduled-billing-downloads'];
 
 /**
  * Deletes the unreferenced files among `fileIds` (of one tenant, or any when `tenantId` is
