@@ -27,6 +27,7 @@ import { CredentialNotifications } from './0025-credential-notifications.js';
 import { TenantCorsOriginTable } from './0026-tenant-cors-origins.js';
 import { FileContentChunks } from './0028-file-content-chunks.js';
 import { TenantRowSecurity } from './0030-tenant-row-security.js';
+import { ServingRoleMembership } from './0031-serving-role-membership.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -57,4 +58,5 @@ export const migrations: MigrationObject[] = [
   { name: '0026-tenant-cors-origins', class: TenantCorsOriginTable },
   { name: '0028-file-content-chunks', class: FileContentChunks },
   { name: '0030-tenant-row-security', class: TenantRowSecurity },
+  { name: '0031-serving-role-membership', class: ServingRoleMembership },
 ];
