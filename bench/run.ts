@@ -30,8 +30,9 @@ const { values: options } = parseArgs({
     /** Only scenarios whose name contains this text (for profiling one path). */
     only: { type: 'string' },
     /**
-     * Serve as a login in `membership_app`, bound by row-level security (migration 0030), rather
-     * than as the embedded cluster's superuser, which no policy binds: the tenant scope's real cost.
+     * Serve as a login that is only a member of `membership_app` (a managed deployment), rather
+     * than as the embedded cluster's superuser, whose tenant-scoped statements switch to
+     * `membership_app` themselves (DATABASE_APP_ROLE; `DATABASE_APP_ROLE=` measures without).
      */
     'app-role': { type: 'boolean', default: false },
   },

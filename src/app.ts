@@ -12,6 +12,7 @@ import { trustProxySetting, type Config } from './core/config.js';
 import { auditRootFields } from './core/audit.js';
 import { RequestContext, requestEntityManagers, requestInfo, type AppDeps } from './core/context.js';
 import { CredentialCache } from './core/credential-cache.js';
+import { JOBS_SCHEMA } from './core/jobs.js';
 import { CredentialRateLimiter } from './core/credential-rate-limit.js';
 import { Metrics } from './core/metrics.js';
 import { toApiError } from './core/error-mapping.js';
@@ -26,6 +27,7 @@ import { AllowedMethods } from './rest/allowed-methods.js';
 import { restGateway } from './rest/gateway/plugin.js';
 import { compileRoutes } from './rest/gateway/routes.js';
 import { buildOpenApi } from './rest/openapi.js';
+import { takeServingRole } from './db/serving-role.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from './rest/problem.js';
 import { TenantCorsOrigins } from './services/cors-origins/cors-origins.js';
 import { authenticate } from './services/login/identity.js';
@@ -122,6 +124,8 @@ export async function buildApp(options: AppOptions): Promise<App> {
     done();
   });
 
+  // Tenant-scoped statements run as DATABASE_APP_ROLE, bound by row-level security (db/serving-role.ts).
+  await takeServingRole(orm, config.DATABASE_APP_ROLE, options.jobs ? JOBS_SCHEMA : null, (message) => server.log.warn(message));
   const tls = Boolean(config.TLS_CERT_FILE);
   const pool = options.pool ?? new pg.Pool({
     connectionString: orm.config.get('clientUrl'),

@@ -4,17 +4,22 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { RLS_EXCLUDED_TABLES } from '../src/core/audit.js';
 import { confineToTenant } from '../src/core/context.js';
+import { mapError } from '../src/core/error-mapping.js';
 import { acrossTenants, tenantSql } from '../src/core/tenant-sql.js';
 import { Login } from '../src/entities/index.js';
 import { openOrm } from '../src/db/orm.js';
+import { takeServingRole } from '../src/db/serving-role.js';
 import { authenticate } from '../src/services/login/identity.js';
 import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 /**
  * The tenant scope's second layer: row-level security under the service's role. The test server
- * runs as the embedded cluster's superuser, which PostgreSQL never holds to a policy; so these
- * tests open the application's own ORM (same configuration, same connection class) as a login
- * that is a member of `membership_app`, as a deployment serves (OPERATIONS.md, "Tenant row-level security").
+ * serves as the embedded cluster's superuser, as `npm start` does without DATABASE_URL; its
+ * tenant-scoped statements run as `membership_app` (DATABASE_APP_ROLE), which the policies bind
+ * ("the real server" below). The first tests also open the application's own ORM (same
+ * configuration, same connection class) as a login that is only a member of `membership_app`, as
+ * a managed deployment serves (OPERATIONS.md, "Tenant row-level security"): there even an unscoped
+ * statement sees no tenant's rows.
  */
 let server: TestServer;
 let acme: TestTenant;
@@ -43,9 +48,9 @@ afterAll(async () => {
   await admin.end();
 });
 
-/** A fork of the application's ORM confined to `tenant`, as a request's EntityManager is. */
-function scopedTo(tenant: TestTenant) {
-  const em = app.em.fork({ clear: true, useContext: false });
+/** A fork of the application's ORM (by default the member login's) confined to `tenant`, as a request's EntityManager (`ctx.em`) is. */
+function scopedTo(tenant: TestTenant, orm: MikroORM = app) {
+  const em = orm.em.fork({ clear: true, useContext: false });
   confineToTenant(em, tenant.id);
   return em;
 }
@@ -118,5 +123,59 @@ describe('row-level security on every tenant table', () => {
     await expect(em.execute('select 1 / 0 from login', [], 'all', em.getLoggerContext())).rejects.toThrow(/division by zero/);
     expect(await setting()).toBe('');
     expect(await app.em.fork().execute(UNSCOPED)).toEqual([]);
+    // The role ends with the transaction too: the connection is the login's again.
+    expect(await app.em.fork().execute('select current_user as name')).toEqual([{ name: appLogin }]);
+  });
+});
+
+describe('the real server: tenant-scoped statements run as membership_app', () => {
+  const whoAmI = 'select current_user as name, (select rolsuper from pg_roles where rolname = current_user) as superuser';
+
+  const serverScopedTo = (tenant: TestTenant) => scopedTo(tenant, server.orm);
+
+  it('serves as a superuser login, yet runs every scoped statement and transaction as membership_app', async () => {
+    // The precondition: the service's login bypasses row-level security itself.
+    const [login] = await server.orm.em.fork().execute<{ name: string; superuser: boolean }[]>(whoAmI);
+    expect(login.superuser).toBe(true);
+    const em = serverScopedTo(acme);
+    expect(await em.execute(whoAmI, [], 'all', em.getLoggerContext())).toEqual([{ name: 'membership_app', superuser: false }]);
+    expect(await tenantSql({ em, tenantId: acme.id }).all(whoAmI)).toEqual([{ name: 'membership_app', superuser: false }]);
+    await em.transactional(async (tx) => {
+      expect(await tx.execute(whoAmI)).toEqual([{ name: 'membership_app', superuser: false }]);
+    });
+    const across = acrossTenants(server.orm.em);
+    expect(await across.execute(whoAmI, [], 'all', across.getLoggerContext())).toEqual([{ name: 'membership_app', superuser: false }]);
+    // Unscoped statements (migrations, bootstrapping) keep the login.
+    expect(await server.orm.em.fork().execute(whoAmI)).toEqual([login]);
+  });
+
+  it('shows a raw statement without the tenant condition none of the other tenant’s rows', async () => {
+    const em = serverScopedTo(acme);
+    const rows = await em.execute<{ tenant_id: number }[]>(UNSCOPED, [], 'all', em.getLoggerContext());
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.filter((row) => row.tenant_id === other.id)).toEqual([]);
+    const logins = await em.find(Login, {}, { filters: false });
+    expect([...new Set(logins.map((login) => login.tenant.id))]).toEqual([acme.id]);
+  });
+
+  it('answers a row refused by the policy as not found (404), not a server error', async () => {
+    const em = serverScopedTo(acme);
+    const refused: unknown = await tenantSql({ em, tenantId: acme.id })
+      .run(`insert into vendor (tenant_id, name, name_key) values (${other.id}, 'Elsewhere', 'elsewhere')`)
+      .then(() => undefined, (error: unknown) => error);
+    expect(refused).toMatchObject({ code: '42501' });
+    expect(mapError(refused).error.status).toBe(404);
+  });
+
+  it('warns once and serves as the login when the login may not take the role', async () => {
+    const warnings: string[] = [];
+    try {
+      expect(await takeServingRole(server.orm, 'no_such_role_here', null, (message) => warnings.push(message))).toBe(false);
+      const em = serverScopedTo(acme);
+      expect((await em.execute<{ superuser: boolean }[]>(whoAmI, [], 'all', em.getLoggerContext()))[0].superuser).toBe(true);
+    } finally {
+      expect(await takeServingRole(server.orm, 'membership_app', null, (message) => warnings.push(message))).toBe(true);
+    }
+    expect(warnings).toEqual([expect.stringMatching(/row-level security not enforced: .*no_such_role_here \(DATABASE_APP_ROLE\)/)]);
   });
 });

@@ -94,10 +94,26 @@ function auditSettings(actor: AuditActor | undefined): Settings {
   return SETTINGS.flatMap((name, index) => [`app.audit_${name}`, text(values[index])]);
 }
 
-/** The tenant scope's settings: the tenant the statements are confined to, or every tenant. */
+/** The role tenant-scoped statements run as (`serveScopedStatementsAs`); none: the login's own. */
+let scopedRole: string | undefined;
+
+/**
+ * Makes every tenant-scoped transaction and statement run as `role` (none: as the login): the
+ * role is one more transaction-local setting (`set_config('role', …, true)`, as `SET LOCAL ROLE`),
+ * so the row-level security policies bind the statement even when the login owns the tables or
+ * is a superuser, and the connection is the login's again when the transaction ends. Unscoped
+ * statements (migrations, pg-boss, bootstrapping lookups) keep the login. Set once at start-up,
+ * after checking the login may take the role (`db/serving-role.ts`).
+ */
+export function serveScopedStatementsAs(role: string | undefined): void {
+  scopedRole = role;
+}
+
+/** The tenant scope's settings: the tenant the statements are confined to, or every tenant; and the role they run as. */
 function tenantSettings(scope: TenantScope | undefined): Settings {
   if (scope === undefined) return [];
-  return scope === ACROSS_TENANTS ? ['app.cross_tenant', 'on'] : ['app.tenant_id', String(scope)];
+  const confinement = scope === ACROSS_TENANTS ? ['app.cross_tenant', 'on'] : ['app.tenant_id', String(scope)];
+  return scopedRole ? [...confinement, 'role', scopedRole] : confinement;
 }
 
 /** The one statement that sets `settings` for the current transaction. */

@@ -32,6 +32,14 @@ export const configSchema = z.object({
    * credential cache is off; it uses no session-level SET or advisory locks in any mode). See SCALING.md.
    */
   DATABASE_PGBOUNCER: z.stringbool().default(false),
+  /**
+   * The role the service's tenant-scoped statements run as (OPERATIONS.md, "Tenant row-level
+   * security"): each scoped transaction sets it transaction-locally, beside the tenant, so the
+   * row-level security policies bind them even when DATABASE_URL's login is the tables' owner or
+   * a superuser. Taken only if the login may (a member, or a superuser); otherwise the service
+   * logs one warning and serves as the login. Empty: never switch.
+   */
+  DATABASE_APP_ROLE: z.string().regex(/^(?:[a-z_][a-z0-9_]*)?$/, 'must be a plain role name (lower case letters, digits, _) or empty').default('membership_app'),
   /** Guards DELETE /api/login/delete; the operation is disabled while unset. */
   MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Base URL that magic links point at (the member portal). */

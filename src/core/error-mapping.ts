@@ -7,7 +7,7 @@ import {
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
 import { GraphQLError } from 'graphql';
-import { ApiError, BadInput, Conflict, ServiceUnavailable, staleAuditId } from './errors.js';
+import { ApiError, BadInput, Conflict, NotFound, ServiceUnavailable, staleAuditId } from './errors.js';
 
 /** The problem+json / extensions.code view of any error, and whether it was unexpected (a bug). */
 export interface MappedError {
@@ -28,6 +28,9 @@ export function mapError(thrown: unknown): MappedError {
   if (original instanceof ForeignKeyConstraintViolationException) return { error: new Conflict('The record is referenced by other records or refers to a missing one.'), unexpected: false };
   if (original instanceof DeadlockException || original instanceof LockWaitTimeoutException) return { error: new Conflict('The record is busy; try again.'), unexpected: false };
   if (original instanceof ConnectionException || isConnectionFailure(original)) return { error: new ServiceUnavailable(), unexpected: false };
+  // Row-level security refused a row of another tenant (or the serving role lacks a grant): to the
+  // caller that record does not exist. Still logged: the tenant filter should have stopped it first.
+  if (sqlStateOf(original) === INSUFFICIENT_PRIVILEGE) return { error: new NotFound(), unexpected: true };
   if (thrown instanceof GraphQLError && (!thrown.originalError || original instanceof GraphQLError)) {
     // Errors GraphQL raised itself (coercion of variables, an invalid document); the outer
     // message carries the path of the offending input. The protocol's own codes
@@ -80,6 +83,15 @@ function stripRoot(path: string, variable: string | undefined): string | null {
   if (variable && path.startsWith(`${variable}.`)) return path.slice(variable.length + 1);
   if (variable && path.startsWith(`${variable}[`)) return path.slice(variable.length);
   return path;
+}
+
+/** PostgreSQL's SQLSTATE for a row-level security violation or a missing grant. */
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+/** The SQLSTATE of a driver error, or of the one the ORM wrapped. */
+function sqlStateOf(error: unknown): unknown {
+  const { code, sqlState, cause } = (error ?? {}) as { code?: unknown; sqlState?: unknown; cause?: { code?: unknown } };
+  return sqlState ?? code ?? cause?.code;
 }
 
 /** Network failures, and PostgreSQL refusing or dropping connections (classes 08, 53300, 57P0x). */

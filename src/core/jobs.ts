@@ -89,6 +89,9 @@ function statementsIn(em: EntityManager): Db {
   };
 }
 
+/** Where pg-boss keeps its tables (created when it starts). */
+export const JOBS_SCHEMA = 'pgboss';
+
 /**
  * Starts pg-boss on the service's database (schema `pgboss`). Queues are created on every
  * instance so any of them can enqueue; only instances with the worker enabled process jobs.
@@ -102,7 +105,7 @@ export async function startJobs(options: {
   jobs: JobDefinition[];
   worker: boolean;
 }): Promise<PgBoss> {
-  const boss = new PgBoss({ connectionString: options.url, schema: 'pgboss', max: 4, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS, monitorIntervalSeconds: JOB_SUPERVISE_SECONDS });
+  const boss = new PgBoss({ connectionString: options.url, schema: JOBS_SCHEMA, max: 4, superviseIntervalSeconds: JOB_SUPERVISE_SECONDS, monitorIntervalSeconds: JOB_SUPERVISE_SECONDS });
   boss.on('error', (error) => {
     // After a shutdown handed a job back, pg-boss still tries to settle it on its closed connection: expected, not an error.
     if (/Database connection is not opened/.test(error.message)) options.log.info({ err: error }, 'job settled after shutdown (already handed back)');

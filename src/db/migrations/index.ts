@@ -27,6 +27,7 @@ import { CredentialNotifications } from './0025-credential-notifications.js';
 import { TenantCorsOriginTable } from './0026-tenant-cors-origins.js';
 import { FileContentChunks } from './0028-file-content-chunks.js';
 import { TenantRowSecurity } from './0030-tenant-row-security.js';
+import { ServingRoleMembership } from './0031-serving-role-membership.js';
 import { ScheduledBillingDownloadFiles } from './0032-scheduled-billing-download-files.js';
 
 /** Every migration, oldest first. */
@@ -58,5 +59,6 @@ export const migrations: MigrationObject[] = [
   { name: '0026-tenant-cors-origins', class: TenantCorsOriginTable },
   { name: '0028-file-content-chunks', class: FileContentChunks },
   { name: '0030-tenant-row-security', class: TenantRowSecurity },
+  { name: '0031-serving-role-membership', class: ServingRoleMembership },
   { name: '0032-scheduled-billing-download-files', class: ScheduledBillingDownloadFiles },
 ];
