@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
-import { createLogger } from '../src/core/logger.js';
+import { createLogger } from '../src/core/runtime/logger.js';
 import { migrate, openOrm } from '../src/db/orm.js';
 import { createTenant } from '../src/services/login/identity.js';
 import { benchDatabase } from './support.js';

@@ -2,7 +2,7 @@ import { crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
 
 /*
  * ZIP archives built by hand for the tests and benchmarks of archives that inflate
- * (core/zip-archive.ts): what a ZIP bomb is made of, including a central directory that lies.
+ * (core/external/zip-archive.ts): what a ZIP bomb is made of, including a central directory that lies.
  */
 
 export interface Entry {

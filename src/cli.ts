@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Options } from './cli-commands.js';
-import { failureText } from './core/failures.js';
+import { failureText } from './core/runtime/failures.js';
 
 /** Each command's synopsis and what it does, for `--help`. */
 const help: Record<string, string> = {
@@ -57,7 +57,7 @@ async function main(): Promise<number> {
   }
   // Loaded only now: the services, the ORM and the schema are what make a command slow to start.
   const [{ commands, UsageError }, { startRuntime }, { loadConfig }, { progressReporter }] = await Promise.all([
-    import('./cli-commands.js'), import('./runtime.js'), import('./core/config.js'), import('./core/progress.js'),
+    import('./cli-commands.js'), import('./runtime.js'), import('./core/config.js'), import('./core/runtime/progress.js'),
   ]);
   const runtime = await startRuntime(loadConfig(), () => {}, progressReporter());
   try {

@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { buildApp } from './app.js';
 import { jobs } from './areas/index.js';
 import { loadConfig } from './core/config.js';
-import { failureText, StartupRefused } from './core/failures.js';
-import { createLogger } from './core/logger.js';
-import { startJobs } from './core/jobs.js';
-import { shutDown } from './core/shutdown.js';
+import { failureText, StartupRefused } from './core/runtime/failures.js';
+import { createLogger } from './core/runtime/logger.js';
+import { startJobs } from './core/runtime/jobs.js';
+import { shutDown } from './core/runtime/shutdown.js';
 import { DEMO_STAFF_EMAIL, DEMO_TENANT_KEY, ensureDemoTenant } from './services/seed/demo.js';
 import { startRuntime } from './runtime.js';
 

@@ -1,8 +1,8 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './core/config.js';
-import type { StartProgress } from './core/progress.js';
+import type { StartProgress } from './core/runtime/progress.js';
 import { externalDatabase, startEmbeddedDatabase, type DatabaseServer } from './db/database.js';
-import { parseReplicaUrls } from './core/read-routing.js';
+import { parseReplicaUrls } from './core/data/read-routing.js';
 import { migrate, openOrm } from './db/orm.js';
 
 /** The database server and ORM every entry point (server, CLI) starts the same way. */

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { areas, jobs, tenantOwnedEntities } from '../src/areas/index.js';
-import { AUDIT_EXCLUDED_TABLES, runAsJob } from '../src/core/audit.js';
+import { AUDIT_EXCLUDED_TABLES, runAsJob } from '../src/core/data/audit.js';
 import { Login, Vendor } from '../src/entities/index.js';
 import { vendorNameKey } from '../src/entities/vendor.js';
 import { deleteExpiredAuditEntries } from '../src/services/audit/audit.js';

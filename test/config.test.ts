@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { loadConfig } from '../src/core/config.js';
-import { redactUrl } from '../src/core/logger.js';
+import { redactUrl } from '../src/core/runtime/logger.js';
 
 describe('configuration', () => {
   it('has working defaults', () => {

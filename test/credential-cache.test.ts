@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { buildApp, type App } from '../src/app.js';
-import { CredentialCache } from '../src/core/credential-cache.js';
-import { createLogger } from '../src/core/logger.js';
+import { CredentialCache } from '../src/core/requests/credential-cache.js';
+import { createLogger } from '../src/core/runtime/logger.js';
 import { createTestTenant, eventuallyStatus, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // A known credential costs a request no SQL statement; whatever ends or changes it — on this

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { PgBoss } from 'pg-boss';
-import { startJobs } from '../src/core/jobs.js';
-import { createLogger } from '../src/core/logger.js';
+import { startJobs } from '../src/core/runtime/jobs.js';
+import { createLogger } from '../src/core/runtime/logger.js';
 import { SignInRequest } from '../src/entities/index.js';
 import { housekeepingJob } from '../src/services/login/housekeeping.js';
 import { startTestServer, type TestServer } from './support/harness.js';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { countsBy, insertIgnoringDuplicates, leanCount, leanDistinctOn } from '../src/core/lean-read.js';
+import { countsBy, insertIgnoringDuplicates, leanCount, leanDistinctOn } from '../src/core/data/lean-read.js';
 import { TENANT_FILTER } from '../src/entities/base.js';
 import { EmailEvent, Vendor } from '../src/entities/index.js';
 import { vendorNameKey } from '../src/entities/vendor.js';
 import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
-/** The typed read helpers of src/core/lean-read.ts, against the real database, tenant filter included. */
+/** The typed read helpers of src/core/data/lean-read.ts, against the real database, tenant filter included. */
 describe('lean-read helpers', () => {
   let server: TestServer;
   let acme: TestTenant;

@@ -4,8 +4,8 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { buildApp, type App } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/core/config.js';
-import { createLogger } from '../src/core/logger.js';
-import { hashToken } from '../src/core/secrets.js';
+import { createLogger } from '../src/core/runtime/logger.js';
+import { hashToken } from '../src/core/runtime/secrets.js';
 import { createTestTenant, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 
 // Resource limits (OWASP API4): rate limits per credential and per client address, shared by

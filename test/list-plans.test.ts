@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TENANT_FILTER } from '../src/entities/base.js';
-import { listsDeclared, parseListOptions, toFindOptions, type FilterBaseValues, type RegisteredList } from '../src/core/list-query.js';
+import { listsDeclared, parseListOptions, toFindOptions, type FilterBaseValues, type RegisteredList } from '../src/core/data/list-query.js';
 import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // Every list declared with defineList (all of them: the areas' services are loaded with the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Credential, Login, MagicLinkToken, OutboxMessage } from '../src/entities/index.js';
-import { hashToken } from '../src/core/secrets.js';
+import { hashToken } from '../src/core/runtime/secrets.js';
 import { createApiKey, createLogin, createSession, findLogin, findTenant, revokeApiKey } from '../src/services/login/identity.js';
 import { createTestTenant, eventuallyStatus, expectExactlyOneSucceeds, graphql, rest, startRaceServer, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 

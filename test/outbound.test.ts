@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { isNonPublicAddress, outboundRequest, OutboundRefused, type OutboundPolicy } from '../src/core/outbound.js';
+import { isNonPublicAddress, outboundRequest, OutboundRefused, type OutboundPolicy } from '../src/core/external/outbound.js';
 import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // Requests to URLs staff set (the captcha verifier): never to the service's own network unless a
@@ -96,7 +96,7 @@ describe('a captcha verification, when connecting', () => {
   });
 });
 
-describe('outboundRequest (core/outbound.ts)', () => {
+describe('outboundRequest (core/external/outbound.ts)', () => {
   const production: OutboundPolicy = { allowPrivate: false, hosts: null };
 
   it('checks every address a name resolves to and connects to none when one is private (DNS rebinding)', async () => {

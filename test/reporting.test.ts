@@ -378,8 +378,8 @@ describe('running reports', () => {
       const reports = await rest(quiet, 'POST', '/api/reporting', { token: tenant.staffToken, body: { Filter: 'directory' } });
       const started = await graphql(quiet, RUN, { i: { ReportId: reports.body.Results[0].ReportId } }, tenant.staffToken);
       const runId = started.body.data.runReport.ReportRunId as number;
-      const { startJobs } = await import('../src/core/jobs.js');
-      const { createLogger } = await import('../src/core/logger.js');
+      const { startJobs } = await import('../src/core/runtime/jobs.js');
+      const { createLogger } = await import('../src/core/runtime/logger.js');
       const boss = await startJobs({ url: quiet.databaseUrl, orm: quiet.orm, log: createLogger(quiet.config), jobs: reportRunJobs({ pumpEveryMs: 100 }), worker: true });
       try {
         let state = '';

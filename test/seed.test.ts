@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { rest, startTestServer } from './support/harness.js';
 import { runCli } from './support/processes.js';
-import { progressReporter } from '../src/core/progress.js';
+import { progressReporter } from '../src/core/runtime/progress.js';
 
 /** `npm run seed`: the built CLI as a child process (stdout and stderr are pipes, not a terminal) against this file's database. */
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { leanRows } from '../src/core/lean-read.js';
-import { cachedStatement } from '../src/core/statement-cache.js';
+import { leanRows } from '../src/core/data/lean-read.js';
+import { cachedStatement } from '../src/core/data/statement-cache.js';
 import { TENANT_FILTER } from '../src/entities/base.js';
 import { Vendor } from '../src/entities/vendor.js';
 import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';

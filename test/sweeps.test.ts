@@ -27,7 +27,7 @@ import {
   rootFields as rootFieldsOf, type RestCall,
 } from '../bench/fuzz-generators.js';
 import { buildApiSchema, rawRoutes, routes, tenantOwnedEntities } from '../src/areas/index.js';
-import { fieldAccess } from '../src/core/graphql-policies.js';
+import { fieldAccess } from '../src/core/requests/graphql-policies.js';
 import { Login, Tenant } from '../src/entities/index.js';
 import { indexRoutes } from '../src/rest/gateway/route-matching.js';
 import { compileRoutes } from '../src/rest/gateway/routes.js';

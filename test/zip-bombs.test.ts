@@ -6,7 +6,7 @@ import { wordDocument } from '../src/services/document-templates/document-genera
 import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // Archives that inflate (ZIP bombs) at the document template upload and again at generation
-// (core/zip-archive.ts). How fast and in how little memory they are refused: bench/zip-bomb.ts.
+// (core/external/zip-archive.ts). How fast and in how little memory they are refused: bench/zip-bomb.ts.
 let server: TestServer;
 let acme: TestTenant;
 

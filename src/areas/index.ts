@@ -1,7 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, getMetadataStorage } from 'type-graphql';
 import type { Area } from '../core/area.js';
-import { authChecker, validateInput } from '../core/graphql-policies.js';
+import { authChecker, validateInput } from '../core/requests/graphql-policies.js';
 import { TenantOwned } from '../entities/base.js';
 import { auditArea } from './audit.js';
 import { benefitPackagesArea } from './benefit-packages.js';

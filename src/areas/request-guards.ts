@@ -1,6 +1,6 @@
 import { defineArea } from '../core/area.js';
-import { EXPIRED_IDEMPOTENCY_RECORDS } from '../core/idempotency.js';
-import type { JobDefinition } from '../core/jobs.js';
+import { EXPIRED_IDEMPOTENCY_RECORDS } from '../core/requests/idempotency.js';
+import type { JobDefinition } from '../core/runtime/jobs.js';
 import { IdempotencyRecord, RateLimitWindow } from '../entities/request-guards.js';
 
 /** Hourly: rate-limit windows that have ended and idempotency records past their 24 hours go. */

@@ -4,7 +4,7 @@ import type { ClassType } from 'type-graphql';
 import type { Tenant } from '../entities/tenant.js';
 import type { AreaRoutes } from '../http/area-routes.js';
 import type { RouteRow } from '../rest/route-table.js';
-import type { JobDefinition } from './jobs.js';
+import type { JobDefinition } from './runtime/jobs.js';
 
 /**
  * Everything the application needs to know about one area, declared once (`src/areas/<area>.ts`).

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { StartupRefused } from './failures.js';
+import { StartupRefused } from './runtime/failures.js';
 
 /** Every setting the service reads from its environment, validated once at start. */
 export const configSchema = z.object({
@@ -20,7 +20,7 @@ export const configSchema = z.object({
   /**
    * Read replicas of DATABASE_URL, comma-separated complete URLs. Reads of query operations (GraphQL
    * queries, REST routes of query fields) go there unless the request sends `X-Read-Primary: true`;
-   * mutations, transactions, authentication and jobs use the primary (`core/read-routing.ts`).
+   * mutations, transactions, authentication and jobs use the primary (`core/data/read-routing.ts`).
    */
   DATABASE_REPLICA_URLS: z.string().optional().refine(
     (value) => (value ?? '').split(',').map((url) => url.trim()).filter(Boolean).every((url) => /^postgres(ql)?:\/\/[^/]+\/[^/?#]+/.test(url) && URL.canParse(url)),
@@ -105,7 +105,7 @@ export const configSchema = z.object({
   CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /**
    * Requests one credential (API key or session) may make per minute, counted across all
-   * instances (within about one second of traffic: core/credential-rate-limit.ts); 0 turns the
+   * instances (within about one second of traffic: core/requests/credential-rate-limit.ts); 0 turns the
    * limit off. 6,000 (100 a second, sustained) leaves a partner integration's sync or a busy
    * back office far below it while one leaked or runaway token cannot take the service alone.
    */
@@ -138,7 +138,7 @@ export const configSchema = z.object({
    * refused (413) with more entries than ZIP_MAX_ENTRIES, more inflated bytes in all than
    * ZIP_MAX_INFLATED_BYTES, or an entry of over 1 MiB compressed more than
    * ZIP_MAX_COMPRESSION_RATIO to 1 — read from the archive's directory before inflating, then
-   * counted while inflating (core/zip-archive.ts). A Word document is rarely over 200 entries
+   * counted while inflating (core/external/zip-archive.ts). A Word document is rarely over 200 entries
    * or 20 MB inflated; text compresses 5–20 to 1, a ZIP bomb about 1000 to 1.
    */
   ZIP_MAX_ENTRIES: z.coerce.number().int().min(10).max(100_000).default(1000),
@@ -167,7 +167,7 @@ export const configSchema = z.object({
   /**
    * Development and tests only: lets requests to URLs staff set (a captcha VerifyUrl) use http and
    * reach loopback, private and link-local addresses. Off, such URLs must be https on a public
-   * address, checked when saved and again at every connection (`core/outbound.ts`).
+   * address, checked when saved and again at every connection (`core/external/outbound.ts`).
    */
   OUTBOUND_ALLOW_PRIVATE: z.stringbool().default(false),
   /**

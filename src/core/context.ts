@@ -5,14 +5,14 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import type { Config } from './config.js';
 import type { TenantCorsOrigins } from '../services/cors-origins/cors-origins.js';
-import type { CredentialCache } from './credential-cache.js';
+import type { CredentialCache } from './requests/credential-cache.js';
 import { TENANT_FILTER } from '../entities/base.js';
 import type { Role } from '../entities/login.js';
 import { Forbidden, NotFound, Unauthenticated } from './errors.js';
-import { createLoaders, type Loaders } from './loaders.js';
-import { operationOf, type Metrics } from './metrics.js';
+import { createLoaders, type Loaders } from './data/loaders.js';
+import { operationOf, type Metrics } from './runtime/metrics.js';
 import { TENANT_KEY_PATTERN } from './values.js';
-import { attachAuditActor, attachTenantScope, type AuditActor } from './audit.js';
+import { attachAuditActor, attachTenantScope, type AuditActor } from './data/audit.js';
 
 /** Who is calling: resolved from the bearer credential. */
 export interface Caller {
@@ -108,7 +108,7 @@ export function requestEntityManagers(orm: MikroORM): RequestEntityManagers {
 /**
  * The tenant scope, both layers: confines every ORM query through `em` (and its forks) to
  * `tenantId` with the tenant filter, and every statement it sends — raw SQL and lean reads
- * included — with the database's row-level security (`app.tenant_id`, core/audit.ts).
+ * included — with the database's row-level security (`app.tenant_id`, core/data/audit.ts).
  */
 export function confineToTenant(em: EntityManager, tenantId: number): void {
   em.setFilterParams(TENANT_FILTER, { tenantId });

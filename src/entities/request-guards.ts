@@ -6,7 +6,7 @@ import { Tenant } from './tenant.js';
 /*
  * What guards requests across instances lives in PostgreSQL, so that every instance of the
  * service shares it: rate-limit counters and idempotency records. Both are read and written with
- * plain SQL on the hot path (src/core/rate-limit.ts, src/core/idempotency.ts); these entities
+ * plain SQL on the hot path (src/core/requests/rate-limit.ts, src/core/requests/idempotency.ts); these entities
  * exist for the schema and its migration.
  */
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../core/errors.js';
-import { loadIcal } from '../core/format-libraries.js';
+import { loadIcal } from '../core/runtime/format-libraries.js';
 import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { publishedCalendar } from '../services/calendars/calendars.js';
 import type { AreaRoutes } from './area-routes.js';

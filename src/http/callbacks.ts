@@ -8,7 +8,7 @@ import {
   CallbackSecrets, encryptedToken, SIGNATURE_HEADER, signatureValid, signedDigest, storeCallback, TIMESTAMP_HEADER, type TenantSecret,
 } from '../services/callbacks/callbacks.js';
 import { closeUnreadBody } from '../rest/gateway/responses.js';
-import { nestingDepth } from '../core/json-depth.js';
+import { nestingDepth } from '../core/requests/json-depth.js';
 import type { AreaRoutes } from './area-routes.js';
 
 /** Largest callback body accepted; larger is a 413 before anything is stored. */

@@ -2,8 +2,8 @@ import v8 from 'node:v8';
 import type { DocumentStore, PersistedQueryOptions } from '@apollo/server';
 import { TokenKind, type DocumentNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { CompiledOperation } from '../core/compiled-execution.js';
-import type { CacheFigures } from '../core/metrics.js';
+import type { CompiledOperation } from '../core/requests/compiled-execution.js';
+import type { CacheFigures } from '../core/runtime/metrics.js';
 
 /**
  * The caches GraphQL keeps per document a client sends: Apollo's parsed and validated documents,

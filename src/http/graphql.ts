@@ -5,13 +5,13 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { execute, Kind, OperationTypeNode, printSchema, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { compileOperation } from '../core/compiled-execution.js';
+import { compileOperation } from '../core/requests/compiled-execution.js';
 import type { Config } from '../core/config.js';
 import type { RequestContext } from '../core/context.js';
 import { mapError, toApiError } from '../core/error-mapping.js';
-import type { Metrics } from '../core/metrics.js';
-import { limitAnonymous } from '../core/rate-limit.js';
-import { allowReplicaReads, READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/read-routing.js';
+import type { Metrics } from '../core/runtime/metrics.js';
+import { limitAnonymous } from '../core/requests/rate-limit.js';
+import { allowReplicaReads, READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/data/read-routing.js';
 import type { FieldProblem } from '../core/errors.js';
 import { compiledHeapBytes, graphqlCaches, type BoundedCache, type CachedOperation } from './graphql-caches.js';
 
@@ -50,7 +50,7 @@ const statusFromErrors: ApolloServerPlugin<RequestContext> = {
 };
 
 /**
- * A query operation's reads may be served by a read replica (core/read-routing.ts), unless the
+ * A query operation's reads may be served by a read replica (core/data/read-routing.ts), unless the
  * caller sends `X-Read-Primary: true`; a mutation (and anything unrecognised) reads the primary.
  */
 const replicaReadsForQueries: ApolloServerPlugin<RequestContext> = {

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../core/config.js';
 import { ApiError } from '../core/errors.js';
-import { operationOf, type Metrics } from '../core/metrics.js';
+import { operationOf, type Metrics } from '../core/runtime/metrics.js';
 
 /**
  * Counts every request by its operation and serves the metrics for Prometheus: on the service's

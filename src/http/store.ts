@@ -1,4 +1,4 @@
-import { fileTypeFromBuffer } from '../core/format-libraries.js';
+import { fileTypeFromBuffer } from '../core/runtime/format-libraries.js';
 import type { AreaRoutes } from './area-routes.js';
 import { intParam, sendAttachment, sendJson } from './responses.js';
 import { acceptUploads, readUpload } from './uploads.js';

@@ -1,6 +1,6 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
-import { MAX_PAGE_SIZE } from '../core/list-query.js';
+import { MAX_PAGE_SIZE } from '../core/data/list-query.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { ManageSignatures, SignatureAddEdit, SignatureAddEditInput, SignatureCollectionItem } from '../schema/signatures.js';
 import * as signatures from '../services/signatures/signatures.js';

@@ -2,7 +2,7 @@ import {
   getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputField, type GraphQLNamedType, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/data/list-query.js';
 import { documentedKey } from './documented-keys.js';
 import type { AreaRoutes } from '../http/area-routes.js';
 import { BODY_MEDIA_TYPES } from './gateway/request-body.js';
@@ -27,7 +27,7 @@ function operationIdOf(method: string, path: string): string {
   return `${method.toLowerCase()}_${path.replace(/[^A-Za-z0-9]+/g, '_')}`;
 }
 
-/** Writes of signed-in callers take an Idempotency-Key (src/core/idempotency.ts). */
+/** Writes of signed-in callers take an Idempotency-Key (src/core/requests/idempotency.ts). */
 const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
   description: 'Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), ' +

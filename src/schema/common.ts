@@ -1,6 +1,6 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { Field, InputType, Int, ObjectType, type ClassType } from 'type-graphql';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/list-query.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../core/data/list-query.js';
 
 /** A record whose name duplicates the one being checked (documented model PotentialDuplicateEntry). */
 @ObjectType({ description: 'A record whose name duplicates the given name.' })

@@ -10,7 +10,7 @@ export class AuditTrail extends Migration {
     this.addSql(`create index "audit_entry_tenant_id_table_name_record_id_index" on "audit_entry" ("tenant_id", "table_name", "record_id");`);
     this.addSql(`create index "audit_entry_tenant_id_id_index" on "audit_entry" ("tenant_id", "id");`);
 
-    // Tables whose changes are not audited (core/audit.ts AUDIT_EXCLUDED_TABLES says why, a test
+    // Tables whose changes are not audited (core/data/audit.ts AUDIT_EXCLUDED_TABLES says why, a test
     // keeps the two lists equal).
     this.addSql(`create function audit_excluded_tables() returns text[] language sql immutable as $$
       select array['audit_entry', 'idempotency_record', 'provider_callback', 'email_event', 'meeting_event', 'outbox_message', 'file_content']::text[]
@@ -18,7 +18,7 @@ export class AuditTrail extends Migration {
 
     // One row per changed row, in the transaction of the change. Who and through which operation
     // come from the transaction-local settings the service sets when a transaction starts
-    // (core/audit.ts); without them (command line, migrations) the change is the system's.
+    // (core/data/audit.ts); without them (command line, migrations) the change is the system's.
     // Only changed columns are kept, bookkeeping columns left out (an UPDATE that changes nothing
     // else, such as a credential's last-use stamp, records nothing). The trigger's arguments name
     // the table's secret columns (audit_attach_all finds them): their values become "[redacted]".

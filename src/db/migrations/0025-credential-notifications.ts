@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * Announces every change that can end or alter what a bearer credential grants — a credential
  * revoked, expired early, deleted or re-pointed, a login's roles or contact changed or the login
  * deleted — on the `credential_changed` channel, on commit, however the change was made. Each
- * instance's credential cache listens and forgets what it knows (src/core/credential-cache.ts).
+ * instance's credential cache listens and forgets what it knows (src/core/requests/credential-cache.ts).
  * `last_used_at` stamps do not fire it.
  */
 export class CredentialNotifications extends Migration {

@@ -3,8 +3,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * The tenant scope's second layer (ARCHITECTURE.md, step 5): PostgreSQL row-level security on
  * every table with a `tenant_id`. The policy shows a statement the rows of the tenant in the
- * transaction-local setting `app.tenant_id` (set with every statement by core/audit.ts), or every
- * tenant's when `app.cross_tenant` is `on` (set only by `acrossTenants`, core/tenant-sql.ts);
+ * transaction-local setting `app.tenant_id` (set with every statement by core/data/audit.ts), or every
+ * tenant's when `app.cross_tenant` is `on` (set only by `acrossTenants`, core/data/tenant-sql.ts);
  * with neither, no rows. The same condition checks rows written (an INSERT or UPDATE into another
  * tenant fails). FORCE: the tables' owner (the role migrations run as) is bound too; only
  * superusers and BYPASSRLS roles are not, which is why the service serves as `membership_app`.

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../../core/context.js';
 import { toApiError } from '../../core/error-mapping.js';
-import { claimIdempotencyKey, requestFingerprint, runOnce } from '../../core/idempotency.js';
+import { claimIdempotencyKey, requestFingerprint, runOnce } from '../../core/requests/idempotency.js';
 import { problemResponse, send, type GatewayResponse } from './responses.js';
 import type { CompiledRoute } from './routes.js';
 
@@ -13,7 +13,7 @@ export function idempotencyKeyOf(request: FastifyRequest, contextValue: RequestC
 
 /**
  * Sends the answer of a request: a POST or DELETE of a signed-in caller with an Idempotency-Key
- * (core/idempotency.ts) runs once per caller and key, and a repeat gets the stored response again.
+ * (core/requests/idempotency.ts) runs once per caller and key, and a repeat gets the stored response again.
  */
 export async function sendOnce(
   request: FastifyRequest, reply: FastifyReply, route: CompiledRoute, contextValue: RequestContext,

@@ -2,9 +2,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../../core/context.js';
 import { toApiError } from '../../core/error-mapping.js';
 import { ApiError } from '../../core/errors.js';
-import { labelOperation } from '../../core/metrics.js';
-import { limitAnonymous } from '../../core/rate-limit.js';
-import { READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../../core/read-routing.js';
+import { labelOperation } from '../../core/runtime/metrics.js';
+import { limitAnonymous } from '../../core/requests/rate-limit.js';
+import { READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../../core/data/read-routing.js';
 import { answerDownloadAsBody, takeDownloadBody, type FileDownload } from '../../schema/file-download.js';
 import { toDocumentedKeys } from '../documented-keys.js';
 import { idempotencyKeyOf, sendOnce } from './idempotency.js';
@@ -99,7 +99,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     }
     // A download is sent as it is made, unless it is a response kept for an Idempotency-Key.
     if (route.row.download && idempotencyKeyOf(request, contextValue) === null) answerDownloadAsBody(contextValue);
-    // A query field's reads may be served by a read replica (core/read-routing.ts); a mutation's never are.
+    // A query field's reads may be served by a read replica (core/data/read-routing.ts); a mutation's never are.
     const result = await withReadScope(() => route.run(contextValue, variables), route.operationType === 'query' && !wantsPrimary(request.headers[READ_PRIMARY_HEADER]));
     if (result.errors?.length) {
       return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url, route.row.publicApiResponse);

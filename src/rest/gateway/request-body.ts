@@ -1,6 +1,6 @@
 import { Transform } from 'node:stream';
 import { ApiError, BadInput } from '../../core/errors.js';
-import { nestingDepth } from '../../core/json-depth.js';
+import { nestingDepth } from '../../core/requests/json-depth.js';
 import { formToObject } from './form-body.js';
 
 /** The media types a documented body may come in (listed in the OpenAPI document too). */

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { getNamedType, getNullableType, isInputObjectType } from 'graphql';
 import { ApiError, BadInput } from '../../core/errors.js';
-import type { StoredResponse } from '../../core/idempotency.js';
+import type { StoredResponse } from '../../core/requests/idempotency.js';
 import type { FileDownload } from '../../schema/file-download.js';
 import { documentedKey } from '../documented-keys.js';
 import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from '../problem.js';

@@ -1,8 +1,8 @@
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import { getNullableType, isInputObjectType, Kind, OperationTypeNode, type DocumentNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema } from 'graphql';
 import { createSofa } from 'sofa-api';
-import { compileOperation, type CompiledOperation } from '../../core/compiled-execution.js';
-import { fieldAccess, type FieldAccess } from '../../core/graphql-policies.js';
+import { compileOperation, type CompiledOperation } from '../../core/requests/compiled-execution.js';
+import { fieldAccess, type FieldAccess } from '../../core/requests/graphql-policies.js';
 import { documentedQueryNames } from '../contract.js';
 import { needsKeyMapping } from '../documented-keys.js';
 import type { RouteRow } from '../route-table.js';

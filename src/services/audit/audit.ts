@@ -1,16 +1,16 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { loadConfig } from '../../core/config.js';
-import type { JobDefinition } from '../../core/jobs.js';
-import { allOf } from '../../core/lean-read.js';
-import { listQuery, type ListSpec } from '../../core/list-query.js';
+import type { JobDefinition } from '../../core/runtime/jobs.js';
+import { allOf } from '../../core/data/lean-read.js';
+import { listQuery, type ListSpec } from '../../core/data/list-query.js';
 import { AuditEntry } from '../../entities/audit.js';
 import type { AuditTrailEntry, AuditTrailFilterInput } from '../../schema/audit.js';
-import { acrossTenantsSql } from '../../core/tenant-sql.js';
+import { acrossTenantsSql } from '../../core/data/tenant-sql.js';
 
 /**
  * Reading the audit trail (staff) and keeping it to its retention. The entries themselves are
- * written by the database trigger of migration 0022 (see core/audit.ts for who sets its author).
+ * written by the database trigger of migration 0022 (see core/data/audit.ts for who sets its author).
  */
 
 const auditList: ListSpec<AuditEntry> = {

@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { instantBound } from '../../core/dates.js';
 import { BadInput, NotFound } from '../../core/errors.js';
-import { leanRows } from '../../core/lean-read.js';
+import { leanRows } from '../../core/data/lean-read.js';
 import { money, parseMoney, toMoneyNumber, toMoneyString } from '../../core/money.js';
-import { inTransaction } from '../../core/records.js';
+import { inTransaction } from '../../core/data/records.js';
 import {
   PAYMENT_GATEWAY_TYPES, PLATFORM_PAY_TYPE_ID, PaymentGatewayAccount, PaymentGatewayTransaction, type GatewayTransactionKind,
 } from '../../entities/billing.js';
@@ -14,7 +14,7 @@ import type {
   AccountMonthArgs, AccountTransactionsArgs, GatewayAccountArgs, MonthlyStatement, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult,
   PaymentGatewayTransactionItem, TransferDetails, Transfers, Transactions,
 } from '../../schema/payment-gateways.js';
-import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Payment gateway accounts (decided where the documents are silent): transactions enter through

@@ -4,12 +4,12 @@ import { stringify } from 'csv-stringify/sync';
 import { confineToTenant, type AppDeps, type RequestContext } from '../../core/context.js';
 import { addDays, addMonths, calendarDay, todayUtc } from '../../core/dates.js';
 import { BadInput, Conflict } from '../../core/errors.js';
-import { jobContext } from '../../core/job-context.js';
-import { queueJob, type JobDefinition } from '../../core/jobs.js';
-import { allOf, idOf, leanRows } from '../../core/lean-read.js';
-import { escapeLike, listPages, listQuery, parseListOptions, defineList } from '../../core/list-query.js';
+import { jobContext } from '../../core/runtime/job-context.js';
+import { queueJob, type JobDefinition } from '../../core/runtime/jobs.js';
+import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
+import { escapeLike, listPages, listQuery, parseListOptions, defineList } from '../../core/data/list-query.js';
 import { money, parseMoney, sumMoney, toMoneyNumber, toMoneyString } from '../../core/money.js';
-import { inTransaction, readOr404 } from '../../core/records.js';
+import { inTransaction, readOr404 } from '../../core/data/records.js';
 import {
   ScheduledBilling, ScheduledBillingDownload, ScheduledBillingRunItem, ScheduledBillingRunRecord, type RunParameters,
 } from '../../entities/billing.js';
@@ -26,13 +26,13 @@ import type {
 import { createInvoice } from '../commerce/invoices.js';
 import { fileChunks, StreamedFileWriter } from '../files/files.js';
 import { loadConfig } from '../../core/config.js';
-import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * How billing (this file, payment-gateways.ts, payment-plans.ts, commerce/invoices.ts) talks to
  * the database — one way per kind of statement:
  * - reads: `leanRows` / `listQuery` (plain rows, tenant filter applied by the ORM);
- * - writes of records: entities (`em.create` + flush, `nativeUpdate`, core/records.ts);
+ * - writes of records: entities (`em.create` + flush, `nativeUpdate`, core/data/records.ts);
  * - every raw statement (row locks, counters moved in one UPDATE, advisory locks, INSERT …
  *   RETURNING): `tenantSql` (`all`/`get` when rows come back, `run` when none do), never
  *   `em.execute` — so each one carries its tenant condition and tenant scope.

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, NotFound } from '../../core/errors.js';
-import { idOf, leanRows } from '../../core/lean-read.js';
-import { listQuery, MAX_PAGE_SIZE, defineList } from '../../core/list-query.js';
-import { assertCurrentVersion, deleteRecord, findOr404, readOr404 } from '../../core/records.js';
+import { idOf, leanRows } from '../../core/data/lean-read.js';
+import { listQuery, MAX_PAGE_SIZE, defineList } from '../../core/data/list-query.js';
+import { assertCurrentVersion, deleteRecord, findOr404, readOr404 } from '../../core/data/records.js';
 import { Calendar, isFeedPublished } from '../../entities/calendar.js';
 import { Contact, Tenant } from '../../entities/index.js';
 import { displayName } from '../../entities/contact.js';

@@ -1,10 +1,10 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import type { JobDefinition, JobRun } from '../../core/jobs.js';
+import type { JobDefinition, JobRun } from '../../core/runtime/jobs.js';
 import type { CallbackProvider } from '../../entities/callback.js';
 import { MalformedCallback, normalizeCallback, storable, type EmailEventInput, type MeetingEventInput } from './callback-formats.js';
-import { acrossTenants, TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { acrossTenants, TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /** The queue of stored callbacks waiting to be processed; its jobs carry `{ receipt }`. */
 export const CALLBACK_QUEUE = 'provider-callback';

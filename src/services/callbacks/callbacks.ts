@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, ServiceUnavailable } from '../../core/errors.js';
 import { isOneOf } from '../../core/values.js';
-import { listQuery, defineList } from '../../core/list-query.js';
+import { listQuery, defineList } from '../../core/data/list-query.js';
 import { CALLBACK_PROVIDERS, CALLBACK_STATES, EmailEvent, isCallbackProvider, MeetingEvent, ProviderCallback, type CallbackProvider, type CallbackState } from '../../entities/callback.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type { ProviderCallbackItem } from '../../schema/callbacks.js';

@@ -2,9 +2,9 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js';
-import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../../core/lean-read.js';
-import { listQuery, MAX_PAGE_SIZE, defineList } from '../../core/list-query.js';
-import { assertCurrentVersion, deleteRecord, inTransaction, readOr404 } from '../../core/records.js';
+import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../../core/data/lean-read.js';
+import { listQuery, MAX_PAGE_SIZE, defineList } from '../../core/data/list-query.js';
+import { assertCurrentVersion, deleteRecord, inTransaction, readOr404 } from '../../core/data/records.js';
 import { CATEGORY_TYPES, CategoryItem, CategoryList, CategoryType, type CategoryTypeId } from '../../entities/category-list.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type {

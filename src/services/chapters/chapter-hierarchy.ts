@@ -1,10 +1,10 @@
 import type { RequestContext } from '../../core/context.js';
-import { idOf, leanRows } from '../../core/lean-read.js';
-import { withDuplicateLock } from '../../core/records.js';
+import { idOf, leanRows } from '../../core/data/lean-read.js';
+import { withDuplicateLock } from '../../core/data/records.js';
 import { Chapter } from '../../entities/chapter.js';
 import { Contact } from '../../entities/contact.js';
 import { Tenant } from '../../entities/tenant.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * The organization hierarchy of a tenant: its top-level organization and the chapters below it

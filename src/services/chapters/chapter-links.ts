@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, NotFound } from '../../core/errors.js';
-import { idOf, leanRows } from '../../core/lean-read.js';
-import { inTransaction } from '../../core/records.js';
+import { idOf, leanRows } from '../../core/data/lean-read.js';
+import { inTransaction } from '../../core/data/records.js';
 import { Chapter, ContactChapter } from '../../entities/chapter.js';
 import type { ChapterContactSelect, ContactChapterAddEdit, ContactChapterAddEditInput } from '../../schema/chapters.js';
-import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Contact-chapter links (decided where the documents are silent):

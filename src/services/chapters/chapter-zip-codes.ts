@@ -1,13 +1,13 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { NotFound, ServiceUnavailable } from '../../core/errors.js';
-import type { JobDefinition, JobRun } from '../../core/jobs.js';
-import { leanRows } from '../../core/lean-read.js';
-import { withDuplicateLock } from '../../core/records.js';
+import type { JobDefinition, JobRun } from '../../core/runtime/jobs.js';
+import { leanRows } from '../../core/data/lean-read.js';
+import { withDuplicateLock } from '../../core/data/records.js';
 import { ChapterZipCodeRun } from '../../entities/chapter.js';
 import type { ChapterZipCodeAssignment } from '../../schema/chapters.js';
 import { intArray, promotePrimaries, runStatement } from './chapter-links.js';
-import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * `contactchapter/assignzipcodes`: links every person whose primary address (the one of kind

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js';
-import { idOf, leanCount, leanRows } from '../../core/lean-read.js';
-import { listQuery, defineList } from '../../core/list-query.js';
-import { assertCurrentVersion } from '../../core/records.js';
+import { idOf, leanCount, leanRows } from '../../core/data/lean-read.js';
+import { listQuery, defineList } from '../../core/data/list-query.js';
+import { assertCurrentVersion } from '../../core/data/records.js';
 import { Calendar } from '../../entities/calendar.js';
 import { Chapter, ContactChapter } from '../../entities/chapter.js';
 import { Contact, type PostalAddress } from '../../entities/contact.js';
@@ -15,7 +15,7 @@ import { promotePrimaries } from './chapter-links.js';
 import {
   ancestorIds, callerOrganizationId, descendantsOf, effectiveGateway, foldKey, readHierarchy, topLevelOrganizationId, withChapterLock, type Organization,
 } from './chapter-hierarchy.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Chapters (decided where the documents are silent):

@@ -2,10 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { calendarDay, todayUtc } from '../../core/dates.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
-import { allOf, idOf, leanRows } from '../../core/lean-read.js';
-import { listQuery, defineList } from '../../core/list-query.js';
+import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
+import { listQuery, defineList } from '../../core/data/list-query.js';
 import { money, parseMoney, sumMoney, toMoneyNumber, toMoneyString, type Money } from '../../core/money.js';
-import { inTransaction, readOr404, saveRecord } from '../../core/records.js';
+import { inTransaction, readOr404, saveRecord } from '../../core/data/records.js';
 import { Invoice, InvoiceLine, Payment, SaleableItem, type SaleableItemType } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import type { Tenant } from '../../entities/tenant.js';
@@ -13,7 +13,7 @@ import type { ListOptionsInput } from '../../schema/common.js';
 import type {
   Invoice as InvoiceView, InvoiceFilterInput, InvoiceInput, InvoiceLine as InvoiceLineView, InvoicePayment, InvoicePaymentInput, SaleableItem as SaleableItemView, SaleableItemInput,
 } from '../../schema/commerce.js';
-import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * The shared selling model. Areas that sell (store, events, scheduled billing) call

@@ -2,8 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput } from '../../core/errors.js';
-import { leanRows } from '../../core/lean-read.js';
-import { inTransaction } from '../../core/records.js';
+import { leanRows } from '../../core/data/lean-read.js';
+import { inTransaction } from '../../core/data/records.js';
 import { TenantCorsOrigin } from '../../entities/cors-origin.js';
 
 /*

@@ -2,8 +2,8 @@ import type { RequestContext } from '../../core/context.js';
 import { monthStart, todayUtc } from '../../core/dates.js';
 import { NotFound } from '../../core/errors.js';
 import { money, toMoneyNumber, toMoneyString } from '../../core/money.js';
-import { readOr404 } from '../../core/records.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { readOr404 } from '../../core/data/records.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import { OPEN_SALES_STAGES, SALES_STAGES } from '../../entities/dashboards.js';
 import { Login } from '../../entities/login.js';
 import { MembershipType } from '../../entities/membership.js';
@@ -13,7 +13,7 @@ import type { ChartData, ChartDataPoint, DashboardMembership, QuickLookData, Sco
  * Dashboard summaries. Every figure is computed when asked, from the tenant's records, by SQL
  * aggregates (no stored counters); each widget is one statement, or two where it also checks the
  * record its {id} names. These are plain statements, which the ORM's tenant filter does not reach:
- * their tenant conditions come from `tenantIs` (core/tenant-sql.ts). Days are UTC.
+ * their tenant conditions come from `tenantIs` (core/data/tenant-sql.ts). Days are UTC.
  *
  * What the figures mean (the documents name the widgets only):
  * - A membership counts from its start date to its end date (open-ended without one); pending
@@ -30,7 +30,7 @@ import type { ChartData, ChartDataPoint, DashboardMembership, QuickLookData, Sco
  *   projects and sales opportunities are this area's own records (GraphQL-managed).
  */
 
-/** A plain statement in the request's tenant scope (its tenant conditions: `tenantIs`, core/tenant-sql.ts). */
+/** A plain statement in the request's tenant scope (its tenant conditions: `tenantIs`, core/data/tenant-sql.ts). */
 function sql<T>(ctx: RequestContext, text: string, params: unknown[]): Promise<T[]> {
   return tenantSql(ctx).all<T>(text, params);
 }

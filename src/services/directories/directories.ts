@@ -1,8 +1,8 @@
 import type { RequestContext } from '../../core/context.js';
 import { Conflict, NotFound } from '../../core/errors.js';
-import { allOf, countsBy, idOf, leanRows } from '../../core/lean-read.js';
-import { listQuery, parseListOptions, defineList } from '../../core/list-query.js';
-import { deleteRecord, inTransaction, readOr404, saveRecord } from '../../core/records.js';
+import { allOf, countsBy, idOf, leanRows } from '../../core/data/lean-read.js';
+import { listQuery, parseListOptions, defineList } from '../../core/data/list-query.js';
+import { deleteRecord, inTransaction, readOr404, saveRecord } from '../../core/data/records.js';
 import { DEFAULT_SEARCH_SETTINGS, Directory, DirectoryListing, DirectoryListingType, type DirectorySearchSettings } from '../../entities/directory.js';
 import { lookupChoices, rowActions, type ListOptionsInput, type ListResultOf } from '../../schema/common.js';
 import type {
@@ -10,7 +10,7 @@ import type {
   DirectoryListingTypeInput, DirectoryListingTypeListItem, DirectorySearchSettingsInput,
 } from '../../schema/directories.js';
 import { reconcileTenantListings } from './directory-listings.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Directory setup (decided where the documents are silent): staff create, change and delete

@@ -1,17 +1,17 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { confineToTenant, type RequestContext } from '../../core/context.js';
 import { BadInput, NotFound } from '../../core/errors.js';
-import type { JobDefinition } from '../../core/jobs.js';
-import { leanRows } from '../../core/lean-read.js';
-import { parseListOptions, defineList } from '../../core/list-query.js';
-import { geocodePostalCode } from '../../core/postal-geocode.js';
-import { assertCurrentVersion, inTransaction, readOr404, softDeleteRecord } from '../../core/records.js';
+import type { JobDefinition } from '../../core/runtime/jobs.js';
+import { leanRows } from '../../core/data/lean-read.js';
+import { parseListOptions, defineList } from '../../core/data/list-query.js';
+import { geocodePostalCode } from '../../core/external/postal-geocode.js';
+import { assertCurrentVersion, inTransaction, readOr404, softDeleteRecord } from '../../core/data/records.js';
 import { Contact, displayName, type ContactKind, type PostalAddress } from '../../entities/contact.js';
 import { DEFAULT_VISIBILITY, Directory, DirectoryListing, DirectoryListingType } from '../../entities/directory.js';
 import { MembershipType } from '../../entities/membership.js';
 import type { ListOptionsInput } from '../../schema/common.js';
 import type { DirectoryAddress, DirectoryAllItem, DirectoryItemsSaveInput, DirectoryItemsSaveResult, DirectoryListingInput, DirectoryListingSaved } from '../../schema/directories.js';
-import { acrossTenantsSql, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { acrossTenantsSql, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Directory listings: a contact listed in a directory.

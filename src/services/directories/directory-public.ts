@@ -1,13 +1,13 @@
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, NotFound } from '../../core/errors.js';
-import { escapeLike } from '../../core/list-query.js';
-import { geocodePostalCode, normalizePostalCode } from '../../core/postal-geocode.js';
+import { escapeLike } from '../../core/data/list-query.js';
+import { geocodePostalCode, normalizePostalCode } from '../../core/external/postal-geocode.js';
 import type { PostalAddress } from '../../entities/contact.js';
 import { DEFAULT_SEARCH_SETTINGS, DEFAULT_VISIBILITY, type DirectorySearchSettings, type JsonData, type ListingVisibility } from '../../entities/directory.js';
 import type { DirectoryContactDetail, DirectoryDetail, DirectorySearch, DirectorySearchItem } from '../../schema/directories.js';
 import { directoryIdOf } from './directories.js';
 import { toAddress } from './directory-listings.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * The public directory (no credential; the tenant is settled by usePublicTenant). Only a public

@@ -1,8 +1,8 @@
 import { ReferenceKind, type EntityClass, type EntityProperty } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BadInput } from '../../core/errors.js';
-import { loadDocx } from '../../core/format-libraries.js';
-import { checkZipArchive, type ZipLimits } from '../../core/zip-archive.js';
+import { loadDocx } from '../../core/runtime/format-libraries.js';
+import { checkZipArchive, type ZipLimits } from '../../core/external/zip-archive.js';
 import { Contact } from '../../entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../../entities/membership.js';
 import { Tenant } from '../../entities/tenant.js';

@@ -1,12 +1,12 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
-import { idOf, leanRows } from '../../core/lean-read.js';
-import { inTransaction, readOr404, saveRecord } from '../../core/records.js';
+import { idOf, leanRows } from '../../core/data/lean-read.js';
+import { inTransaction, readOr404, saveRecord } from '../../core/data/records.js';
 import { Event, EventGroup, EventGroupMember, EventRegistration, EventRegistrationType, EventSession } from '../../entities/event.js';
 import type { EventGroup as EventGroupView, EventGroupInput, EventGroupMember as EventGroupMemberView, EventTableManagement } from '../../schema/events.js';
 import { EVENT_NOUN } from './events.js';
-import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Event groups: the tables of an event (or of one of its sessions). Staff only. Decisions: an

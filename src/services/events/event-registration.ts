@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Decimal } from 'decimal.js';
-import { captchaOutboundPolicy, SiteverifyCaptchaVerifier, type CaptchaVerifier } from '../../core/captcha.js';
+import { captchaOutboundPolicy, SiteverifyCaptchaVerifier, type CaptchaVerifier } from '../../core/external/captcha.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
-import { idOf, leanRows } from '../../core/lean-read.js';
+import { idOf, leanRows } from '../../core/data/lean-read.js';
 import { MAX_MONEY, money, parseMoney, sumMoney, toMoneyNumber, toMoneyString, ZERO, type Money } from '../../core/money.js';
-import { inTransaction } from '../../core/records.js';
+import { inTransaction } from '../../core/data/records.js';
 import { Invoice } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import {
@@ -23,7 +23,7 @@ import {
   attendeeViews, ATTENDEE_FIELDS, EVENT_FIELDS, EVENT_NOUN, isRegistrationOpen, iso, OFFERING_FIELDS, SESSION_FIELDS, toEventView, toOfferingView, toSessionView,
   toTypeView, TYPE_FIELDS, type EventRow, type OfferingRow, type TypeRow,
 } from './events.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Public event registration (no credential: `usePublicTenant`). Decisions where the documents are

@@ -3,7 +3,7 @@ import { NotFound } from '../../core/errors.js';
 import { money, toMoneyString, type Money } from '../../core/money.js';
 import type { EventGoalWidget } from '../../schema/events.js';
 import { EVENT_NOUN } from './events.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Event goal widgets, each one SQL statement over the event's real registrations, purchases,

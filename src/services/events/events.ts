@@ -1,12 +1,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict } from '../../core/errors.js';
-import { captchaOutboundPolicy } from '../../core/captcha.js';
-import { outboundUrlProblem } from '../../core/outbound.js';
-import { idOf, insertIgnoringDuplicates, leanRows } from '../../core/lean-read.js';
-import { listQuery, defineList } from '../../core/list-query.js';
+import { captchaOutboundPolicy } from '../../core/external/captcha.js';
+import { outboundUrlProblem } from '../../core/external/outbound.js';
+import { idOf, insertIgnoringDuplicates, leanRows } from '../../core/data/lean-read.js';
+import { listQuery, defineList } from '../../core/data/list-query.js';
 import { parseMoney, toMoneyNumber, toMoneyString } from '../../core/money.js';
-import { readOr404, saveRecord } from '../../core/records.js';
+import { readOr404, saveRecord } from '../../core/data/records.js';
 import { Invoice, InvoiceLine, Payment, SaleableItem } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import {

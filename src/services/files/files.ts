@@ -4,10 +4,10 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, type Config } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
 import { NotFound, ServiceUnavailable } from '../../core/errors.js';
-import type { JobDefinition } from '../../core/jobs.js';
-import { readOr404, whenCommitted } from '../../core/records.js';
+import type { JobDefinition } from '../../core/runtime/jobs.js';
+import { readOr404, whenCommitted } from '../../core/data/records.js';
 import { StoredFile, type FileStorageKind } from '../../entities/file.js';
-import { TENANT, tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /**
  * The file service: every area that keeps uploaded bytes (images, store downloads, document

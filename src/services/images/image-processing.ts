@@ -1,5 +1,5 @@
 import type { Metadata } from 'sharp';
-import { fileTypeFromBuffer, loadSharp } from '../../core/format-libraries.js';
+import { fileTypeFromBuffer, loadSharp } from '../../core/runtime/format-libraries.js';
 import { ApiError, BadInput } from '../../core/errors.js';
 
 /**

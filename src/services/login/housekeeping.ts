@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { JobDefinition } from '../../core/jobs.js';
-import { acrossTenantsSql } from '../../core/tenant-sql.js';
+import type { JobDefinition } from '../../core/runtime/jobs.js';
+import { acrossTenantsSql } from '../../core/data/tenant-sql.js';
 
 /** How long expired or revoked credentials and used links are kept (for audit) before removal. */
 const RETENTION = '30 days';

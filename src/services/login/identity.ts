@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from '../../core/context.js';
-import type { CredentialCache } from '../../core/credential-cache.js';
+import type { CredentialCache } from '../../core/requests/credential-cache.js';
 import { BadInput, NotFound, Unauthenticated } from '../../core/errors.js';
 import { isOneOf, TENANT_KEY_PATTERN } from '../../core/values.js';
-import { hashToken, newToken } from '../../core/secrets.js';
-import { acrossTenants } from '../../core/tenant-sql.js';
+import { hashToken, newToken } from '../../core/runtime/secrets.js';
+import { acrossTenants } from '../../core/data/tenant-sql.js';
 import { Contact, Credential, Login, Tenant } from '../../entities/index.js';
 import { ROLES, type Role } from '../../entities/login.js';
 

@@ -1,9 +1,9 @@
 import type { RequestContext } from '../../core/context.js';
 import { Forbidden, NotFound, Unauthenticated } from '../../core/errors.js';
-import { secretsEqual } from '../../core/secrets.js';
+import { secretsEqual } from '../../core/runtime/secrets.js';
 import { Contact, Login, SecurityQuestion, Tenant } from '../../entities/index.js';
 import { displayName } from '../../entities/contact.js';
-import { leanRows } from '../../core/lean-read.js';
+import { leanRows } from '../../core/data/lean-read.js';
 import type { AboutMe, SecurityQuestion as SecurityQuestionItem } from '../../schema/login.js';
 import { normalizeEmail } from './identity.js';
 import { termsStatusFor } from '../terms-of-use/terms-of-use.js';

@@ -2,11 +2,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AppDeps, RequestContext } from '../../core/context.js';
 import { BadInput, TooManyRequests } from '../../core/errors.js';
 import { isOneOf } from '../../core/values.js';
-import { hashToken, newToken } from '../../core/secrets.js';
+import { hashToken, newToken } from '../../core/runtime/secrets.js';
 import { Login, MagicLinkToken, OutboxMessage, SignInRequest } from '../../entities/index.js';
 import type { SessionToken } from '../../schema/login.js';
 import { createSession, invalidLink, normalizeEmail } from './identity.js';
-import { acrossTenants, acrossTenantsSql } from '../../core/tenant-sql.js';
+import { acrossTenants, acrossTenantsSql } from '../../core/data/tenant-sql.js';
 
 /** The portals a link can sign in to: the staff back office, or the member hub. */
 export const LOGIN_TYPES = ['hub', 'staff'] as const;

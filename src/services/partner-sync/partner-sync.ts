@@ -2,9 +2,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { mapError } from '../../core/error-mapping.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
-import { listQuery, defineList } from '../../core/list-query.js';
-import { idOf } from '../../core/lean-read.js';
-import { inTransaction } from '../../core/records.js';
+import { listQuery, defineList } from '../../core/data/list-query.js';
+import { idOf } from '../../core/data/lean-read.js';
+import { inTransaction } from '../../core/data/records.js';
 import { isOneOf } from '../../core/values.js';
 import { Contact, type ContactKind, type PostalAddress } from '../../entities/contact.js';
 import { PARTNER_OUTCOMES, PartnerAffiliation, PartnerRecord, PartnerTransactionLog, type PartnerOutcome } from '../../entities/partner.js';
@@ -15,7 +15,7 @@ import {
   type PartnerAffiliationItem, type PartnerAudit, type PartnerAuditInput, type PartnerChange, type PartnerChangesPage,
   type PartnerTransactionInput, type PartnerTransactionLogItem, type PartnerTransactionResult,
 } from '../../schema/partner-sync.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Partner synchronization (decided where the documents are silent):

@@ -3,12 +3,12 @@ import { stringify } from 'csv-stringify/sync';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { loadConfig } from '../../core/config.js';
-import type { JobDefinition, JobRun } from '../../core/jobs.js';
+import type { JobDefinition, JobRun } from '../../core/runtime/jobs.js';
 import { confineToTenant } from '../../core/context.js';
 import { ReportRun } from '../../entities/report.js';
 import { StreamedFileWriter } from '../files/files.js';
 import { REPORT_SOURCES, SYSTEM_REPORTS, type ReportScope, type ReportTypeId } from './report-sources.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Report runs as background work. A request stores the run (`queued`) and answers at once; the

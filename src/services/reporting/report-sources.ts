@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { displayName, type ContactKind } from '../../entities/contact.js';
 import type { MembershipStatus } from '../../entities/membership.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * What running a report produces: the rows of its source, read in id order in batches (keyset

@@ -3,9 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadConfig } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
-import { allOf, deleteReturning, idOf, insertIgnoringDuplicates, leanRows } from '../../core/lean-read.js';
-import { escapeLike, listQuery, parseListOptions, defineList } from '../../core/list-query.js';
-import { deleteRecord, inTransaction, readOr404 } from '../../core/records.js';
+import { allOf, deleteReturning, idOf, insertIgnoringDuplicates, leanRows } from '../../core/data/lean-read.js';
+import { escapeLike, listQuery, parseListOptions, defineList } from '../../core/data/list-query.js';
+import { deleteRecord, inTransaction, readOr404 } from '../../core/data/records.js';
 import { isOneOf } from '../../core/values.js';
 import { Contact } from '../../entities/contact.js';
 import { Login } from '../../entities/login.js';
@@ -19,7 +19,7 @@ import type {
 import { findFile, releaseFiles, storeTenantFile, type FileRecord } from '../files/files.js';
 import { REPORT_RESULT_PURPOSE } from './report-runs.js';
 import { categoryOf, REPORT_CATEGORIES, REPORT_TYPES, SYSTEM_REPORTS } from './report-sources.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Reporting (decided where the documents are silent): staff only. Every tenant's catalog holds

@@ -3,7 +3,7 @@ import type { EntityClass, EntityDictionary, RequiredEntityData } from '@mikro-o
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays, addMonths } from '../../core/dates.js';
 import { money, toMoneyString } from '../../core/money.js';
-import type { StartProgress } from '../../core/progress.js';
+import type { StartProgress } from '../../core/runtime/progress.js';
 import { ScheduledBilling } from '../../entities/billing.js';
 import { Chapter, ContactChapter } from '../../entities/chapter.js';
 import { SaleableItem } from '../../entities/commerce.js';
@@ -16,7 +16,7 @@ import { Vendor, vendorNameKey } from '../../entities/vendor.js';
 import type { MembershipStatus } from '../../entities/membership.js';
 import type { PostalAddress } from '../../entities/contact.js';
 import { foldKey } from '../chapters/chapter-hierarchy.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /**
  * The demo data of `npm run seed`, one function per area, each writing that area's tables with

@@ -1,14 +1,14 @@
 import { base, en, en_US, Faker } from '@faker-js/faker';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { todayUtc } from '../../core/dates.js';
-import type { StartProgress } from '../../core/progress.js';
+import type { StartProgress } from '../../core/runtime/progress.js';
 import { Tenant } from '../../entities/tenant.js';
 import { createTenant } from '../login/identity.js';
 import {
   SEED_EMAIL_DOMAIN, seedBillingSchedules, seedChapterLinks, seedChapters, seedDirectories, seedEvents, seedMembershipCatalog, seedMemberships,
   seedOrganizations, seedPeople, seedStore, seedVendors, type Seeding, type Volumes,
 } from './seed-areas.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /**
  * `npm run seed -- --tenant KEY --size small|large [--seed N]`: fills a tenant with realistic

@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, NotFound } from '../../core/errors.js';
-import { idOf } from '../../core/lean-read.js';
-import { listQuery, MAX_PAGE_SIZE, defineList } from '../../core/list-query.js';
-import { deleteRecord, readOr404, updateRecord } from '../../core/records.js';
+import { idOf } from '../../core/data/lean-read.js';
+import { listQuery, MAX_PAGE_SIZE, defineList } from '../../core/data/list-query.js';
+import { deleteRecord, readOr404, updateRecord } from '../../core/data/records.js';
 import { Contact, displayName } from '../../entities/contact.js';
 import { Login } from '../../entities/login.js';
 import { Signature } from '../../entities/signature.js';

@@ -3,10 +3,10 @@ import { Decimal } from 'decimal.js';
 import type { RequestContext } from '../../core/context.js';
 import { optionalCalendarDay } from '../../core/dates.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
-import { allOf, idOf, leanRows } from '../../core/lean-read.js';
-import { listQuery, parseListOptions, MAX_PAGE_SIZE, defineList } from '../../core/list-query.js';
+import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
+import { listQuery, parseListOptions, MAX_PAGE_SIZE, defineList } from '../../core/data/list-query.js';
 import { money, parseMoney, toMoneyNumber, toMoneyString } from '../../core/money.js';
-import { assertCurrentVersion, findOr404, inTransaction, readOr404 } from '../../core/records.js';
+import { assertCurrentVersion, findOr404, inTransaction, readOr404 } from '../../core/data/records.js';
 import { SaleableItem } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import { MembershipType } from '../../entities/membership.js';
@@ -21,7 +21,7 @@ import type {
 } from '../../schema/store.js';
 import { findFile, releaseFiles } from '../files/files.js';
 import { deleteImage, getImage, imageUrl, saveImage } from '../images/images.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Store items, their sub-items, gallery, inventory receipts and the store settings.

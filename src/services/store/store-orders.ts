@@ -3,10 +3,10 @@ import { loadConfig } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
 import { todayUtc } from '../../core/dates.js';
 import { BadInput, Conflict, Forbidden } from '../../core/errors.js';
-import { allOf, idOf, leanRows } from '../../core/lean-read.js';
-import { parseListOptions, listQuery, defineList } from '../../core/list-query.js';
+import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
+import { parseListOptions, listQuery, defineList } from '../../core/data/list-query.js';
 import { MAX_MONEY, money, sumMoney, toCents, toMoneyNumber, toMoneyString, ZERO, type Money } from '../../core/money.js';
-import { assertCurrentVersion, deleteRecord, findOr404, inTransaction, readOr404 } from '../../core/records.js';
+import { assertCurrentVersion, deleteRecord, findOr404, inTransaction, readOr404 } from '../../core/data/records.js';
 import { SaleableItem } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import { StoredImage } from '../../entities/image.js';
@@ -24,7 +24,7 @@ import { IMAGE_PURPOSE } from '../images/images.js';
 import { demoPng, imageFacts } from '../images/image-processing.js';
 import { createInvoice, voidInvoice } from '../commerce/invoices.js';
 import { contactName, STORE_DOWNLOAD_PURPOSE, storeSettingsRow } from './store-items.js';
-import { tenantIs, tenantSql } from '../../core/tenant-sql.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Checkout, orders and bought downloads. Decisions where the documents are silent:

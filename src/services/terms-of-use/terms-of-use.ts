@@ -4,9 +4,9 @@ import sanitizeHtml from 'sanitize-html';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, Forbidden } from '../../core/errors.js';
 import { isOneOf } from '../../core/values.js';
-import { idOf, insertIgnoringDuplicates, leanDistinctOn, leanRows } from '../../core/lean-read.js';
-import { listQuery, MAX_PAGE_SIZE, parseListOptions, defineList } from '../../core/list-query.js';
-import { assertCurrentVersion, findOr404, likelyDuplicates, readOr404, softDeleteRecord, withDuplicateLock } from '../../core/records.js';
+import { idOf, insertIgnoringDuplicates, leanDistinctOn, leanRows } from '../../core/data/lean-read.js';
+import { listQuery, MAX_PAGE_SIZE, parseListOptions, defineList } from '../../core/data/list-query.js';
+import { assertCurrentVersion, findOr404, likelyDuplicates, readOr404, softDeleteRecord, withDuplicateLock } from '../../core/data/records.js';
 import { Contact, displayName } from '../../entities/contact.js';
 import { Login } from '../../entities/login.js';
 import {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
-import { listQuery, defineList } from '../../core/list-query.js';
-import { deleteRecord, likelyDuplicates, readOr404, saveRecord } from '../../core/records.js';
+import { listQuery, defineList } from '../../core/data/list-query.js';
+import { deleteRecord, likelyDuplicates, readOr404, saveRecord } from '../../core/data/records.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { Vendor, vendorNameKey } from '../../entities/vendor.js';
 import { PotentialDuplicateEntry, rowActions, type ListOptionsInput } from '../../schema/common.js';

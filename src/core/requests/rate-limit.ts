@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { RequestContext } from './context.js';
-import { ApiError } from './errors.js';
+import type { RequestContext } from '../context.js';
+import { ApiError } from '../errors.js';
 
 /**
  * A fixed-window request counter shared by every instance (one upserted row per bucket and

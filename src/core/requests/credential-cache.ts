@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Caller } from './context.js';
+import type { Caller } from '../context.js';
 
 /** What a credential lookup found: the caller, and what authentication still checks per request. */
 export interface KnownCredential {

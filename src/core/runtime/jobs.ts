@@ -2,7 +2,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import pg from 'pg';
 import { PgBoss, type Db, type JobResult, type Queue } from 'pg-boss';
-import { runAsJob } from './audit.js';
+import { runAsJob } from '../data/audit.js';
 
 /** What a handler knows about the job it runs. */
 export interface JobRun {

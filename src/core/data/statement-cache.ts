@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TENANT_FILTER } from '../entities/base.js';
+import { TENANT_FILTER } from '../../entities/base.js';
 
 /**
  * The SQL of a lean read, built once per query *shape* instead of once per request. MikroORM's

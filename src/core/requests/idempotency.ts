@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import type { RequestContext } from './context.js';
-import { ApiError, BadInput } from './errors.js';
-import { inTransaction } from './records.js';
+import type { RequestContext } from '../context.js';
+import { ApiError, BadInput } from '../errors.js';
+import { inTransaction } from '../data/records.js';
 
 /**
  * Idempotency keys on writes (Stripe's model). A POST or DELETE carrying `Idempotency-Key` runs

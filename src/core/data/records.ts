@@ -1,7 +1,7 @@
 import type { EntityClass, EntityData, FilterQuery, QueryOrderMap, RequiredEntityData } from '@mikro-orm/core';
-import type { TenantOwned, Versioned } from '../entities/base.js';
-import type { RequestContext } from './context.js';
-import { NotFound, staleAuditId } from './errors.js';
+import type { TenantOwned, Versioned } from '../../entities/base.js';
+import type { RequestContext } from '../context.js';
+import { NotFound, staleAuditId } from '../errors.js';
 import { allOf, deleteReturning, leanRows } from './lean-read.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { RequestContext, type AppDeps, type RequestInfo } from './context.js';
+import { RequestContext, type AppDeps, type RequestInfo } from '../context.js';
 
 /**
  * A job runs with no request: these stand in for the HTTP request's facts, and for the

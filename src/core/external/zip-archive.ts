@@ -1,6 +1,6 @@
 import { createInflateRaw } from 'node:zlib';
-import type { Config } from './config.js';
-import { ApiError, BadInput } from './errors.js';
+import type { Config } from '../config.js';
+import { ApiError, BadInput } from '../errors.js';
 
 /*
  * Guards against archives that inflate (ZIP bombs), for every ZIP the service opens (DOCX

@@ -1,5 +1,5 @@
-import type { Config } from './config.js';
-import { ServiceUnavailable } from './errors.js';
+import type { Config } from '../config.js';
+import { ServiceUnavailable } from '../errors.js';
 import { outboundRequest, type OutboundPolicy } from './outbound.js';
 
 /**
@@ -7,7 +7,7 @@ import { outboundRequest, type OutboundPolicy } from './outbound.js';
  * from its widget is genuine; Cloudflare Turnstile and hCaptcha share one `siteverify` protocol
  * (a form POST of secret, response and remoteip answered with JSON `{ success }`), so one
  * implementation serves both. The secret travels only to the provider, over HTTPS, or to a host
- * the operator allowed (CAPTCHA_VERIFY_HOSTS), never to a private address (`core/outbound.ts`).
+ * the operator allowed (CAPTCHA_VERIFY_HOSTS), never to a private address (`core/external/outbound.ts`).
  */
 export interface CaptchaVerifier {
   /** Whether `token` is a valid, unused captcha answer (from `remoteIp`). */

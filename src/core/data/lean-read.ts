@@ -29,8 +29,8 @@ export async function leanRows<T extends object, F extends keyof T & string>(
   }
   const context: unknown = em.getTransactionContext();
   const driver = em.getDriver();
-  // As the QueryBuilder does: a read outside a transaction may go to a replica (core/read-routing.ts),
-  // and it carries the EntityManager's logger context (its tenant scope: core/audit.ts).
+  // As the QueryBuilder does: a read outside a transaction may go to a replica (core/data/read-routing.ts),
+  // and it carries the EntityManager's logger context (its tenant scope: core/data/audit.ts).
   const rows = await driver.getConnection(context ? 'write' : 'read').execute<EntityData<T>[]>(
     statement.sql, statement.params, 'all', context, em.getLoggerContext());
   const meta = em.getMetadata().get(entity);

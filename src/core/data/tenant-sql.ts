@@ -3,7 +3,7 @@ import { ACROSS_TENANTS, attachTenantScope, loggerContextScopedTo, type TenantSc
 
 /**
  * Raw SQL in one tenant's scope: the one place that writes a statement's tenant condition and
- * sends it with the tenant scope's settings (core/audit.ts), so a service never writes
+ * sends it with the tenant scope's settings (core/data/audit.ts), so a service never writes
  * `tenant_id = ?` nor passes the tenant among its parameters.
  *
  *     await tenantSql(ctx).all(`select count(*) from invoice i where ${tenantIs('i')} and i.status = ?`, ['open']);
@@ -61,7 +61,7 @@ export function acrossTenantsSql(em: EntityManager): Omit<TenantSql, 'tenantId'>
   return scopedStatements(em, ACROSS_TENANTS, (text) => text);
 }
 
-/** `all`, `get` and `run` on `em` with the tenant scope `scope` (core/audit.ts), each statement's text passed through `render`. */
+/** `all`, `get` and `run` on `em` with the tenant scope `scope` (core/data/audit.ts), each statement's text passed through `render`. */
 function scopedStatements(em: EntityManager, scope: TenantScope, render: (text: string) => string): Omit<TenantSql, 'tenantId'> {
   const send = (text: string, params: Params, method: 'all' | 'get' | 'run'): Promise<unknown> =>
     em.execute(render(text), params as unknown[], method, loggerContextScopedTo(em, scope));

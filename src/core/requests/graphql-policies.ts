@@ -1,9 +1,9 @@
 import { getMetadataStorage as validationRules, validate, type ValidationError } from 'class-validator';
 import { getMetadataStorage, type AuthCheckerFn } from 'type-graphql';
-import type { RequestContext } from './context.js';
-import { BadInput, type FieldProblem } from './errors.js';
-import { ROLES, type Role } from '../entities/login.js';
-import { isOneOf } from './values.js';
+import type { RequestContext } from '../context.js';
+import { BadInput, type FieldProblem } from '../errors.js';
+import { ROLES, type Role } from '../../entities/login.js';
+import { isOneOf } from '../values.js';
 
 /**
  * `@Authorized()` needs a caller (else 401); `@Authorized('staff')` needs that role (else 403).

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import { ApiError } from './errors.js';
+import { ApiError } from '../errors.js';
 
 /** Length of one counting window; the limit is per minute. */
 const WINDOW_MS = 60_000;

@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 
 /** Query parameters that carry secrets and must never reach a log line. */
 const SECRET_QUERY_PARAMS = /([?&](?:masterkey|token)=)[^&]*/gi;

@@ -1,7 +1,7 @@
 import type { EntityClass, EntityMetadata, FilterQuery, MetadataStorage, QueryOrderMap } from '@mikro-orm/core';
-import type { RequestContext } from './context.js';
-import { instantBound, type InstantBound } from './dates.js';
-import { BadInput } from './errors.js';
+import type { RequestContext } from '../context.js';
+import { instantBound, type InstantBound } from '../dates.js';
+import { BadInput } from '../errors.js';
 import { allOf, leanCount, leanRows } from './lean-read.js';
 
 /** Page size when `options` gives no Take, and the most a list ever returns. */

@@ -3,7 +3,7 @@ import { raw, type Configuration, type EventSubscriber, type TransactionEventArg
 import { PostgreSqlConnection, PostgreSqlDriver, type EntityManager } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type pg from 'pg';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from '../context.js';
 
 /**
  * The link between the code and the database's transaction-local settings (`app.*`), which
