@@ -16,7 +16,7 @@ import { JOBS_SCHEMA } from './core/runtime/jobs.js';
 import { CredentialRateLimiter } from './core/requests/credential-rate-limit.js';
 import { Metrics } from './core/runtime/metrics.js';
 import { toApiError } from './core/error-mapping.js';
-import { ApiError, BadInput, ServiceUnavailable } from './core/errors.js';
+import { ApiError, BadInput, PayloadTooLarge, ServiceUnavailable } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
 import { GRAPHQL_METHODS, mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
@@ -264,7 +264,7 @@ function pathHasNul(url: string): boolean {
 /** Fastify's own failures (body too large, bad JSON, ...) as API errors. */
 function fromFastifyError(error: FastifyError, onUnexpectedError: (error: unknown) => void): ApiError {
   const status = error.statusCode ?? 500;
-  if (status === 413) return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
+  if (status === 413) return new PayloadTooLarge();
   if (status === 415) return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be application/json.');
   if (error.code === 'FST_ERR_BAD_URL') return BadInput.field('path', 'is not valid percent-encoding');
   if (status >= 400 && status < 500) return new ApiError(status, 'BAD_REQUEST', error.message);

@@ -64,6 +64,12 @@ export class Conflict extends ApiError {
   }
 }
 
+export class PayloadTooLarge extends ApiError {
+  constructor(message = 'The request body is too large.') {
+    super(413, 'PAYLOAD_TOO_LARGE', message);
+  }
+}
+
 export class TooManyRequests extends ApiError {
   constructor(retryAfterSeconds: number) {
     super(429, 'TOO_MANY_REQUESTS', 'Too many requests; try again later.', [], { 'Retry-After': String(retryAfterSeconds) });

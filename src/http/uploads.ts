@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, BadInput } from '../core/errors.js';
+import { ApiError, BadInput, PayloadTooLarge } from '../core/errors.js';
 
 /**
  * Multipart uploads for routes outside the route table (any area that takes files). Call
@@ -66,7 +66,7 @@ export async function readUpload(request: FastifyRequest, maxBytes: number): Pro
 }
 
 function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than the upload limit (${maxBytes} bytes).`);
+  return new PayloadTooLarge(`The file is larger than the upload limit (${maxBytes} bytes).`);
 }
 
 /** The multipart library's failures as API errors (busboy's own are plain errors about a malformed body). */
@@ -76,7 +76,7 @@ function uploadError(error: unknown, maxBytes: number): ApiError {
     case 'FST_REQ_FILE_TOO_LARGE': return tooLarge(maxBytes);
     case 'FST_FILES_LIMIT': return BadInput.field('file', 'only one file may be sent per upload');
     case 'FST_PARTS_LIMIT':
-    case 'FST_FIELDS_LIMIT': return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The form has too many parts.');
+    case 'FST_FIELDS_LIMIT': return new PayloadTooLarge('The form has too many parts.');
     case 'FST_PROTO_VIOLATION': return BadInput.field('body', 'uses a reserved field name');
     default: return BadInput.field('body', 'is not a well-formed multipart/form-data body');
   }

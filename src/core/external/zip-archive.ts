@@ -1,6 +1,6 @@
 import { createInflateRaw } from 'node:zlib';
 import type { Config } from '../config.js';
-import { ApiError, BadInput } from '../errors.js';
+import { BadInput, PayloadTooLarge } from '../errors.js';
 
 /*
  * Guards against archives that inflate (ZIP bombs), for every ZIP the service opens (DOCX
@@ -59,9 +59,9 @@ export async function checkZipArchive(bytes: Buffer, limits: ZipLimits, field: s
   let declaredTotal = 0;
   for (const entry of entries) {
     declaredTotal += entry.inflatedSize;
-    if (declaredTotal > limits.maxInflatedBytes) throw tooLarge(`The archive inflates to more than ${limits.maxInflatedBytes} bytes.`);
+    if (declaredTotal > limits.maxInflatedBytes) throw new PayloadTooLarge(`The archive inflates to more than ${limits.maxInflatedBytes} bytes.`);
     if (entry.inflatedSize > RATIO_EXEMPT_BYTES && entry.inflatedSize > entry.compressedSize * limits.maxCompressionRatio) {
-      throw tooLarge(`The archive's entry ${JSON.stringify(entry.name)} is compressed more than ${limits.maxCompressionRatio} to 1.`);
+      throw new PayloadTooLarge(`The archive's entry ${JSON.stringify(entry.name)} is compressed more than ${limits.maxCompressionRatio} to 1.`);
     }
   }
   for (const entry of entries) {
@@ -70,10 +70,6 @@ export async function checkZipArchive(bytes: Buffer, limits: ZipLimits, field: s
       throw BadInput.field(field, `the archive's entry ${JSON.stringify(entry.name)} does not inflate to the ${entry.inflatedSize} bytes its directory declares`);
     }
   }
-}
-
-function tooLarge(message: string): ApiError {
-  return new ApiError(413, 'PAYLOAD_TOO_LARGE', message);
 }
 
 /**
@@ -88,13 +84,13 @@ function centralDirectory(bytes: Buffer, limits: ZipLimits): ZipEntry[] {
   const count = bytes.readUInt16LE(end + 10);
   const size = bytes.readUInt32LE(end + 12);
   const offset = bytes.readUInt32LE(end + 16);
-  if (count === 0xffff || size === ZIP64_MARKER || offset === ZIP64_MARKER) throw tooLarge('ZIP64 archives are not accepted.');
-  if (count > limits.maxEntries) throw tooLarge(`The archive holds more than ${limits.maxEntries} entries.`);
+  if (count === 0xffff || size === ZIP64_MARKER || offset === ZIP64_MARKER) throw new PayloadTooLarge('ZIP64 archives are not accepted.');
+  if (count > limits.maxEntries) throw new PayloadTooLarge(`The archive holds more than ${limits.maxEntries} entries.`);
   if (offset + size !== end) throw new Malformed('its central directory is not where its end record says');
   const entries: ZipEntry[] = [];
   let position = offset;
   while (position < end) {
-    if (entries.length === limits.maxEntries) throw tooLarge(`The archive holds more than ${limits.maxEntries} entries.`);
+    if (entries.length === limits.maxEntries) throw new PayloadTooLarge(`The archive holds more than ${limits.maxEntries} entries.`);
     if (position + 46 > end || bytes.readUInt32LE(position) !== CENTRAL_DIRECTORY_ENTRY) throw new Malformed('a central directory entry is damaged');
     const flags = bytes.readUInt16LE(position + 8);
     const method = bytes.readUInt16LE(position + 10);
@@ -105,7 +101,7 @@ function centralDirectory(bytes: Buffer, limits: ZipLimits): ZipEntry[] {
     const commentLength = bytes.readUInt16LE(position + 32);
     const localHeaderOffset = bytes.readUInt32LE(position + 42);
     const name = bytes.toString('utf8', position + 46, Math.min(end, position + 46 + nameLength));
-    if (compressedSize === ZIP64_MARKER || inflatedSize === ZIP64_MARKER || localHeaderOffset === ZIP64_MARKER) throw tooLarge('ZIP64 archives are not accepted.');
+    if (compressedSize === ZIP64_MARKER || inflatedSize === ZIP64_MARKER || localHeaderOffset === ZIP64_MARKER) throw new PayloadTooLarge('ZIP64 archives are not accepted.');
     if (flags & 1) throw new Malformed(`the entry ${JSON.stringify(name)} is encrypted`);
     if (method !== STORED && method !== DEFLATED) throw new Malformed(`the entry ${JSON.stringify(name)} uses compression method ${method}`);
     if (method === STORED && compressedSize !== inflatedSize) throw new Malformed(`the stored entry ${JSON.stringify(name)} declares two sizes`);

@@ -1,5 +1,5 @@
 import { Transform } from 'node:stream';
-import { ApiError, BadInput } from '../../core/errors.js';
+import { ApiError, BadInput, PayloadTooLarge } from '../../core/errors.js';
 import { nestingDepth } from '../../core/requests/json-depth.js';
 import { formToObject } from './form-body.js';
 
@@ -31,13 +31,9 @@ export function parseJson(text: string, field: string): unknown {
   }
 }
 
-function bodyTooLarge(): ApiError {
-  return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'The request body is too large.');
-}
-
 /** Refuses a body declared (Content-Length) larger than `limit` before a byte of it is read. */
 export function refuseDeclaredOver(limit: number, contentLength: string | undefined): void {
-  if (Number(contentLength) > limit) throw bodyTooLarge();
+  if (Number(contentLength) > limit) throw new PayloadTooLarge();
 }
 
 /** Passes a body through until more than `limit` bytes have come, then fails it with a 413. */
@@ -46,7 +42,7 @@ export function byteLimit(limit: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       received += chunk.length;
-      callback(received > limit ? bodyTooLarge() : null, chunk);
+      callback(received > limit ? new PayloadTooLarge() : null, chunk);
     },
   });
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadConfig } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
-import { ApiError, BadInput, NotFound } from '../../core/errors.js';
+import { ApiError, BadInput, NotFound, PayloadTooLarge } from '../../core/errors.js';
 import { fileTypeFromBuffer } from '../../core/runtime/format-libraries.js';
 import { idOf } from '../../core/data/lean-read.js';
 import { listQuery, defineList } from '../../core/data/list-query.js';
@@ -130,7 +130,7 @@ export async function uploadTemplateFile(ctx: RequestContext, fileName: string, 
   const text = contentBase64.replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0 || text.length === 0) throw BadInput.field('contentBase64', 'must be base64');
   const bytes = Buffer.from(text, 'base64');
-  if (bytes.length > ctx.app.config.UPLOAD_MAX_BYTES) throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `The file is larger than ${ctx.app.config.UPLOAD_MAX_BYTES} bytes.`);
+  if (bytes.length > ctx.app.config.UPLOAD_MAX_BYTES) throw new PayloadTooLarge(`The file is larger than ${ctx.app.config.UPLOAD_MAX_BYTES} bytes.`);
   if (!isZip(bytes)) throw notWordDocument();
   await checkZipArchive(bytes, zipLimits(ctx.app.config), 'contentBase64');
   const detected = await fileTypeFromBuffer(bytes);
