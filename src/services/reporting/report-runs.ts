@@ -140,8 +140,8 @@ async function produce(orm: MikroORM, data: ReportJobData, claimed: ClaimedRun, 
       await csv.write(lines.join(''));
       afterId = rows[rows.length - 1].id;
       const progress = total === 0 ? 100 : Math.min(99, Math.floor(((written + skipped) * 100) / total));
-      await em.getConnection().execute(
-        `UPDATE report_run SET progress = ?, rows_total = ?, rows_written = ?, rows_skipped = ?, updated_at = now() WHERE id = ? AND state = 'running'`,
+      await tenantSql({ em, tenantId: data.tenantId }).run(
+        `UPDATE report_run SET progress = ?, rows_total = ?, rows_written = ?, rows_skipped = ?, updated_at = now() WHERE id = ? AND ${tenantIs()} AND state = 'running'`,
         [progress, total, written, skipped, data.runId]);
     }
     const file = await csv.finish({ name, mediaType: 'text/csv', purpose: REPORT_RESULT_PURPOSE });
