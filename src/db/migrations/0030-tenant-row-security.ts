@@ -62,6 +62,8 @@ export class TenantRowSecurity extends Migration {
         exception when insufficient_privilege then
           raise notice 'membership_app not created (no CREATEROLE): create it and run this migration''s grants';
           return;
+        -- Another database of the same server created it between the check and here (tests migrate several at once).
+        when duplicate_object or unique_violation then null;
         end;
       end if;
       execute format('grant usage on schema %I to membership_app', current_schema());
