@@ -3,6 +3,7 @@ import { buildSchema, getMetadataStorage } from 'type-graphql';
 import type { Area } from '../core/area.js';
 import { authChecker, validateInput } from '../core/requests/graphql-policies.js';
 import { TenantOwned } from '../entities/base.js';
+import { registerPaidInvoiceHandlers } from '../services/commerce/paid-invoices.js';
 import { auditArea } from './audit.js';
 import { benefitPackagesArea } from './benefit-packages.js';
 import { billingArea } from './billing.js';
@@ -64,6 +65,7 @@ export const resolvers = areas.flatMap((area) => area.resolvers ?? []);
 export const routes = areas.flatMap((area) => area.routes ?? []);
 /** Routes outside the route table. */
 export const rawRoutes = areas.flatMap((area) => area.rawRoutes ?? []);
+registerPaidInvoiceHandlers(areas.flatMap((area) => Object.entries(area.paidInvoiceSources ?? {})));
 /** Background jobs, dead-letter queues before the queues that name them (each area lists its own in that order). */
 export const jobs = areas.flatMap((area) => area.jobs ?? []);
 

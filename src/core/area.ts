@@ -4,6 +4,7 @@ import type { ClassType } from 'type-graphql';
 import type { Tenant } from '../entities/tenant.js';
 import type { AreaRoutes } from '../http/area-routes.js';
 import type { RouteRow } from '../rest/route-table.js';
+import type { PaidInvoiceHandler } from '../services/commerce/paid-invoices.js';
 import type { JobDefinition } from './runtime/jobs.js';
 
 /**
@@ -32,6 +33,12 @@ export interface Area {
    * contain `marker` where it can, so that a leak is recognisable in any response.
    */
   demo?: (em: EntityManager, tenant: Tenant, marker: string) => Promise<void>;
+  /**
+   * What an invoice this area raised moves when a payment settles it in full, by the prefix of
+   * the invoice's `sourceKey` (`store-order` for `store-order:<id>`): see
+   * `services/commerce/paid-invoices.ts`.
+   */
+  paidInvoiceSources?: Record<string, PaidInvoiceHandler>;
 }
 
 /** Declares an area (a typed identity: the manifest is plain data). */

@@ -16,6 +16,10 @@ export class MembershipType extends Versioned {
   @Property({ type: 'boolean' })
   isActive: Opt<boolean> = true;
 
+  /** Days after a membership's end date it still counts as in good standing (see `good_through`). */
+  @Property({ type: 'integer' })
+  graceDays: Opt<number> = 0;
+
   /** The benefits members of this type get (a package in use cannot be deleted). */
   @ManyToOne(() => BenefitPackage, { nullable: true, index: true, deleteRule: 'no action' })
   benefitPackage: BenefitPackage | null = null;
@@ -63,4 +67,16 @@ export class Membership extends Versioned {
 
   @Property({ type: 'string', length: 16 })
   status!: MembershipStatus;
+
+  /**
+   * The last day this membership counts as in good standing: end date + the type's grace days,
+   * null when open-ended. Kept by a database trigger (migration 0033) whoever writes the row;
+   * read it, never write it. The one rule that uses it: `services/memberships/good-standing.ts`.
+   */
+  @Property({ type: 'date', nullable: true })
+  goodThrough: Opt<string> | null = null;
+
+  /** Staff set the status by hand: the lapse job leaves this row alone. */
+  @Property({ type: 'boolean' })
+  statusOverride: Opt<boolean> = false;
 }

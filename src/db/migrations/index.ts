@@ -29,6 +29,7 @@ import { FileContentChunks } from './0028-file-content-chunks.js';
 import { TenantRowSecurity } from './0030-tenant-row-security.js';
 import { ServingRoleMembership } from './0031-serving-role-membership.js';
 import { ScheduledBillingDownloadFiles } from './0032-scheduled-billing-download-files.js';
+import { MembershipStanding } from './0033-membership-standing.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -61,4 +62,5 @@ export const migrations: MigrationObject[] = [
   { name: '0030-tenant-row-security', class: TenantRowSecurity },
   { name: '0031-serving-role-membership', class: ServingRoleMembership },
   { name: '0032-scheduled-billing-download-files', class: ScheduledBillingDownloadFiles },
+  { name: '0033-membership-standing', class: MembershipStanding },
 ];

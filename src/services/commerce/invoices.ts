@@ -14,6 +14,7 @@ import type {
   Invoice as InvoiceView, InvoiceFilterInput, InvoiceInput, InvoiceLine as InvoiceLineView, InvoicePayment, InvoicePaymentInput, SaleableItem as SaleableItemView, SaleableItemInput,
 } from '../../schema/commerce.js';
 import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
+import { settlePaidInvoice } from './paid-invoices.js';
 
 /*
  * The shared selling model. Areas that sell (store, events, scheduled billing) call
@@ -126,7 +127,8 @@ export async function createInvoice(ctx: RequestContext, draft: InvoiceDraft): P
 
 /**
  * Records money received (negative: a refund) and moves the invoice's paid amount and status in
- * one UPDATE, so concurrent payments add up and none is lost. A void invoice takes no payment (409);
+ * one UPDATE, so concurrent payments add up and none is lost; the payment that settles the
+ * invoice also moves what it billed (`settlePaidInvoice`), in the same transaction. A void invoice takes no payment (409);
  * a payment beyond the balance is refused (400).
  */
 export async function recordPayment(
@@ -135,12 +137,12 @@ export async function recordPayment(
   const tenantId = ctx.tenantId;
   const amount = toMoneyString(payment.amount);
   await inTransaction(ctx, async () => {
-    const updated = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
+    const updated = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number; contact_id: number; source_key: string | null; settled: boolean }>(
       `UPDATE invoice SET amount_paid = amount_paid + ?::numeric,
          status = CASE WHEN amount_paid + ?::numeric >= total THEN 'paid' ELSE 'open' END,
          audit_id = audit_id + 1, updated_at = now()
        WHERE id = ? AND ${tenantIs()} AND status <> 'void' AND amount_paid + ?::numeric BETWEEN 0 AND total
-       RETURNING id`, [amount, amount, invoiceId, amount]);
+       RETURNING id, contact_id, source_key, (status = 'paid' AND amount_paid - ?::numeric < total) AS settled`, [amount, amount, invoiceId, amount, amount]);
     if (updated.length === 0) {
       const [row] = await leanRows(ctx.reader, Invoice, { fields: ['status'], where: { id: invoiceId }, limit: 1 });
       if (!row) throw new NotFound(INVOICE_NOUN);
@@ -149,6 +151,9 @@ export async function recordPayment(
     }
     ctx.em.create(Payment, { tenant: tenantId, invoice: invoiceId, amount, paidAt: payment.paidAt ?? new Date(), method: payment.method, reference: payment.reference ?? null });
     await ctx.em.flush();
+    const [invoice] = updated;
+    // Only the payment that takes the invoice from open to paid moves what it billed.
+    if (invoice.settled && invoice.source_key) await settlePaidInvoice(ctx, { id: invoice.id, contactId: invoice.contact_id, sourceKey: invoice.source_key });
   });
 }
 
