@@ -18,6 +18,7 @@ import { Metrics } from './core/runtime/metrics.js';
 import { toApiError } from './core/error-mapping.js';
 import { ApiError, BadInput, PayloadTooLarge, ServiceUnavailable } from './core/errors.js';
 import { mountDocs } from './http/docs.js';
+import { sdlOf } from './http/schema-sdl.js';
 import { GRAPHQL_METHODS, mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
 import { addCors } from './http/cors.js';
@@ -195,7 +196,10 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Compiling the routes checks every row against the schema at start, for the gateway and the
   // OpenAPI; each route's operation is built and JIT-compiled on its first call.
   const compiledRoutes = compileRoutes(schema, routes);
-  await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawOperations), { graphiql: config.graphiql });
+  await mountDocs(server, buildOpenApi(schema, compiledRoutes, rawOperations), {
+    graphiql: config.graphiql, isProduction: config.isProduction,
+    sdl: config.introspection ? sdlOf(schema) : null,
+  });
   for (const area of rawRoutes) await area.register(server, contextFor, deps);
   await server.register(async (scope) => restGateway(scope, { routes: compiledRoutes, contextFor, onUnexpectedError, bodyLimit: config.API_BODY_LIMIT_BYTES, allowedMethods }));
   await options.configure?.(server);

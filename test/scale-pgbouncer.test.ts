@@ -14,16 +14,16 @@ import { findTenant } from '../src/services/login/identity.js';
 import { Contact } from '../src/entities/contact.js';
 import { SaleableItem } from '../src/entities/commerce.js';
 import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
-import { findOrInstallPgbouncer, startPgbouncer, type Bouncer } from './support/pgbouncer.js';
+import { findPgbouncer, startPgbouncer, type Bouncer } from './support/pgbouncer.js';
 
 // DATABASE_PGBOUNCER=true against a real PgBouncer 1.18 in transaction mode, with fewer server
 // connections (3) than the service's pools hold, so consecutive statements of one client meet
 // different server connections: nothing may rely on session state (named prepared statements,
 // SET, session advisory locks, LISTEN). The same REST calls answer as on a direct connection.
 
-const pgbouncer = findOrInstallPgbouncer();
+const pgbouncer = findPgbouncer();
 if ('skip' in pgbouncer) process.stderr.write(`scale-pgbouncer: skipped — ${pgbouncer.skip}\n`);
-// Skipped only on a developer's machine that cannot install it; in CI a missing PgBouncer fails.
+// Skipped (one line above) on a developer's machine without it; in CI a missing PgBouncer fails.
 const describeWithPgbouncer = 'binary' in pgbouncer || process.env.CI ? describe : describe.skip;
 
 let direct: TestServer; // the database, migrated directly, and the reference answers

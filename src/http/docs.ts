@@ -6,8 +6,28 @@ import type { FastifyInstance } from 'fastify';
 const require = createRequire(import.meta.url);
 const packageDir = (name: string) => path.dirname(require.resolve(`${name}/package.json`));
 
-/** GraphiQL at /graphiql (unless `graphiql` is false), Swagger UI at /api/docs, both from npm packages (no CDN), and the magic-link sign-in page at /signin. */
-export async function mountDocs(app: FastifyInstance, openApi: object, options: { graphiql: boolean }): Promise<void> {
+/** A first GraphiQL query that works on any tenant: who am I, and one page of a list. */
+export const EXAMPLE_QUERY = `# Send your token in the Headers tab: {"Authorization": "Bearer <token>"}
+# (npm start prints one for the demo tenant; npm run cli -- token --tenant KEY --email EMAIL makes one).
+query FirstSteps {
+  aboutMe { TenantName FirstName LastName AllRoles }
+  vendors(options: { Take: 5 }) { VendorId Name WebsiteUrl }
+}
+`;
+
+/**
+ * The landing page at / (also /api and /docs lead there or to Swagger UI), GraphiQL at /graphiql
+ * (unless `graphiql` is false), Swagger UI at /api/docs, both from npm packages (no CDN), and the
+ * magic-link sign-in page at /signin.
+ */
+export async function mountDocs(app: FastifyInstance, openApi: object, options: { graphiql: boolean; isProduction: boolean; sdl: (() => string) | null }): Promise<void> {
+  app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(landingPage(options.graphiql, options.sdl !== null)));
+  app.get('/api', async (_request, reply) => reply.redirect('/'));
+  app.get('/docs', async (_request, reply) => reply.redirect('/api/docs'));
+  // The schema as SDL where introspection is on (it tells no more than introspection would).
+  const sdl = options.sdl;
+  if (sdl) app.get('/graphql/schema.graphql', async (_request, reply) => reply.type('text/plain; charset=utf-8').send(sdl()));
+
   // Kept as its JSON text: the document as objects held several MB of the heap for a rarely read route.
   const openApiJson = JSON.stringify(openApi);
   app.get('/api/openapi.json', async (_request, reply) => reply.type('application/json; charset=utf-8').send(openApiJson));
@@ -62,8 +82,32 @@ export async function mountDocs(app: FastifyInstance, openApi: object, options: 
   app.get('/docs/graphiql-init.js', async (_request, reply) => reply.type('text/javascript').send(`
     const fetcher = GraphiQL.createFetcher({ url: '/graphql' });
     ReactDOM.createRoot(document.getElementById('graphiql')).render(
-      React.createElement(GraphiQL, { fetcher, defaultEditorToolsVisibility: true, defaultHeaders: '{"Authorization": "Bearer <token>"}' }));
+      React.createElement(GraphiQL, {
+        fetcher, defaultEditorToolsVisibility: true, defaultQuery: ${JSON.stringify(EXAMPLE_QUERY)},
+        defaultHeaders: '{"Authorization": "Bearer <token>"}', shouldPersistHeaders: ${!options.isProduction},
+      }));
   `));
+}
+
+/** What a newcomer opening the service in a browser needs: where the two interfaces are and how to get a token. */
+function landingPage(graphiql: boolean, sdl: boolean): string {
+  const links = [
+    graphiql ? '<li><a href="/graphiql">GraphiQL</a> — explore and run GraphQL operations (POST /graphql)</li>' : '',
+    '<li><a href="/api/docs">Swagger UI</a> — the REST API under /api, with "Try it out"</li>',
+    '<li><a href="/api/openapi.json">OpenAPI document</a> — generate a REST client from it</li>',
+    sdl ? '<li><a href="/graphql/schema.graphql">GraphQL schema (SDL)</a> — generate a GraphQL client from it</li>' : '',
+  ];
+  return page('Membership API', ['<style>body { font: 16px/1.5 system-ui, sans-serif; max-width: 46rem; margin: 3rem auto; padding: 0 1rem; }</style>'], [
+    '<main><h1>Membership API</h1>',
+    '<p>One implementation, two interfaces: GraphQL at <code>/graphql</code> and the documented REST paths under <code>/api</code>.</p>',
+    `<ul>${links.join('')}</ul>`,
+    '<h2>Getting a token</h2>',
+    '<p>Every request but the public ones carries <code>Authorization: Bearer &lt;token&gt;</code>. ',
+    'In development, <code>npm start</code> prints a staff token for the demo tenant; ',
+    '<code>npm run cli -- token --tenant KEY --email EMAIL</code> prints one for a login; ',
+    'members sign in with a magic link (<code>POST /api/login/magiclink</code>); partners use API keys ',
+    '(<code>npm run cli -- apikey create</code>).</p></main>',
+  ]);
 }
 
 function page(title: string, head: string[], body: string[]): string {

@@ -216,6 +216,10 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     method: GRAPHQL_METHODS.map((operation) => operation.method), // other methods: the server's 405 (app.ts), in GraphQL's error shape
     // Each request in a read scope of its own, which a query operation opens to replicas.
     handler(request, reply) {
+      // A browser opening /graphql (no query, asks for HTML) wants an explorer, not Apollo's CSRF refusal.
+      if (request.method === 'GET' && !(request.query as { query?: unknown }).query && request.headers.accept?.includes('text/html')) {
+        return reply.redirect(options.config.graphiql ? '/graphiql' : '/');
+      }
       return withReadScope(() => handler.call(this, request as Parameters<typeof handler>[0], reply as Parameters<typeof handler>[1]));
     },
   });

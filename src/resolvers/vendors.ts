@@ -11,7 +11,7 @@ export class VendorResolver {
   vendors(
     @Ctx() ctx: RequestContext,
     @Arg('options', () => ListOptionsInput, { nullable: true }) options?: ListOptionsInput | null,
-    @Arg('text', () => String, { nullable: true, description: 'Search text (REST: this[] of GET /api/vendors/search).' }) text?: string | null,
+    @Arg('text', () => String, { nullable: true, description: 'Only vendors whose name or website contains this text.' }) text?: string | null,
     @Arg('length', () => String, { nullable: true, description: 'Accepted for compatibility; not used.' }) _length?: string | null,
   ) {
     return vendors.listVendors(ctx, options, text);

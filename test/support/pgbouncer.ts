@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
@@ -17,25 +17,13 @@ export interface Bouncer {
 
 const CANDIDATES = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
 
-function installed(): string | null {
-  return CANDIDATES.find((candidate) => existsSync(candidate)) ?? null;
-}
-
 /**
- * The pgbouncer binary: installed with apt-get (Debian's package) when missing and this process
- * runs as root; otherwise null with the reason, and the test is skipped saying so.
+ * The pgbouncer binary, or why the test cannot run. Tests never install system packages
+ * themselves: `.ci/run` installs Debian's package; a developer runs `apt-get install pgbouncer`.
  */
-export function findOrInstallPgbouncer(): { binary: string } | { skip: string } {
-  const found = installed();
-  if (found) return { binary: found };
-  if (userInfo().uid !== 0) return { skip: 'pgbouncer is not installed and this process is not root (apt-get install pgbouncer, or see .ci/run)' };
-  try {
-    execFileSync('apt-get', ['install', '-y', 'pgbouncer'], { stdio: 'ignore', timeout: 180_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  } catch {
-    return { skip: 'pgbouncer is not installed and apt-get install pgbouncer failed' };
-  }
-  const now = installed();
-  return now ? { binary: now } : { skip: 'pgbouncer was installed but its binary was not found' };
+export function findPgbouncer(): { binary: string } | { skip: string } {
+  const found = CANDIDATES.find((candidate) => existsSync(candidate));
+  return found ? { binary: found } : { skip: 'pgbouncer is not installed (apt-get install -y pgbouncer; .ci/run installs it)' };
 }
 
 /** Starts PgBouncer (pool_mode = transaction, `serverPoolSize` server connections per database) in front of the server of `serverUrl`. */
