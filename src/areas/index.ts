@@ -18,6 +18,7 @@ import { directoriesArea } from './directories.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { mailArea } from './mail.js';
 import { partnerSyncArea } from './partner-sync.js';
 import { documentTemplatesArea } from './document-templates.js';
 import { reportingArea } from './reporting.js';
@@ -55,6 +56,7 @@ export const areas: readonly Area[] = [
   billingArea,
   auditArea,
   corsOriginsArea,
+  mailArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

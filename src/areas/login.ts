@@ -4,7 +4,6 @@ import { Credential } from '../entities/credential.js';
 import { Login } from '../entities/login.js';
 import { MagicLinkToken, SignInRequest } from '../entities/magic-link.js';
 import { Membership, MembershipLevel, MembershipType } from '../entities/membership.js';
-import { OutboxMessage } from '../entities/outbox.js';
 import { SecurityQuestion } from '../entities/security-question.js';
 import { Tenant } from '../entities/tenant.js';
 import { LoginResolver } from '../resolvers/login.js';
@@ -17,7 +16,7 @@ import { housekeepingJob } from '../services/login/housekeeping.js';
  */
 export const loginArea = defineArea({
   name: 'login',
-  entities: [Tenant, SecurityQuestion, SignInRequest, Contact, Login, Credential, MagicLinkToken, OutboxMessage, MembershipType, MembershipLevel, Membership],
+  entities: [Tenant, SecurityQuestion, SignInRequest, Contact, Login, Credential, MagicLinkToken, MembershipType, MembershipLevel, Membership],
   resolvers: [LoginResolver],
   routes: loginRoutes,
   jobs: [housekeepingJob],

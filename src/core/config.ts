@@ -176,6 +176,17 @@ export const configSchema = z.object({
    * tenant's captcha secret is sent there.
    */
   CAPTCHA_VERIFY_HOSTS: z.string().optional(),
+  /**
+   * The SMTP server e-mail (sign-in links) goes through: `smtp://user:password@host:587`
+   * (STARTTLS when the server offers it) or `smtps://…:465`. Its host must be a public address
+   * unless OUTBOUND_ALLOW_PRIVATE. Unset: outside production each message is written as an `.eml`
+   * file under DATA_DIR/outbox (and the log says where); in production it is marked failed.
+   */
+  SMTP_URL: z.string().regex(/^smtps?:\/\/[^/?#]+/, 'must be an smtp:// or smtps:// URL').optional(),
+  /** The From of the e-mail the service sends. */
+  SMTP_FROM: z.string().min(3).max(254).default('Membership API <no-reply@localhost>'),
+  /** Attempts at one e-mail before it is marked failed (retried with exponential backoff from 10 s to an hour: 12 attempts span about 3.5 hours). */
+  SMTP_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(12),
 });
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };

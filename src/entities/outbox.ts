@@ -1,7 +1,15 @@
+import type { Opt } from '@mikro-orm/core';
 import { Entity, Property } from '@mikro-orm/decorators/legacy';
 import { TenantOwned } from './base.js';
 
-/** A message waiting to be delivered (e-mail). Nothing here sends mail yet; a sender drains it. */
+/** Where a message is: waiting for its delivery job, queued, sent, or failed (with `lastError`). */
+export type OutboxStatus = 'pending' | 'queued' | 'sent' | 'failed';
+
+/**
+ * An e-mail to deliver, written in the transaction of the change that sends it; the e-mail
+ * delivery jobs (services/mail/email-delivery.ts) send it and record how it went. Once sent, the
+ * body is emptied: it may hold a credential (a sign-in link).
+ */
 @Entity()
 export class OutboxMessage extends TenantOwned {
 
@@ -19,4 +27,13 @@ export class OutboxMessage extends TenantOwned {
 
   @Property({ type: 'datetime', nullable: true })
   sentAt: Date | null = null;
+
+  @Property({ type: 'string', length: 16 })
+  status: Opt<OutboxStatus> = 'pending';
+
+  @Property({ type: 'integer' })
+  attempts: Opt<number> = 0;
+
+  @Property({ length: 500, nullable: true })
+  lastError: string | null = null;
 }

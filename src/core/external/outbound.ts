@@ -109,6 +109,23 @@ export function outboundRequest(
 }
 
 /**
+ * The address to connect to for `hostname` under `policy`, for clients that take an address
+ * rather than a lookup function (SMTP): every address the name resolves to must be allowed.
+ */
+export function allowedAddressOf(hostname: string, policy: OutboundPolicy): Promise<string> {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (policy.hosts && !policy.hosts.includes(host)) return Promise.reject(new OutboundRefused(`${host} is not one of the allowed hosts`));
+  if (isIP(host)) {
+    return !policy.allowPrivate && isNonPublicAddress(host)
+      ? Promise.reject(new OutboundRefused(`${host} is not a public address`))
+      : Promise.resolve(host);
+  }
+  return new Promise((resolve, reject) => {
+    checkedLookup(policy)(host, {}, (error, address) => (error ? reject(error) : resolve(address as string)));
+  });
+}
+
+/**
  * The connection's DNS lookup: every address the name resolves to must be allowed (else the
  * connection fails before it is opened), and the connection goes to those checked addresses.
  * (An IP literal is never looked up: `outboundUrlProblem` checked it.)
