@@ -12,6 +12,7 @@ import { mapError, toApiError } from '../core/error-mapping.js';
 import type { Metrics } from '../core/runtime/metrics.js';
 import { limitAnonymous } from '../core/requests/rate-limit.js';
 import { allowReplicaReads, READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/data/read-routing.js';
+import { currentTraceId, inSpan, tracingEnabled } from '../core/runtime/tracing.js';
 import type { FieldProblem } from '../core/errors.js';
 import { compiledHeapBytes, graphqlCaches, type BoundedCache, type CachedOperation } from './graphql-caches.js';
 
@@ -138,12 +139,19 @@ function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedO
             const { run, generatedCodeLength } = compileOperation(schema, document, operationName ?? undefined);
             compiled.set(key, (operation = { run, heapBytes: compiledHeapBytes(generatedCodeLength, document) }));
           }
-          return operation.run(request.context, variables);
+          const run = operation.run;
+          // graphql-js runs are traced by the graphql instrumentation; compiled ones here.
+          return tracingEnabled() ? inSpan(`graphql.execute ${operationName ?? ''}`.trim(), { 'graphql.operation.name': operationName ?? '' }, async () => run(request.context, variables)) : run(request.context, variables);
         },
       };
     },
     async stop() {},
   };
+}
+
+function traceIdExtension(): { traceId?: string } {
+  const traceId = currentTraceId();
+  return traceId ? { traceId } : {};
 }
 
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
@@ -193,7 +201,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
         message: withoutSuggestions(mapped.message),
         ...(formatted.path ? { path: formatted.path } : {}),
         ...(formatted.locations ? { locations: formatted.locations } : {}),
-        extensions: { ...extensions, code: mapped.code },
+        extensions: { ...extensions, code: mapped.code, ...traceIdExtension() },
       };
     },
   });

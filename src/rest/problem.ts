@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ApiError, FieldProblem } from '../core/errors.js';
+import { currentTraceId } from '../core/runtime/tracing.js';
 
 /** An RFC 9457 problem document. */
 export interface Problem {
@@ -10,6 +11,8 @@ export interface Problem {
   code: string;
   errors?: FieldProblem[];
   instance?: string;
+  /** The OpenTelemetry trace of the request, when tracing is on: what an operator looks up. */
+  traceId?: string;
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
@@ -23,7 +26,13 @@ export function problemOf(error: ApiError, instance?: string): Problem {
     code: error.code,
     ...(error.problems.length ? { errors: error.problems } : {}),
     ...(instance ? { instance } : {}),
+    ...traceIdMember(),
   };
+}
+
+function traceIdMember(): { traceId?: string } {
+  const traceId = currentTraceId();
+  return traceId ? { traceId } : {};
 }
 
 /** Headers an error asks for (WWW-Authenticate, Retry-After). */

@@ -22,9 +22,11 @@ export function runCli(databaseUrl: string, ...args: string[]): ReturnType<typeo
 }
 
 /** Starts a long-running compiled entry point and resolves once its stdout matches `ready` (within `timeoutMs`). */
-export function startNode(script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 20_000): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
+export function startNode(
+  script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 20_000, nodeArgs: string[] = [],
+): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(DIST, script)], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, script)], { env: { ...process.env, ...env } });
     let output = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`not ready in time:\n${output}`)); }, timeoutMs);
     child.stdout.on('data', (chunk) => {

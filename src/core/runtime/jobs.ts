@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import pg from 'pg';
 import { PgBoss, type Db, type JobResult, type Queue } from 'pg-boss';
 import { runAsJob } from '../data/audit.js';
+import { inSpan } from './tracing.js';
 
 /** What a handler knows about the job it runs. */
 export interface JobRun {
@@ -132,7 +133,8 @@ export async function startJobs(options: {
         const results: JobResult[] = [];
         for (const item of batch) {
           if (item.signal.aborted) break; // handed back by a shutdown: pg-boss has failed the batch already
-          const handled = runAsJob(job.name, () => job.handle(options.orm, item.data, { id: item.id, retryCount: item.retryCount, retryLimit: item.retryLimit, signal: item.signal }));
+          const handled = runAsJob(job.name, () => inSpan(`job ${job.name}`, { 'messaging.system': 'pg-boss', 'messaging.destination.name': job.name, 'messaging.message.id': item.id },
+            () => job.handle(options.orm, item.data, { id: item.id, retryCount: item.retryCount, retryLimit: item.retryLimit, signal: item.signal })));
           running.add(handled);
           try {
             await handled;

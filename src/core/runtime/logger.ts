@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
 import type { Config } from '../config.js';
+import { currentTraceId, tracingEnabled } from './tracing.js';
 
 /** Query parameters that carry secrets and must never reach a log line. */
 const SECRET_QUERY_PARAMS = /([?&](?:masterkey|token)=)[^&]*/gi;
@@ -8,6 +9,8 @@ const SECRET_QUERY_PARAMS = /([?&](?:masterkey|token)=)[^&]*/gi;
 export function createLogger(config: Pick<Config, 'LOG_LEVEL'>): Logger {
   return pino({
     level: config.LOG_LEVEL,
+    // With tracing on, every line names the trace it belongs to.
+    ...(tracingEnabled() ? { mixin: () => { const traceId = currentTraceId(); return traceId ? { trace_id: traceId } : {}; } } : {}),
     serializers: {
       req: (request: { method: string; url: string; ip?: string; headers?: Record<string, unknown> }) => ({
         method: request.method,

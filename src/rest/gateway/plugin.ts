@@ -5,6 +5,7 @@ import { ApiError } from '../../core/errors.js';
 import { labelOperation } from '../../core/runtime/metrics.js';
 import { limitAnonymous } from '../../core/requests/rate-limit.js';
 import { READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../../core/data/read-routing.js';
+import { inSpan, nameServerSpan, tracingEnabled } from '../../core/runtime/tracing.js';
 import { answerDownloadAsBody, takeDownloadBody, type FileDownload } from '../../schema/file-download.js';
 import { toDocumentedKeys } from '../documented-keys.js';
 import { idempotencyKeyOf, sendOnce } from './idempotency.js';
@@ -59,6 +60,7 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     try {
       const { route, params } = matchRoute(routes, options.allowedMethods, request.method, rawPath);
       labelOperation(request, `${route.row.method} ${route.row.path}`);
+      nameServerSpan(route.row.method, route.row.path);
       const contextValue = await options.contextFor(request);
       if (!route.access.public) contextValue.authorize(route.row.field, route.access.roles);
       else if (!contextValue.caller) await limitAnonymous(contextValue, 'public-rest');
@@ -100,7 +102,9 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
     // A download is sent as it is made, unless it is a response kept for an Idempotency-Key.
     if (route.row.download && idempotencyKeyOf(request, contextValue) === null) answerDownloadAsBody(contextValue);
     // A query field's reads may be served by a read replica (core/data/read-routing.ts); a mutation's never are.
-    const result = await withReadScope(() => route.run(contextValue, variables), route.operationType === 'query' && !wantsPrimary(request.headers[READ_PRIMARY_HEADER]));
+    const run = () => route.run(contextValue, variables);
+    const traced = tracingEnabled() ? () => inSpan(`graphql.execute ${route.fieldName}`, { 'graphql.operation.type': route.operationType }, async () => run()) : run;
+    const result = await withReadScope(traced, route.operationType === 'query' && !wantsPrimary(request.headers[READ_PRIMARY_HEADER]));
     if (result.errors?.length) {
       return problemResponse(namedAsDocumented(route, variables, toApiError(result.errors[0], options.onUnexpectedError)), request.url, route.row.publicApiResponse);
     }

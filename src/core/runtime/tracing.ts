@@ -1,0 +1,68 @@
+import { context, propagation, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
+
+/*
+ * OpenTelemetry traces, on only when OTEL_EXPORTER_OTLP_ENDPOINT is set. `npm start` runs node
+ * with `--import tracing-preload.js`, which (only then) registers the module hooks the
+ * instrumentations need, starts the SDK (`startTracing`) and loads the instrumentations — http
+ * (every request served and every outbound call), graphql (Apollo's parse, validate and
+ * graphql-js execution) and pg (every SQL statement) — before the application's modules load.
+ * The application adds what no instrumentation sees: the compiled (graphql-jit) execution of a
+ * GraphQL operation, the REST route, and a span per pg-boss job. Off, nothing is loaded and every
+ * helper here is a plain call.
+ */
+
+let enabled = false;
+
+/** Whether traces are being recorded in this process. */
+export function tracingEnabled(): boolean {
+  return enabled;
+}
+
+/** Starts the SDK: spans batched to OTLP/HTTP at `endpoint`, W3C trace context in and out. */
+export async function startTracing(env: NodeJS.ProcessEnv): Promise<void> {
+  const [{ TracerProvider, BatchSpanProcessor }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] = await Promise.all([
+    import('@opentelemetry/sdk-trace'), import('@opentelemetry/context-async-hooks'), import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'), import('@opentelemetry/core'),
+  ]);
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? 'membership-api' }),
+    // A bounded queue (2,048 spans, then dropped): a collector that is down never grows the heap.
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 2000), maxQueueSize: 2048 })],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  // Spans still batched are sent before the process exits.
+  process.once('beforeExit', () => void provider.shutdown());
+  enabled = true;
+}
+
+/** The trace id of the work in progress, for log lines and error answers; undefined when tracing is off. */
+export function currentTraceId(): string | undefined {
+  if (!enabled) return undefined;
+  return trace.getActiveSpan()?.spanContext().traceId;
+}
+
+/** Runs `work` in a span named `name` (its failure recorded on the span); when tracing is off, just runs it. */
+export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+  if (!enabled) return work();
+  return trace.getTracer('membership-api').startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      span.recordException(error as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Names the request's server span after its route (`GET /api/vendors/{vendorid}`), as the http instrumentation cannot. */
+export function nameServerSpan(method: string, route: string): void {
+  if (!enabled) return;
+  const span = trace.getActiveSpan();
+  span?.updateName(`${method} ${route}`);
+  span?.setAttribute('http.route', route);
+}
