@@ -3,7 +3,8 @@ import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput } from '../schema/common.js';
 import {
   BillingContactInfo, BillingContactInfoInput, EventAttendeeView, EventCaptchaSettingInput, EventCaptchaSettingView, EventEnvironmentResponse, EventGoalWidget, EventGroup,
-  EventGroupInput, EventInput, EventRegistrationCancelInput, EventRegistrationInput, EventRegistrationRecord, EventInvitationView, EventOfferingInput, EventOfferingView, EventRegistrationResponse, EventRegistrationTypeInput, EventRegistrationTypeView,
+  EventGroupInput, EventInput, EventInvitationView, EventOfferingInput, EventOfferingView, EventRegistrationCancelInput, EventRegistrationInput, EventRegistrationRecord,
+  EventRegistrationResponse, EventRegistrationTypeInput, EventRegistrationTypeView,
   EventSessionInput, EventSessionView, EventSplitsResponse, EventTableManagement, EventView, PublicApiResponseBoolean, SaveEventRegisterV2Input, SaveRegisterAttendeesInput,
 } from '../schema/events.js';
 import * as groups from '../services/events/event-groups.js';
