@@ -37,6 +37,13 @@ import { sumByKey, takeSeats } from './seats.js';
  * - A submission's idempotency key is a hash of what it registers (not of the captcha token); it
  *   is unique per tenant, so the same form sent twice, even at once, registers once and both
  *   answers show the same registration (IsNew false for the repeat).
+ * - The same registrant (same billing e-mail, same attendees by e-mail and name: `heldOrderId`)
+ *   submitting again gets the registration they hold (200, same ids, IsNew false), even after a
+ *   sell-out or once registration closed, without a captcha; only a new registrant is "sold out".
+ *   Concurrent submissions of one registrant are serialized by an advisory lock on (event, billing
+ *   e-mail), under which the held registration is looked up again. IsUpdateOperation and
+ *   TargetContactId stay ignored: a public form never changes a registration; staff do
+ *   (`registration-changes.ts`).
  * - People are matched to contacts by e-mail (or made); an anonymous caller never sees a matched
  *   contact's data: answers carry what the form sent, contact ids and member status only for staff.
  * - Member-only types need a signed-in member (or staff): an e-mail alone does not prove membership.
