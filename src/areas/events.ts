@@ -6,6 +6,7 @@ import {
 import { EventResolver } from '../resolvers/events.js';
 import { eventRoutes } from '../rest/events.js';
 import { seedEvents } from '../services/events/events.js';
+import { markRegistrationOrderPaid } from '../services/events/registration-changes.js';
 
 /** Events: staff event management (GraphQL), public registration, table groups and goal widgets. */
 export const eventsArea = defineArea({
@@ -17,4 +18,5 @@ export const eventsArea = defineArea({
   resolvers: [EventResolver],
   routes: eventRoutes,
   demo: seedEvents,
+  paidInvoiceSources: { 'event-registration': markRegistrationOrderPaid },
 });

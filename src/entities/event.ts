@@ -188,6 +188,13 @@ export class EventRegistrationOrder extends Versioned {
   /** When the registrant confirmed it (`submit`); null while it is only saved. */
   @Property({ type: 'datetime', nullable: true })
   submittedAt: Date | null = null;
+
+  /**
+   * When its invoice was paid in full (the `event-registration` paid-invoice handler, in the
+   * payment's transaction); an order that costs nothing is paid when made. Null: not (yet) paid.
+   */
+  @Property({ type: 'datetime', nullable: true })
+  paidAt: Date | null = null;
 }
 
 export const EVENT_REGISTRATION_STATUSES = ['registered', 'cancelled'] as const;

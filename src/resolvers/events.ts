@@ -3,11 +3,13 @@ import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput } from '../schema/common.js';
 import {
   BillingContactInfo, BillingContactInfoInput, EventAttendeeView, EventCaptchaSettingInput, EventCaptchaSettingView, EventEnvironmentResponse, EventGoalWidget, EventGroup,
-  EventGroupInput, EventInput, EventInvitationView, EventOfferingInput, EventOfferingView, EventRegistrationResponse, EventRegistrationTypeInput, EventRegistrationTypeView,
+  EventGroupInput, EventInput, EventInvitationView, EventOfferingInput, EventOfferingView, EventRegistrationCancelInput, EventRegistrationInput, EventRegistrationRecord,
+  EventRegistrationResponse, EventRegistrationTypeInput, EventRegistrationTypeView,
   EventSessionInput, EventSessionView, EventSplitsResponse, EventTableManagement, EventView, PublicApiResponseBoolean, SaveEventRegisterV2Input, SaveRegisterAttendeesInput,
 } from '../schema/events.js';
 import * as groups from '../services/events/event-groups.js';
 import * as registration from '../services/events/event-registration.js';
+import * as changes from '../services/events/registration-changes.js';
 import { eventGoalWidget } from '../services/events/event-widgets.js';
 import * as events from '../services/events/events.js';
 
@@ -194,6 +196,24 @@ export class EventResolver {
   @Query(() => [EventAttendeeView], { description: 'GraphQL only: the attendees of an event, one page at a time (OrderBy EventRegistrationId, Status, Amount).' })
   eventAttendees(@Ctx() ctx: RequestContext, @Arg('eventId', () => Int) eventId: number, @Arg('options', () => ListOptionsInput, { nullable: true }) options?: ListOptionsInput | null) {
     return events.listEventAttendees(ctx, eventId, options);
+  }
+
+  @Authorized('staff')
+  @Query(() => EventRegistrationRecord, { description: 'One attendee\'s registration, with its order\'s and invoice\'s state.' })
+  eventRegistration(@Ctx() ctx: RequestContext, @Arg('eventRegistrationId', () => Int) eventRegistrationId: number) {
+    return changes.getEventRegistration(ctx, eventRegistrationId);
+  }
+
+  @Authorized('staff')
+  @Mutation(() => EventRegistrationRecord, { description: 'Registers an attendee (0; billed to the attendee, no captcha) or changes a registration: its type (seats move; 409 when the new type is full) and the attendee\'s name and e-mail. The amount billed stays.' })
+  saveEventRegistration(@Ctx() ctx: RequestContext, @Arg('eventRegistrationId', () => Int) eventRegistrationId: number, @Arg('input', () => EventRegistrationInput) input: EventRegistrationInput) {
+    return changes.saveEventRegistration(ctx, eventRegistrationId, input);
+  }
+
+  @Authorized('staff')
+  @Mutation(() => EventRegistrationRecord, { description: 'Cancels a registration (WholeOrder: its whole order): seats back, out of its groups, invitation declined; the invoice credited (paid beyond it refunded), or refunded and voided when nothing in the order is left.' })
+  cancelEventRegistration(@Ctx() ctx: RequestContext, @Arg('eventRegistrationId', () => Int) eventRegistrationId: number, @Arg('input', () => EventRegistrationCancelInput) input: EventRegistrationCancelInput) {
+    return changes.cancelEventRegistration(ctx, eventRegistrationId, input);
   }
 
   @Authorized('staff')

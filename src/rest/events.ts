@@ -23,4 +23,11 @@ export const eventRoutes: RouteRow[] = [
   { method: 'GET', path: '/api/eventwidgets/{eventid}/goals/exhibitorrevenue', field: 'Query.eventExhibitorRevenueGoalWidget' },
   { method: 'GET', path: '/api/eventwidgets/{eventid}/goals/sponsor', field: 'Query.eventSponsorGoalWidget' },
   { method: 'GET', path: '/api/eventwidgets/{eventid}/goals/sponsorrevenue', field: 'Query.eventSponsorRevenueGoalWidget' },
+
+  { method: 'GET', path: '/api/eventregistrations/{eventregistrationid}', field: 'Query.eventRegistration', extension: true, summary: 'One attendee\'s event registration with its order and invoice state, staff only.' },
+  { method: 'POST', path: '/api/eventregistrations/{eventregistrationid}', field: 'Mutation.saveEventRegistration', body: 'input', extension: true, summary: 'Registers an attendee (0) or changes a registration\'s type (seats move) and attendee details, staff only.' },
+  {
+    method: 'POST', path: '/api/eventregistrations/{eventregistrationid}/cancel', field: 'Mutation.cancelEventRegistration', body: 'input', extension: true,
+    summary: 'Cancels a registration or its whole order: seats released, invoice credited or refunded and voided, staff only.',
+  },
 ];

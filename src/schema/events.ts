@@ -149,6 +149,7 @@ export class EventRegistrationResult {
   @Field(() => Int, { nullable: true }) InvoiceNumber!: number | null;
   @Field(() => Boolean, { description: 'False when the same submission had already been registered (nothing was registered twice).' }) IsNew!: boolean;
   @Field(() => String, { description: 'ISO 8601 (UTC).' }) CreatedAt!: string;
+  @Field(() => String, { nullable: true, description: 'ISO 8601 (UTC): when its invoice was paid in full (one that costs nothing: when made); null while unpaid.' }) PaidAt!: string | null;
   @Field(() => [EventAttendeeView]) Attendees!: EventAttendeeView[];
   @Field(() => [EventPurchaseView]) Purchases!: EventPurchaseView[];
 }
@@ -288,7 +289,7 @@ export class SaveEventRegisterV2Input {
   @Field(() => [EventOfferingChoiceInput], { nullable: true }) @IsOptional() @ArrayMaxSize(50) @ValidateNested({ each: true }) AdditionalPurchaseItems?: EventOfferingChoiceInput[] | null;
   @Field(() => [EventDonationInput], { nullable: true }) @IsOptional() @ArrayMaxSize(50) @ValidateNested({ each: true }) DonationItems?: EventDonationInput[] | null;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(4000) Comments?: string | null;
-  @Field(() => Boolean, { nullable: true, description: 'Accepted; a registration is changed by staff, not resubmitted.' }) IsUpdateOperation?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'Accepted and ignored: staff change a registration with saveEventRegistration; a resubmitted form answers the registration its registrant holds.' }) IsUpdateOperation?: boolean | null;
   @Field(() => String, { nullable: true, description: 'Accepted and ignored: the attendees say who is registered.' }) @IsOptional() @MaxLength(20) TargetContactId?: string | null;
 }
 
@@ -464,4 +465,44 @@ export class EventCaptchaSettingView {
   @Field(() => String) SiteKey!: string;
   @Field(() => String, { nullable: true }) VerifyUrl!: string | null;
   @Field(() => Boolean, { description: 'A secret is stored.' }) HasSecret!: boolean;
+}
+
+// ---------- staff changes to registrations ----------
+
+@ObjectType({ description: 'One attendee\'s registration as staff read, change and cancel it.' })
+export class EventRegistrationRecord {
+  @Field(() => Int) EventRegistrationId!: number;
+  @Field(() => Int) EventRegistrationOrderId!: number;
+  @Field(() => Int) EventId!: number;
+  @Field(() => Int) ContactId!: number;
+  @Field(() => Int) EventRegistrationTypeId!: number;
+  @Field(() => String) EventRegistrationTypeName!: string;
+  @Field(() => String) FirstName!: string;
+  @Field(() => String) LastName!: string;
+  @Field(() => String) EmailAddress!: string;
+  @Field(() => Float, { description: 'What was billed for this attendee.' }) Amount!: number;
+  @Field(() => String, { description: 'registered or cancelled.' }) Status!: string;
+  @Field(() => String, { description: 'The order\'s status: registered, or cancelled once nothing in it is registered.' }) OrderStatus!: string;
+  @Field(() => String, { nullable: true, description: 'ISO 8601 (UTC): when the order was paid in full; null while unpaid.' }) PaidAt!: string | null;
+  @Field(() => Int, { nullable: true }) InvoiceId!: number | null;
+  @Field(() => String, { nullable: true, description: 'open, paid or void.' }) InvoiceStatus!: string | null;
+  @Field(() => Int) AuditId!: number;
+}
+
+@InputType('EventRegistrationInput', {
+  description: 'A registration to make (eventRegistrationId 0: EventId, EventRegistrationTypeId, FirstName, LastName, EmailAddress; billed to the attendee, no captcha) or change (only the fields sent: the type, whose seats move, and the attendee\'s name and e-mail; the amount billed stays).',
+})
+export class EventRegistrationInput {
+  @Field(() => Int, { nullable: true, description: 'Creating only.' }) @IsOptional() @IsInt() @Min(1) EventId?: number | null;
+  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(1) EventRegistrationTypeId?: number | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 100) @Matches(/\S/, { message: 'FirstName must not be blank' }) FirstName?: string | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(1, 100) @Matches(/\S/, { message: 'LastName must not be blank' }) LastName?: string | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(254) @IsEmail({}, { message: 'EmailAddress must be an e-mail address' }) EmailAddress?: string | null;
+  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(0) AuditId?: number | null;
+}
+
+@InputType('EventRegistrationCancelInput', { description: 'What to cancel: the attendee\'s registration, or with WholeOrder every attendee and item of its order.' })
+export class EventRegistrationCancelInput {
+  @Field(() => Boolean, { nullable: true, description: 'Cancel the whole order the registration belongs to (attendees, sponsorships, exhibitors, items, donations).' }) WholeOrder?: boolean | null;
+  @Field(() => Int, { nullable: true, description: 'The registration\'s AuditId: a changed registration is not cancelled (409).' }) @IsOptional() @IsInt() @Min(0) AuditId?: number | null;
 }

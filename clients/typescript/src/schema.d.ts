@@ -3096,6 +3096,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/eventregistrations/{eventregistrationid}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels a registration or its whole order: seats released, invoice credited or refunded and voided, staff only.
+         * @description GraphQL: `mutation { cancelEventRegistration }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_eventregistrations_eventregistrationid_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/categorylists/{categorylistid}/{auditid}/items": {
         parameters: {
             query?: never;
@@ -4363,6 +4383,30 @@ export interface paths {
          * @description GraphQL: `mutation { deleteBenefitPackage }`. Needs role: staff.
          */
         delete: operations["delete__api_benefitpackages_benefitpackageid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/eventregistrations/{eventregistrationid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One attendee's event registration with its order and invoice state, staff only.
+         * @description GraphQL: `query { eventRegistration }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_eventregistrations_eventregistrationid_"];
+        put?: never;
+        /**
+         * Registers an attendee (0) or changes a registration's type (seats move) and attendee details, staff only.
+         * @description GraphQL: `mutation { saveEventRegistration }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_eventregistrations_eventregistrationid_"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6288,6 +6332,8 @@ export interface components {
             IsNew: boolean;
             /** @description ISO 8601 (UTC). */
             CreatedAt: string;
+            /** @description ISO 8601 (UTC): when its invoice was paid in full (one that costs nothing: when made); null while unpaid. */
+            PaidAt?: string | null;
             Attendees: components["schemas"]["EventAttendeeView"][];
             Purchases: components["schemas"]["EventPurchaseView"][];
         };
@@ -6379,6 +6425,37 @@ export interface components {
             Value: string;
             Heading: string;
             SubHeading: string;
+        };
+        /** @description One attendee's registration as staff read, change and cancel it. */
+        EventRegistrationRecord: {
+            /** Format: int32 */
+            EventRegistrationId: number;
+            /** Format: int32 */
+            EventRegistrationOrderId: number;
+            /** Format: int32 */
+            EventId: number;
+            /** Format: int32 */
+            ContactId: number;
+            /** Format: int32 */
+            EventRegistrationTypeId: number;
+            EventRegistrationTypeName: string;
+            FirstName: string;
+            LastName: string;
+            EmailAddress: string;
+            /** @description What was billed for this attendee. */
+            Amount: number;
+            /** @description registered or cancelled. */
+            Status: string;
+            /** @description The order's status: registered, or cancelled once nothing in it is registered. */
+            OrderStatus: string;
+            /** @description ISO 8601 (UTC): when the order was paid in full; null while unpaid. */
+            PaidAt?: string | null;
+            /** Format: int32 */
+            InvoiceId?: number | null;
+            /** @description open, paid or void. */
+            InvoiceStatus?: string | null;
+            /** Format: int32 */
+            AuditId: number;
         };
         /** @description The tenant's captcha provider (without its secret). */
         EventCaptchaSettingView: {
@@ -8296,7 +8373,7 @@ export interface components {
             AdditionalPurchaseItems?: components["schemas"]["EventOfferingChoiceInput"][] | null;
             DonationItems?: components["schemas"]["EventDonationInput"][] | null;
             Comments?: string | null;
-            /** @description Accepted; a registration is changed by staff, not resubmitted. */
+            /** @description Accepted and ignored: staff change a registration with saveEventRegistration; a resubmitted form answers the registration its registrant holds. */
             IsUpdateOperation?: boolean | null;
             /** @description Accepted and ignored: the attendees say who is registered. */
             TargetContactId?: string | null;
@@ -8501,6 +8578,31 @@ export interface components {
             Status: string;
             /** Format: int32 */
             AuditId: number;
+        };
+        /** @description A registration to make (eventRegistrationId 0: EventId, EventRegistrationTypeId, FirstName, LastName, EmailAddress; billed to the attendee, no captcha) or change (only the fields sent: the type, whose seats move, and the attendee's name and e-mail; the amount billed stays). */
+        EventRegistrationInput: {
+            /**
+             * Format: int32
+             * @description Creating only.
+             */
+            EventId?: number | null;
+            /** Format: int32 */
+            EventRegistrationTypeId?: number | null;
+            FirstName?: string | null;
+            LastName?: string | null;
+            EmailAddress?: string | null;
+            /** Format: int32 */
+            AuditId?: number | null;
+        };
+        /** @description What to cancel: the attendee's registration, or with WholeOrder every attendee and item of its order. */
+        EventRegistrationCancelInput: {
+            /** @description Cancel the whole order the registration belongs to (attendees, sponsorships, exhibitors, items, donations). */
+            WholeOrder?: boolean | null;
+            /**
+             * Format: int32
+             * @description The registration's AuditId: a changed registration is not cancelled (409).
+             */
+            AuditId?: number | null;
         };
         /** @description The tenant's captcha provider for public registration (the secret is stored, never answered). */
         EventCaptchaSettingInput: {
@@ -18788,7 +18890,7 @@ export interface operations {
             query?: {
                 /** @description Accepted for compatibility; not used. */
                 length?: string | null;
-                /** @description Search text (REST: this[] of GET /api/vendors/search). */
+                /** @description Only vendors whose name or website contains this text. */
                 "this[]"?: string | null;
                 options?: string;
             };
@@ -21573,6 +21675,109 @@ export interface operations {
             };
             /** @description Conflict: stale AuditId or a duplicate. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_eventregistrations_eventregistrationid_cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                eventregistrationid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventRegistrationCancelInput"];
+                "text/json": components["schemas"]["EventRegistrationCancelInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventRegistrationCancelInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistrationRecord"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26406,7 +26611,7 @@ export interface operations {
             query?: {
                 /** @description Accepted for compatibility; not used. */
                 length?: string | null;
-                /** @description Search text (REST: this[] of GET /api/vendors/search). */
+                /** @description Only vendors whose name or website contains this text. */
                 text?: string | null;
                 options?: string;
             };
@@ -27534,6 +27739,185 @@ export interface operations {
             };
             /** @description Conflict: stale AuditId or a duplicate. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_eventregistrations_eventregistrationid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                eventregistrationid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistrationRecord"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_eventregistrations_eventregistrationid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                eventregistrationid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EventRegistrationInput"];
+                "text/json": components["schemas"]["EventRegistrationInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["EventRegistrationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventRegistrationRecord"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

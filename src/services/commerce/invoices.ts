@@ -170,6 +170,53 @@ export async function voidInvoice(ctx: RequestContext, invoiceId: number): Promi
   return voided.length === 1;
 }
 
+/**
+ * What an invoice stops billing when the thing it billed is cancelled in full: every payment on it
+ * is refunded (one negative payment of the amount paid, `method` refund) and the invoice voided, in
+ * the caller's transaction. Answers the amount refunded; a void invoice is left as it is.
+ */
+export async function refundAndVoidInvoice(ctx: RequestContext, invoiceId: number, reference: string): Promise<Money> {
+  return inTransaction(ctx, async () => {
+    // The row locked first: a payment arriving now lands before the refund reads what was paid, or after the void (refused).
+    const [invoice] = await tenantSql(ctx).all<{ status: string; amount_paid: string }>(`SELECT status, amount_paid FROM invoice WHERE id = ? AND ${tenantIs()} FOR UPDATE`, [invoiceId]);
+    if (!invoice || invoice.status === 'void') return money(0);
+    const paid = money(invoice.amount_paid);
+    if (paid.greaterThan(0)) await recordPayment(ctx, invoiceId, { amount: paid.negated(), method: 'refund', reference });
+    await tenantSql(ctx).run(`UPDATE invoice SET status = 'void', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()} AND amount_paid = 0`, [invoiceId]);
+    return paid;
+  });
+}
+
+/**
+ * What an invoice stops billing when part of what it billed is cancelled: a credit line of
+ * −`amount` lowers its total, money paid beyond the new total is refunded (a negative payment,
+ * `method` refund), and an invoice the credit leaves paid in full moves what it billed as a payment
+ * would (`settlePaidInvoice`), all in the caller's transaction. A void invoice takes no credit.
+ * Answers the amount refunded.
+ */
+export async function creditInvoice(ctx: RequestContext, invoiceId: number, credit: { description: string; amount: Money; reference: string }): Promise<Money> {
+  const amount = toMoneyString(credit.amount);
+  return inTransaction(ctx, async () => {
+    const [invoice] = await tenantSql(ctx).all<{ id: number; contact_id: number; source_key: string | null; amount_paid: string; total: string; settled: boolean }>(
+      `UPDATE invoice SET total = total - ?::numeric,
+         status = CASE WHEN amount_paid >= total - ?::numeric THEN 'paid' ELSE 'open' END,
+         audit_id = audit_id + 1, updated_at = now()
+       WHERE id = ? AND ${tenantIs()} AND status <> 'void' AND total - ?::numeric >= 0
+       RETURNING id, contact_id, source_key, amount_paid, total, (status = 'paid' AND amount_paid < total + ?::numeric) AS settled`, [amount, amount, invoiceId, amount, amount]);
+    if (!invoice) return money(0);
+    const [{ next }] = await tenantSql(ctx).all<{ next: number }>(`SELECT coalesce(max(line_number), 0) + 1 AS next FROM invoice_line WHERE ${tenantIs()} AND invoice_id = ?`, [invoiceId]);
+    ctx.em.create(InvoiceLine, {
+      tenant: ctx.tenantId, invoice: invoiceId, lineNumber: next, description: credit.description.slice(0, 500), quantity: 1,
+      unitPrice: toMoneyString(credit.amount.negated()), amount: toMoneyString(credit.amount.negated()),
+    });
+    await ctx.em.flush();
+    const overpaid = money(invoice.amount_paid).minus(invoice.total);
+    if (overpaid.greaterThan(0)) await recordPayment(ctx, invoiceId, { amount: overpaid.negated(), method: 'refund', reference: credit.reference });
+    if (invoice.settled && invoice.source_key) await settlePaidInvoice(ctx, { id: invoice.id, contactId: invoice.contact_id, sourceKey: invoice.source_key });
+    return overpaid.greaterThan(0) ? overpaid : money(0);
+  });
+}
+
 export async function listInvoices(ctx: RequestContext, filter: InvoiceFilterInput | null | undefined): Promise<InvoiceView[]> {
   const where = allOf<Invoice>(filter?.ContactId ? { contact: filter.ContactId } : null, filter?.Status ? { status: filter.Status } : null);
   const { rows } = await listQuery(ctx, Invoice, invoiceList, filter, { fields: INVOICE_FIELDS, where });

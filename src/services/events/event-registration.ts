@@ -23,7 +23,8 @@ import {
   attendeeViews, ATTENDEE_FIELDS, EVENT_FIELDS, EVENT_NOUN, isRegistrationOpen, iso, OFFERING_FIELDS, SESSION_FIELDS, toEventView, toOfferingView, toSessionView,
   toTypeView, TYPE_FIELDS, type EventRow, type OfferingRow, type TypeRow,
 } from './events.js';
-import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
+import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
+import { sumByKey, takeSeats } from './seats.js';
 
 /*
  * Public event registration (no credential: `usePublicTenant`). Decisions where the documents are
@@ -36,6 +37,13 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  * - A submission's idempotency key is a hash of what it registers (not of the captcha token); it
  *   is unique per tenant, so the same form sent twice, even at once, registers once and both
  *   answers show the same registration (IsNew false for the repeat).
+ * - The same registrant (same billing e-mail, same attendees by e-mail and name: `heldOrderId`)
+ *   submitting again gets the registration they hold (200, same ids, IsNew false), even after a
+ *   sell-out or once registration closed, without a captcha; only a new registrant is "sold out".
+ *   Concurrent submissions of one registrant are serialized by an advisory lock on (event, billing
+ *   e-mail), under which the held registration is looked up again. IsUpdateOperation and
+ *   TargetContactId stay ignored: a public form never changes a registration; staff do
+ *   (`registration-changes.ts`).
  * - People are matched to contacts by e-mail (or made); an anonymous caller never sees a matched
  *   contact's data: answers carry what the form sent, contact ids and member status only for staff.
  * - Member-only types need a signed-in member (or staff): an e-mail alone does not prove membership.
@@ -132,41 +140,52 @@ export async function registrationEnvironment(
 /** validate: everything register checks (but the single-use captcha), nothing saved; Data holds the priced lines. */
 export async function validateRegistration(ctx: RequestContext, submission: Submission): Promise<PublicApiResponseOf<EventSplits>> {
   await ctx.usePublicTenant();
-  const priced = await priceSubmission(ctx, submission, true);
+  const priced = await priceSubmission(ctx, submission);
+  checkAvailability(priced, submission, true);
   return ok(splitsOf(priced, ZERO), 'The registration is valid.');
 }
 
 /** splits: the saleable items a submission uses and the amounts, per line; with what is paid when it is already registered. */
 export async function registrationSplits(ctx: RequestContext, submission: Submission): Promise<PublicApiResponseOf<EventSplits>> {
   await ctx.usePublicTenant();
-  const priced = await priceSubmission(ctx, submission, false);
+  const priced = await priceSubmission(ctx, submission);
+  checkAvailability(priced, submission, false);
   const [order] = await leanRows(ctx.reader, EventRegistrationOrder, { fields: ['invoice'], where: { idempotencyKey: idempotencyKey(submission) }, limit: 1 });
   const invoiceId = order ? idOf(order.invoice) : null;
   const [invoice] = invoiceId ? await leanRows(ctx.reader, Invoice, { fields: ['amountPaid'], where: { id: invoiceId }, limit: 1 }) : [];
   return ok(splitsOf(priced, money(invoice?.amountPaid ?? 0)));
 }
 
-/** register / register_v2 / submit: saves the registration once, takes its seats and bills it. */
+/**
+ * register / register_v2 / submit: saves the registration once, takes its seats and bills it. A
+ * registrant who already holds a registration of the event (`heldOrderId`) gets that one back,
+ * even when the event has sold out since or registration has closed.
+ */
 export async function register(ctx: RequestContext, submission: Submission, verifier?: CaptchaVerifier): Promise<PublicApiResponseOf<EventRegistrationResult>> {
   await ctx.usePublicTenant();
-  const priced = await priceSubmission(ctx, submission, true);
+  const priced = await priceSubmission(ctx, submission);
   const key = idempotencyKey(submission);
-  const existing = await orderIdByKey(ctx, key);
-  if (existing) return ok(await registrationResult(ctx, existing, false), 'Already registered.');
+  const held = await heldOrderId(ctx, submission, key);
+  if (held) return alreadyRegistered(ctx, held);
+  checkAvailability(priced, submission, true);
   await checkCaptcha(ctx, priced.event, submission, verifier);
-  let orderId: number;
+  let saved: { orderId: number; isNew: boolean };
   try {
-    orderId = await inTransaction(ctx, () => saveRegistration(ctx, submission, priced, key));
+    saved = await inTransaction(ctx, () => saveRegistration(ctx, submission, priced, key));
   } catch (error) {
     // The same submission registered concurrently: its row won the unique key. Answer that one.
     if (!(error instanceof UniqueConstraintViolationException)) throw error;
     ctx.em.clear();
     const winner = await orderIdByKey(ctx, key);
     if (!winner) throw error;
-    return ok(await registrationResult(ctx, winner, false), 'Already registered.');
+    return alreadyRegistered(ctx, winner);
   }
   ctx.em.clear();
-  return ok(await registrationResult(ctx, orderId, true), 'Registered.');
+  return saved.isNew ? ok(await registrationResult(ctx, saved.orderId, true), 'Registered.') : alreadyRegistered(ctx, saved.orderId);
+}
+
+async function alreadyRegistered(ctx: RequestContext, orderId: number): Promise<PublicApiResponseOf<EventRegistrationResult>> {
+  return ok(await registrationResult(ctx, orderId, false), 'Already registered.');
 }
 
 /** decline/invitation: the invitee declines; Data true once the invitation is declined. */
@@ -221,13 +240,12 @@ async function publicEvent(ctx: RequestContext, eventId: number): Promise<EventR
 }
 
 /**
- * Checks a submission against the server's records and prices it: the event open, each type and
- * offering of this event and available to this visitor, seats left (checked again, under lock,
- * when saving), donation amounts. 400 naming the documented field; 409 when sold out or closed.
+ * Checks a submission against the server's records and prices it: each type and offering of this
+ * event and available to this visitor, donation amounts. 400 naming the documented field. Whether
+ * it can still be had is `checkAvailability`'s question.
  */
-async function priceSubmission(ctx: RequestContext, submission: Submission, requireOpen: boolean): Promise<PricedSubmission> {
+async function priceSubmission(ctx: RequestContext, submission: Submission): Promise<PricedSubmission> {
   const event = await publicEvent(ctx, submission.eventId);
-  if (requireOpen && !isRegistrationOpen(event, new Date())) throw new Conflict('Registration for this event is not open.');
   if (submission.attendees.length === 0 && submission.choices.length === 0 && submission.donations.length === 0) {
     throw BadInput.field(submission.attendeeField, 'name at least one attendee, item or donation');
   }
@@ -248,12 +266,6 @@ async function priceSubmission(ctx: RequestContext, submission: Submission, requ
     if (type.memberOnly && !isMember) throw BadInput.field(field, 'is for members only: sign in as a member');
     return { input, type };
   });
-  const seatsByType = countBy(attendees.map(({ type }) => type.id));
-  for (const [typeId, seats] of seatsByType) {
-    const type = typeById.get(typeId)!;
-    if (type.capacity !== null && type.seatsTaken + seats > type.capacity) throw soldOut(type.name, submission.attendeeField);
-  }
-  if (event.capacity !== null && event.seatsTaken + attendees.length > event.capacity) throw soldOut(event.name, submission.attendeeField);
 
   const purchases = submission.choices.map(({ list, index, choice }) => {
     const offering = offeringById.get(choice.EventOfferingId);
@@ -268,10 +280,6 @@ async function priceSubmission(ctx: RequestContext, submission: Submission, requ
     return { offering, quantity: 1, unitPrice: amount };
   });
   const allPurchases = [...purchases, ...donations];
-  for (const [offeringId, quantity] of sumBy(allPurchases.map((purchase) => [purchase.offering.id, purchase.quantity]))) {
-    const offering = offeringById.get(offeringId)!;
-    if (offering.capacity !== null && offering.seatsTaken + quantity > offering.capacity) throw soldOut(offering.name, 'Items');
-  }
 
   const lines: PricedLine[] = [
     ...attendees.map(({ input, type }) => ({
@@ -285,6 +293,24 @@ async function priceSubmission(ctx: RequestContext, submission: Submission, requ
   const total = sumMoney(lines.map((line) => line.amount));
   if (total.greaterThan(MAX_MONEY)) throw BadInput.field(submission.attendeeField, `the registration may cost at most ${MAX_MONEY.toFixed(2)}`);
   return { event, attendees, purchases: allPurchases, lines, total };
+}
+
+/**
+ * 409 when the event is not open for registration (`requireOpen`) or the submission needs more
+ * seats than are left, as last read (saving takes them again under the conditional UPDATEs).
+ */
+function checkAvailability(priced: PricedSubmission, submission: Submission, requireOpen: boolean): void {
+  const { event } = priced;
+  if (requireOpen && !isRegistrationOpen(event, new Date())) throw new Conflict('Registration for this event is not open.');
+  for (const [typeId, seats] of sumByKey(priced.attendees.map(({ type }) => [type.id, 1]))) {
+    const type = priced.attendees.find((attendee) => attendee.type.id === typeId)!.type;
+    if (type.capacity !== null && type.seatsTaken + seats > type.capacity) throw soldOut(type.name, submission.attendeeField);
+  }
+  if (event.capacity !== null && event.seatsTaken + priced.attendees.length > event.capacity) throw soldOut(event.name, submission.attendeeField);
+  for (const [offeringId, quantity] of sumByKey(priced.purchases.map((purchase) => [purchase.offering.id, purchase.quantity]))) {
+    const offering = priced.purchases.find((purchase) => purchase.offering.id === offeringId)!.offering;
+    if (offering.capacity !== null && offering.seatsTaken + quantity > offering.capacity) throw soldOut(offering.name, 'Items');
+  }
 }
 
 async function checkCaptcha(ctx: RequestContext, event: EventRow, submission: Submission, verifier?: CaptchaVerifier): Promise<void> {
@@ -301,22 +327,31 @@ async function checkCaptcha(ctx: RequestContext, event: EventRow, submission: Su
 
 // ---------- saving ----------
 
-/** Inside the transaction: the order row first (its unique key settles a concurrent twin), then seats, people, lines and the invoice. */
-async function saveRegistration(ctx: RequestContext, submission: Submission, priced: PricedSubmission, key: string): Promise<number> {
+/**
+ * Inside the transaction: under the registrant's lock, the registration they may already hold
+ * (a concurrent twin committed first); else the order row (its unique key settles an identical
+ * twin), then seats, people, lines and the invoice.
+ */
+async function saveRegistration(ctx: RequestContext, submission: Submission, priced: PricedSubmission, key: string): Promise<{ orderId: number; isNew: boolean }> {
   const tenantId = ctx.tenantId;
+  await tenantSql(ctx).run(`SELECT pg_advisory_xact_lock(${TENANT}, hashtext(?))`, [`event-registrant:${submission.eventId}:${normalEmail(submission.billing.EmailAddress)}`]);
+  const held = await heldOrderId(ctx, submission, key);
+  if (held) return { orderId: held, isNew: false };
   const billingContactId = await findOrCreateContact(ctx, submission.billing);
   const order = ctx.em.create(EventRegistrationOrder, {
     tenant: tenantId, event: priced.event.id, billingContact: billingContactId, idempotencyKey: key, total: toMoneyString(priced.total),
     comments: submission.comments, referralSource: submission.referralSource, submittedAt: new Date(),
+    // Nothing to pay is paid: an order without an invoice is settled when it is made.
+    paidAt: priced.total.isZero() ? new Date() : null,
   });
   await ctx.em.flush();
-  await takeSeats(ctx, priced, submission.attendeeField);
+  await takeOrderSeats(ctx, priced, submission.attendeeField);
 
   for (const { input, type } of priced.attendees) {
     const contactId = await findOrCreateContact(ctx, input);
     ctx.em.create(EventRegistration, {
       tenant: tenantId, event: priced.event.id, order, contact: contactId, registrationType: type.id, amount: toMoneyString(type.price),
-      firstName: input.FirstName.trim(), lastName: input.LastName.trim(), email: input.EmailAddress.trim().toLowerCase(),
+      firstName: input.FirstName.trim(), lastName: input.LastName.trim(), email: normalEmail(input.EmailAddress),
     });
     await tenantSql({ em: ctx.em, tenantId }).run(
       `update event_invitation set status = 'registered', responded_at = now(), updated_at = now(), audit_id = audit_id + 1
@@ -337,32 +372,25 @@ async function saveRegistration(ctx: RequestContext, submission: Submission, pri
     order.invoice = invoice;
     await ctx.em.flush();
   }
-  return order.id;
+  return { orderId: order.id, isNew: true };
 }
 
 /**
  * Takes the seats with conditional UPDATEs — types, then offerings, then the event, each by id —
  * so that of many registrations for the last seats only as many succeed as there are seats.
  */
-async function takeSeats(ctx: RequestContext, priced: PricedSubmission, attendeeField: string): Promise<void> {
-  const tenantId = ctx.tenantId;
-  const take = async (table: string, id: number, count: number, name: string, field: string, extra = '') => {
-    const rows = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
-      `update ${table} set seats_taken = seats_taken + ?, updated_at = now()
-        where id = ? and ${tenantIs()} ${extra} and (capacity is null or seats_taken + ? <= capacity) returning id`, [count, id, count]);
-    if (rows.length === 0) throw soldOut(name, field);
-  };
-  const seatsByType = countBy(priced.attendees.map(({ type }) => type.id));
-  for (const typeId of [...seatsByType.keys()].sort((a, b) => a - b)) {
+async function takeOrderSeats(ctx: RequestContext, priced: PricedSubmission, attendeeField: string): Promise<void> {
+  for (const [typeId, count] of sumByKey(priced.attendees.map(({ type }) => [type.id, 1]))) {
     const type = priced.attendees.find((attendee) => attendee.type.id === typeId)!.type;
-    await take('event_registration_type', typeId, seatsByType.get(typeId)!, type.name, attendeeField, 'and is_active');
+    if (!(await takeSeats(ctx, 'event_registration_type', typeId, count, 'and is_active'))) throw soldOut(type.name, attendeeField);
   }
-  const quantities = sumBy(priced.purchases.map((purchase) => [purchase.offering.id, purchase.quantity]));
-  for (const offeringId of [...quantities.keys()].sort((a, b) => a - b)) {
+  for (const [offeringId, quantity] of sumByKey(priced.purchases.map((purchase) => [purchase.offering.id, purchase.quantity]))) {
     const offering = priced.purchases.find((purchase) => purchase.offering.id === offeringId)!.offering;
-    await take('event_offering', offeringId, quantities.get(offeringId)!, offering.name, 'Items', 'and is_active');
+    if (!(await takeSeats(ctx, 'event_offering', offeringId, quantity, 'and is_active'))) throw soldOut(offering.name, 'Items');
   }
-  if (priced.attendees.length) await take('event', priced.event.id, priced.attendees.length, priced.event.name, attendeeField, "and status = 'open'");
+  if (priced.attendees.length && !(await takeSeats(ctx, 'event', priced.event.id, priced.attendees.length, "and status = 'open'"))) {
+    throw soldOut(priced.event.name, attendeeField);
+  }
 }
 
 /**
@@ -373,7 +401,7 @@ async function takeSeats(ctx: RequestContext, priced: PricedSubmission, attendee
 interface Person { FirstName: string; LastName: string; EmailAddress: string; Phone?: string | null }
 
 async function findOrCreateContact(ctx: RequestContext, person: Person): Promise<number> {
-  const email = person.EmailAddress.trim().toLowerCase();
+  const email = normalEmail(person.EmailAddress);
   await ctx.em.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [ctx.tenantId, `contact-email:${email}`]);
   const match = await matchContact(ctx, email, null);
   if (match) return match.id;
@@ -396,6 +424,39 @@ async function matchContact(ctx: RequestContext, email: string, organizationName
 
 // ---------- reading back ----------
 
+/**
+ * The order of the event this submission's registrant already holds, or null. The same registrant
+ * is the same billing e-mail with the same attendees — the same set of e-mail, first and last
+ * name (case and spacing aside) as the order's registered attendees — whatever else the form
+ * says (comments, items, another type); a form without attendees must be the same form (its
+ * idempotency key). Names and e-mails together, not an e-mail alone, because the answer shows the
+ * registration to whoever asks without a credential. A cancelled order holds nothing.
+ */
+async function heldOrderId(ctx: RequestContext, submission: Submission, key: string): Promise<number | null> {
+  const byKey = await orderIdByKey(ctx, key);
+  if (byKey || submission.attendees.length === 0) return byKey;
+  const attendeeKey = (email: string, first: string, last: string) => JSON.stringify([normalEmail(email), first.trim().toLowerCase(), last.trim().toLowerCase()]);
+  const wanted = submission.attendees.map((attendee) => attendeeKey(attendee.EmailAddress, attendee.FirstName, attendee.LastName)).sort();
+  const emails = [...new Set(submission.attendees.map((attendee) => normalEmail(attendee.EmailAddress)))];
+  const rows = await tenantSql(ctx).all<{ order_id: number; email: string; first_name: string; last_name: string }>(
+    `select r.order_id, r.email, r.first_name, r.last_name
+       from event_registration r
+       join event_registration_order o on o.id = r.order_id and ${tenantIs('o')} and o.status = 'registered'
+       join contact b on b.id = o.billing_contact_id and ${tenantIs('b')} and lower(b.email) = ?
+      where ${tenantIs('r')} and r.status = 'registered'
+        and r.order_id in (select h.order_id from event_registration h where ${tenantIs('h')} and h.event_id = ? and h.status = 'registered' and h.email in (${emails.map(() => '?').join(', ')}))
+      order by r.order_id, r.id`,
+    [normalEmail(submission.billing.EmailAddress), submission.eventId, ...emails]);
+  const attendeesByOrder = new Map<number, string[]>();
+  for (const row of rows) attendeesByOrder.set(row.order_id, [...(attendeesByOrder.get(row.order_id) ?? []), attendeeKey(row.email, row.first_name, row.last_name)]);
+  const same = JSON.stringify(wanted);
+  return [...attendeesByOrder].find(([, held]) => JSON.stringify(held.sort()) === same)?.[0] ?? null;
+}
+
+function normalEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
 async function orderIdByKey(ctx: RequestContext, key: string): Promise<number | null> {
   const [row] = await leanRows(ctx.reader, EventRegistrationOrder, { fields: ['id'], where: { idempotencyKey: key }, limit: 1 });
   return row?.id ?? null;
@@ -403,7 +464,7 @@ async function orderIdByKey(ctx: RequestContext, key: string): Promise<number | 
 
 export async function registrationResult(ctx: RequestContext, orderId: number, isNew: boolean): Promise<EventRegistrationResult> {
   const [[order], attendees, purchases] = await Promise.all([
-    leanRows(ctx.reader, EventRegistrationOrder, { fields: ['id', 'event', 'status', 'total', 'invoice', 'createdAt'], where: { id: orderId }, limit: 1 }),
+    leanRows(ctx.reader, EventRegistrationOrder, { fields: ['id', 'event', 'status', 'total', 'invoice', 'createdAt', 'paidAt'], where: { id: orderId }, limit: 1 }),
     leanRows(ctx.reader, EventRegistration, { fields: [...ATTENDEE_FIELDS], where: { order: orderId }, orderBy: [{ id: 'asc' }] }),
     leanRows(ctx.reader, EventPurchase, { fields: ['id', 'offering', 'kind', 'quantity', 'unitPrice', 'amount'], where: { order: orderId }, orderBy: [{ id: 'asc' }] }),
   ]);
@@ -420,7 +481,7 @@ export async function registrationResult(ctx: RequestContext, orderId: number, i
   ]);
   return {
     EventRegistrationOrderId: order.id, EventId: idOf(order.event), Status: order.status, Total: toMoneyNumber(order.total), InvoiceId: invoiceId,
-    InvoiceNumber: invoice?.number ?? null, IsNew: isNew, CreatedAt: iso(order.createdAt), Attendees: attendeeList, Purchases: purchaseViews,
+    InvoiceNumber: invoice?.number ?? null, IsNew: isNew, CreatedAt: iso(order.createdAt), PaidAt: order.paidAt ? iso(order.paidAt) : null, Attendees: attendeeList, Purchases: purchaseViews,
   };
 }
 
@@ -501,14 +562,4 @@ function recordId(value: string | null | undefined): number | null {
 
 function soldOut(name: string, field: string): Conflict {
   return new Conflict(`Not enough places left: ${name} is sold out.`, [{ field, message: 'not enough places left' }]);
-}
-
-function countBy(keys: number[]): Map<number, number> {
-  return sumBy(keys.map((key) => [key, 1]));
-}
-
-function sumBy(pairs: [number, number][]): Map<number, number> {
-  const sums = new Map<number, number>();
-  for (const [key, count] of pairs) sums.set(key, (sums.get(key) ?? 0) + count);
-  return sums;
 }
