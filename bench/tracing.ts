@@ -26,7 +26,7 @@ const database = await benchDatabase('membership_bench_tracing');
 const seeded = await seed(database.url, { vendors: 1000, contacts: 10, terms: 0, otherTenants: 1, vendorsPerOtherTenant: 1 });
 const shapes = [
   { name: 'REST list (100)', method: 'GET' as const, path: `/api/vendors?options=${listOptions({ Take: 100 })}` },
-  { name: 'GraphQL list (100)', method: 'POST' as const, path: '/graphql', body: JSON.stringify({ query: '{ vendors(options: { Take: 100 }) { VendorId Name WebsiteUrl AuditId } }' }) },
+  { name: 'GraphQL list (100)', method: 'POST' as const, path: '/graphql', body: JSON.stringify({ query: '{ vendors(options: { Take: 100 }) { VendorId Name WebsiteUrl Actions } }' }) },
 ];
 
 interface Figures { rps: number; p50: number; p99: number }
