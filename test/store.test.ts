@@ -675,16 +675,21 @@ describe('money follows through', () => {
     expect(await voucherCodes(halves.StorePurchaseId)).toHaveLength(3);
   });
 
-  it('cancelling revokes the downloads, and a cancelled order takes no payment that would settle it', async () => {
+  it('cancelling revokes the downloads and unspent vouchers, and a cancelled order takes no payment that would settle it', async () => {
     const file = await upload('/api/store/downloadfiles/upload', Buffer.from('%PDF-1.4 cancelled'), 'gone.pdf', 'application/pdf');
     const guide = await createItem(1, { Name: 'Cancelled guide', Price: 6, PostSubmitDownloadFile: String(file.body.FileId) });
-    const order = await bought([{ StoreItemId: guide, Quantity: 1 }]);
+    const gift = await createItem(2, { Name: 'Revoked voucher', Price: 4, VoucherTypeId: await voucherType('Revoked on cancel') });
+    const order = await bought([{ StoreItemId: guide, Quantity: 1 }, { StoreItemId: gift, Quantity: 2 }]);
     await pay(order);
     const purchase = (await post('/api/store/storedownloads', { Criteria: { StoreItemId: guide } }, acme.memberToken)).body.Results[0];
     expect((await download(purchase.DownloadUrl, acme.memberToken)).status).toBe(200);
+    const [spent, unspent] = (await voucherCodes(order.StorePurchaseId)).map((row) => row.code);
+    expect((await post('/api/setup/vouchers/redeem', { Code: spent, InvoiceId: await raisedInvoice(20) })).status).toBe(200);
     expect((await post(`/api/store/storeorders/${order.StorePurchaseId}`, { PurchaseStatusId: 'Cancelled' })).body.PurchaseStatusId).toBe('Cancelled');
     expect((await download(purchase.DownloadUrl, acme.memberToken)).status).toBe(404);
     expect((await post('/api/store/storedownloads', { Criteria: { StoreItemId: guide } })).body.TotalRecordAvailable).toBe('0');
+    expect((await voucherCodes(order.StorePurchaseId)).map((row) => row.code)).toEqual([spent]);
+    expect((await post('/api/setup/vouchers/redeem', { Code: unspent, InvoiceId: await raisedInvoice(20) })).body.errors[0]).toMatchObject({ field: 'Code', message: 'names no voucher' });
 
     // An unpaid order's invoice is voided on cancel: no payment is taken.
     const unpaid = await bought([{ StoreItemId: guide, Quantity: 1 }]);

@@ -12,7 +12,7 @@ import { Contact } from '../../entities/contact.js';
 import { StoredImage } from '../../entities/image.js';
 import { Membership } from '../../entities/membership.js';
 import {
-  ORDER_STATUSES, StoreDownloadPurchase, StoreItem, StoreItemImage, StoreItemInventory, StoreOrder, StoreOrderLine, StoreSettings, StoreSubItem, VoucherType, type OrderStatus,
+  ORDER_STATUSES, StoreDownloadPurchase, StoreItem, StoreItemImage, StoreItemInventory, StoreOrder, StoreOrderLine, StoreSettings, StoreSubItem, Voucher, VoucherType, type OrderStatus,
 } from '../../entities/store.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { listResult, lookupChoices, type ListResultOf } from '../../schema/common.js';
@@ -58,7 +58,8 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  *   buyer or staff once its order is paid (Paid, Shipped or Completed; 403 before), until
  *   FileExpirationDate (inclusive) and, where the item requires it, while the buyer holds a
  *   membership in good standing; deleting the purchase revokes it, and so does cancelling the
- *   order (its purchases are deleted: 404, as for any revoked purchase).
+ *   order (its purchases are deleted: 404, as for any revoked purchase). Cancelling also deletes
+ *   the order's vouchers not spent yet.
  */
 
 const ORDER_NOUN = 'The store order';
@@ -363,8 +364,9 @@ export async function updateStoreOrder(ctx: RequestContext, orderId: number, inp
       await releaseStock(ctx, lines);
       // An unpaid order's invoice is voided with it; money already received is for staff to refund.
       if (order.invoice) await voidInvoice(ctx, idOf(order.invoice));
-      // Its downloads are revoked.
+      // Its downloads and unspent vouchers are revoked (spent ones stay, with the payments they made).
       await ctx.em.nativeDelete(StoreDownloadPurchase, { order: order.id });
+      await ctx.em.nativeDelete(Voucher, { order: order.id, redeemedAt: null });
     }
   });
   return getStoreOrder(ctx, orderId);
