@@ -658,6 +658,17 @@ describe('money follows through', () => {
     expect({ status: anonymous.status, vouchers: anonymous.body.Vouchers }).toEqual({ status: 200, vouchers: [] });
   });
 
+  it('lets staff set Paid by hand only on an order whose invoice is paid (one paid before payments moved orders): its vouchers are issued then', async () => {
+    const item = await createItem(2, { Name: 'Paid before', Price: 3, VoucherTypeId: await voucherType('Paid before the rule') });
+    const order = await bought([{ StoreItemId: item, Quantity: 2 }]);
+    const refused = await post(`/api/store/storeorders/${order.StorePurchaseId}`, { PurchaseStatusId: 'Paid' });
+    expect({ status: refused.status, field: refused.body.errors?.[0].field }).toEqual({ status: 409, field: 'PurchaseStatusId' });
+    // Paid as the invoices area did before it moved what it billed: the order still says Pending.
+    await server.orm.em.fork().getConnection().execute(`UPDATE invoice SET status = 'paid', amount_paid = total WHERE id = ?`, [order.InvoiceId]);
+    expect((await post(`/api/store/storeorders/${order.StorePurchaseId}`, { PurchaseStatusId: 'Paid' })).body.PurchaseStatusId).toBe('Paid');
+    expect(await voucherCodes(order.StorePurchaseId)).toHaveLength(2);
+  });
+
   it('of payments racing to settle one invoice, the order is paid and its vouchers issued exactly once', async () => {
     const type = await voucherType('Raced payments');
     const item = await createItem(2, { Name: 'Raced voucher', Price: 7, VoucherTypeId: type });

@@ -49,9 +49,10 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  *   and notes; cancelling puts the reserved stock back; a cancelled order stays cancelled.
  * - Paid follows the money: the payment that settles the order's invoice moves it Pending → Paid
  *   and issues its vouchers, in the payment's transaction (`storeOrderPaid`, the store's
- *   `paidInvoiceSources`). Staff cannot set Paid (nor Shipped or Completed) on an unpaid order by
- *   hand (409 naming PurchaseStatusId: record the payment with payInvoice), nor put a paid order
- *   back to Pending. A payment that would settle a cancelled order's invoice (one with money
+ *   `paidInvoiceSources`). Staff cannot set Paid (nor Shipped or Completed) on a Pending order by
+ *   hand unless its invoice is paid (409 naming PurchaseStatusId: record the payment with
+ *   payInvoice; an order paid before this rule existed is moved and its vouchers issued), nor put
+ *   a paid order back to Pending. A payment that would settle a cancelled order's invoice (one with money
  *   received is not voided on cancel) is refused (409): the money is for staff to refund.
  * - Members list and read their own orders and downloads; staff everyone's.
  * - A bought download is served at GET /api/store/storedownloads/{id}/file (our route) to its
@@ -333,10 +334,14 @@ export async function updateStoreOrder(ctx: RequestContext, orderId: number, inp
     const order = await findOr404(ctx, StoreOrder, orderId, ORDER_NOUN);
     assertCurrentVersion(order, input.AuditId);
     if (status && order.status === 'Cancelled' && status !== 'Cancelled') throw new Conflict('A cancelled order cannot be reopened; place a new order.');
-    if (status) assertStatusChange(order.status, status);
     const cancelling = status === 'Cancelled' && order.status !== 'Cancelled';
-    // A payment settling the invoice locks the invoice, then the order: cancelling takes them in the same order (no deadlock).
-    if (cancelling && order.invoice) await tenantSql(ctx).run(`SELECT id FROM invoice WHERE id = ? AND ${tenantIs()} FOR UPDATE`, [idOf(order.invoice)]);
+    const markingPaid = status !== null && order.status === 'Pending' && PAID_STATUSES.includes(status);
+    // A payment settling the invoice locks the invoice, then the order: these take them in the same order (no deadlock),
+    // and the invoice's status cannot move meanwhile.
+    const invoice = (cancelling || markingPaid) && order.invoice
+      ? await tenantSql(ctx).get<{ status: string }>(`SELECT status FROM invoice WHERE id = ? AND ${tenantIs()} FOR UPDATE`, [idOf(order.invoice)])
+      : undefined;
+    if (status) assertStatusChange(order.status, status, invoice?.status === 'paid');
     const given = shippingFields(input);
     const changes: Partial<StoreOrder> = {};
     for (const [key, value] of Object.entries(given) as [keyof typeof given, string | null][]) {
@@ -368,17 +373,19 @@ export async function updateStoreOrder(ctx: RequestContext, orderId: number, inp
       await ctx.em.nativeDelete(StoreDownloadPurchase, { order: order.id });
       await ctx.em.nativeDelete(Voucher, { order: order.id, redeemedAt: null });
     }
+    // An order whose invoice was paid before payments moved orders (or is paid, whatever the order says) gets its vouchers now.
+    if (markingPaid) await issueOrderVouchers(ctx, order.id, idOf(order.contact));
   });
   return getStoreOrder(ctx, orderId);
 }
 
 /**
  * What staff may set by hand: Paid follows the payment of the order's invoice (storeOrderPaid),
- * so an unpaid order does not become Paid, Shipped or Completed by hand, and a paid one does not
- * go back to Pending. 409 naming PurchaseStatusId.
+ * so a Pending order becomes Paid, Shipped or Completed by hand only when its invoice is paid, and
+ * a paid one does not go back to Pending. 409 naming PurchaseStatusId.
  */
-function assertStatusChange(from: OrderStatus, to: OrderStatus): void {
-  if (from === 'Pending' && PAID_STATUSES.includes(to)) {
+function assertStatusChange(from: OrderStatus, to: OrderStatus, invoicePaid: boolean): void {
+  if (from === 'Pending' && PAID_STATUSES.includes(to) && !invoicePaid) {
     throw new Conflict('The order is not paid: record the payment of its invoice (payInvoice) and the order becomes Paid.', [
       { field: 'PurchaseStatusId', message: `cannot be ${to} before the order's invoice is paid` },
     ]);
