@@ -67,6 +67,20 @@ async function download(path: string, token: string) {
   return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
 }
 
+/** A voucher type to sell vouchers of (StoreItemV2.VoucherTypeId must name an active one). */
+async function voucherType(name: string): Promise<number> {
+  const response = await post('/api/setup/vouchertypes/0', { Name: name, ValueType: 'amount', Value: 10 });
+  expect(response.status).toBe(200);
+  return response.body.VoucherTypeId as number;
+}
+
+/** Pays an order's invoice in full (payInvoice, GraphQL): the order becomes Paid. */
+async function pay(order: { InvoiceId: number; GrandTotal: number }): Promise<void> {
+  const paid = await graphql(server, 'mutation($id: Int!, $amount: Float!) { payInvoice(invoiceId: $id, input: { Amount: $amount, Method: "card" }) { Status } }',
+    { id: order.InvoiceId, amount: order.GrandTotal }, staff());
+  expect(paid.body.data?.payInvoice).toEqual({ Status: 'paid' });
+}
+
 const png = (color: string) => sharp({ create: { width: 20, height: 20, channels: 3, background: color } }).png().toBuffer();
 
 describe('store items over REST', () => {
@@ -152,11 +166,12 @@ describe('store items over REST', () => {
   });
 
   it('erases an item nothing was bought of, and retires one with orders (404 afterwards, kept for its orders)', async () => {
-    const unsold = await createItem(2, { Name: 'Unsold voucher', Price: 10, VoucherTypeId: 3 });
+    const type = await voucherType('Erase or retire');
+    const unsold = await createItem(2, { Name: 'Unsold voucher', Price: 10, VoucherTypeId: type });
     expect((await rest(server, 'DELETE', `/api/store/storeitems/${unsold}`, { token: staff() })).status).toBe(200);
     expect((await server.orm.em.fork().getConnection().execute('SELECT id FROM store_item WHERE id = ?', [unsold])).length).toBe(0);
 
-    const sold = await createItem(2, { Name: 'Sold voucher', Price: 10, VoucherTypeId: 3 });
+    const sold = await createItem(2, { Name: 'Sold voucher', Price: 10, VoucherTypeId: type });
     const order = await bought([{ StoreItemId: sold, Quantity: 1 }]);
     await expectExactlyOneSucceeds(Array.from({ length: 10 }, () => () => rest(server, 'DELETE', `/api/store/storeitems/${sold}`, { token: staff() })), [404]);
     expect((await get(`/api/store/storeitems/2/${sold}`)).status).toBe(404);
@@ -237,11 +252,14 @@ describe('checkout and orders', () => {
 
     const read = await get(`/api/store/storeorders/${id}`);
     expect(read.body).toMatchObject({ StorePurchaseId: id, ShippingOption: 'Ship', Notes: 'Leave at door', OrderStoreItemList: [{ ProductName: 'Poster', Quantity: 2, Amount: 30 }] });
+    // Not paid yet: staff cannot ship it (Paid follows the payment of its invoice).
+    const unpaid = await post(`/api/store/storeorders/${id}`, { ...read.body, PurchaseStatusId: 'Shipped' });
+    expect({ status: unpaid.status, field: unpaid.body.errors?.[0]?.field }).toEqual({ status: 409, field: 'PurchaseStatusId' });
     const updated = await post(`/api/store/storeorders/${id}`, {
-      ...read.body, PurchaseStatusId: 'Shipped', Notes: 'Sent by courier', Address1: '1 Main St', GrandTotal: 0.01, TaxAmount: 99, ShippingAmount: 99,
+      ...read.body, Notes: 'Sent by courier', Address1: '1 Main St', GrandTotal: 0.01, TaxAmount: 99, ShippingAmount: 99,
     });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ PurchaseStatusId: 'Shipped', Notes: 'Sent by courier', Address1: '1 Main St', City: 'Springfield', GrandTotal: 30, TaxAmount: 0, ShippingAmount: 0 });
+    expect(updated.body).toMatchObject({ PurchaseStatusId: 'Pending', Notes: 'Sent by courier', Address1: '1 Main St', City: 'Springfield', GrandTotal: 30, TaxAmount: 0, ShippingAmount: 0 });
     expect((await post(`/api/store/storeorders/${id}`, { ...read.body, Notes: 'stale' })).status).toBe(409);
     expect((await post(`/api/store/storeorders/${id}`, { PurchaseStatusId: 'Lost' })).body.errors[0].field).toBe('PurchaseStatusId');
 
@@ -365,7 +383,10 @@ describe('downloads', () => {
     expect(listed.body).toMatchObject({ TotalRecordAvailable: '1', Results: [{ ProductName: 'Guide', ContactId: memberContactId, IsExpired: false, FileExpirationDate: '2099-12-31' }] });
     const purchase = listed.body.Results[0];
 
-    expect((await download(purchase.DownloadUrl, acme.memberToken)).status).toBe(403); // no active membership yet
+    const unpaid = await download(purchase.DownloadUrl, acme.memberToken);
+    expect({ status: unpaid.status, detail: JSON.parse(unpaid.bytes.toString()).detail }).toEqual({ status: 403, detail: expect.stringContaining('not paid') });
+    await pay(order);
+    expect((await download(purchase.DownloadUrl, acme.memberToken)).status).toBe(403); // no membership in good standing yet
     const em = server.orm.em.fork();
     const type = em.create(MembershipType, { tenant: acme.id, name: 'Reader' });
     em.create(Membership, { tenant: acme.id, contact: memberContactId, membershipType: type, startDate: '2020-01-01', status: 'active' });
@@ -402,10 +423,11 @@ describe('settings', () => {
 
 describe('store over GraphQL', () => {
   it('runs the item, list and order operations', async () => {
+    const type = await voucherType('GraphQL vouchers');
     const saved = await graphql(server, `mutation($input: StoreItemV2Input!) { saveStoreItemV2(input: $input) { StoreItemId ItemType VoucherTypeId AuditId } }`,
-      { input: { Name: 'GraphQL voucher', Price: 25, VoucherTypeId: 4 } }, staff());
+      { input: { Name: 'GraphQL voucher', Price: 25, VoucherTypeId: type } }, staff());
     const id = saved.body.data.saveStoreItemV2.StoreItemId as number;
-    expect(saved.body.data.saveStoreItemV2).toMatchObject({ ItemType: 'Voucher', VoucherTypeId: 4, AuditId: 1 });
+    expect(saved.body.data.saveStoreItemV2).toMatchObject({ ItemType: 'Voucher', VoucherTypeId: type, AuditId: 1 });
     const read = await graphql(server, `query($id: Int!) {
       storeItemV2(storeItemId: $id) { Name Price }
       storeItems(filter: { Filter: "GraphQL voucher", StoreItemType: "2" }) { TotalRecordAvailable Results { StoreItemId ItemTypeStr } }
@@ -421,8 +443,11 @@ describe('store over GraphQL', () => {
       storeDownloads { TotalRecordAvailable }
     }`, { id: order.StorePurchaseId }, acme.memberToken);
     expect(orders.body.data.storeOrder).toEqual({ GrandTotal: 50, OrderStoreItemList: [{ Quantity: 2 }] });
-    const updated = await graphql(server, `mutation($id: Int!) { updateStoreOrder(storePurchaseId: $id, input: { PurchaseStatusId: "Paid" }) { PurchaseStatusId GrandTotal } }`, { id: order.StorePurchaseId }, staff());
-    expect(updated.body.data.updateStoreOrder).toEqual({ PurchaseStatusId: 'Paid', GrandTotal: 50 });
+    const byHand = await graphql(server, `mutation($id: Int!) { updateStoreOrder(storePurchaseId: $id, input: { PurchaseStatusId: "Paid" }) { PurchaseStatusId } }`, { id: order.StorePurchaseId }, staff());
+    expect(byHand.body.errors?.[0].extensions).toMatchObject({ code: 'CONFLICT', errors: [{ field: 'PurchaseStatusId' }] });
+    await pay(order);
+    const updated = await graphql(server, `mutation($id: Int!) { updateStoreOrder(storePurchaseId: $id, input: { PurchaseStatusId: "Completed" }) { PurchaseStatusId GrandTotal } }`, { id: order.StorePurchaseId }, staff());
+    expect(updated.body.data.updateStoreOrder).toEqual({ PurchaseStatusId: 'Completed', GrandTotal: 50 });
     const deleted = await graphql(server, 'mutation($id: Int!) { deleteStoreItem(storeItemId: $id) }', { id }, staff());
     expect(deleted.body.data.deleteStoreItem).toBe(id);
   });
@@ -488,5 +513,279 @@ describe('statements per list', () => {
         expect(response.status).toBe(200);
       }, 8);
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Money follows through: voucher types, orders paid with their invoice, vouchers issued and redeemed.
+
+const VOUCHER_TYPE = 'VoucherTypeId Name ValueType Value ValidityDays IsActive AuditId';
+
+async function voucherCodes(orderId: number): Promise<{ code: string; contact_id: number; expires_on: string | null }[]> {
+  return server.orm.em.fork().getConnection().execute(
+    `SELECT code, contact_id, to_char(expires_on, 'YYYY-MM-DD') AS expires_on FROM voucher WHERE order_id = ? ORDER BY sequence`, [orderId]);
+}
+
+/** Vouchers of a new type, bought by the member and paid for: their codes. */
+async function paidVouchers(quantity: number, type: Record<string, unknown>): Promise<string[]> {
+  const saved = await post('/api/setup/vouchertypes/0', { Name: `Type ${Math.random()}`, ...type });
+  expect(saved.status).toBe(200);
+  const item = await createItem(2, { Name: `Voucher ${saved.body.VoucherTypeId}`, Price: 1, VoucherTypeId: saved.body.VoucherTypeId });
+  const order = await bought([{ StoreItemId: item, Quantity: quantity }]);
+  await pay(order);
+  return (await voucherCodes(order.StorePurchaseId)).map((row) => row.code);
+}
+
+async function raisedInvoice(total: number): Promise<number> {
+  const item = await graphql(server, 'mutation($price: Float!) { saveSaleableItem(saleableItemId: 0, input: { Name: "Dues", ItemType: "store", Price: $price }) { SaleableItemId } }', { price: total }, staff());
+  const raised = await graphql(server, 'mutation($input: InvoiceInput!) { raiseInvoice(input: $input) { InvoiceId } }',
+    { input: { ContactId: memberContactId, Lines: [{ SaleableItemId: item.body.data.saveSaleableItem.SaleableItemId, Quantity: 1 }] } }, staff());
+  expect(raised.body.errors).toBeUndefined();
+  return raised.body.data.raiseInvoice.InvoiceId as number;
+}
+
+async function memberEmail(): Promise<string> {
+  const [row] = await server.orm.em.fork().getConnection().execute<{ email: string }[]>('SELECT email FROM contact WHERE id = ?', [memberContactId]);
+  expect(row.email).toBeTruthy();
+  return row.email;
+}
+
+describe('voucher types', () => {
+  it('creates, lists, updates and deletes them over REST; refuses bad values naming the field; 409 while items sell them', async () => {
+    const created = await post('/api/setup/vouchertypes/0', { Name: 'Gift 25', ValueType: 'amount', Value: 25, ValidityDays: 365 });
+    expect(created.body).toEqual({ VoucherTypeId: expect.any(Number), Name: 'Gift 25', ValueType: 'amount', Value: 25, ValidityDays: 365, IsActive: true, AuditId: 1 });
+    const id = created.body.VoucherTypeId as number;
+    const listed = await get(`/api/setup/vouchertypes?options=${encodeURIComponent(JSON.stringify({ Filter: 'gift 25' }))}`);
+    expect(listed.body).toEqual([created.body]);
+    const updated = await post(`/api/setup/vouchertypes/${id}`, { ...created.body, Value: 25.5, AuditId: 1 });
+    expect(updated.body).toMatchObject({ Value: 25.5, AuditId: 2 });
+    expect((await post(`/api/setup/vouchertypes/${id}`, { ...created.body, AuditId: 1 })).status).toBe(409);
+    expect((await post('/api/setup/vouchertypes/999999', created.body)).status).toBe(404);
+
+    const cases: [Record<string, unknown>, string][] = [
+      [{ ValueType: 'percent', Value: 120 }, 'Value'], [{ ValueType: 'gift' }, 'ValueType'], [{ Value: 0 }, 'Value'], [{ Value: 1.005 }, 'Value'],
+      [{ Name: ' ' }, 'Name'], [{ ValidityDays: 0 }, 'ValidityDays'],
+    ];
+    for (const [change, field] of cases) {
+      const refused = await post('/api/setup/vouchertypes/0', { Name: 'Bad', ValueType: 'amount', Value: 5, ...change });
+      expect({ change, status: refused.status, fields: refused.body.errors?.map((error: { field: string }) => error.field) }).toEqual({ change, status: 400, fields: expect.arrayContaining([field]) });
+    }
+
+    // StoreItemV2.VoucherTypeId names an active voucher type of the tenant.
+    const item = await createItem(2, { Name: 'Gift card', Price: 25, VoucherTypeId: id });
+    const other = await createTestTenant(server, 'store-vouchers-other');
+    const foreign = (await post('/api/setup/vouchertypes/0', { Name: 'Theirs', ValueType: 'amount', Value: 1 }, other.staffToken)).body.VoucherTypeId as number;
+    for (const voucherTypeId of [999999, foreign]) {
+      expect((await post('/api/store/storeitems/2/save', { Name: 'V', Price: 1, VoucherTypeId: voucherTypeId })).body.errors[0].field).toBe('VoucherTypeId');
+    }
+    expect((await rest(server, 'DELETE', `/api/setup/vouchertypes/${id}/2`, { token: staff() })).status).toBe(409);
+    expect((await post(`/api/setup/vouchertypes/${id}`, { ...created.body, IsActive: false, AuditId: 2 })).body.IsActive).toBe(false);
+    expect((await post('/api/store/storeitems/2/save', { Name: 'V', Price: 1, VoucherTypeId: id })).body.errors[0]).toMatchObject({ field: 'VoucherTypeId', message: expect.stringContaining('inactive') });
+    expect((await checkout([{ StoreItemId: item, Quantity: 1 }])).body.errors?.[0].extensions.errors?.[0].field).toBe('Items[0].StoreItemId');
+
+    const unused = (await post('/api/setup/vouchertypes/0', { Name: 'Unused', ValueType: 'percent', Value: 12.5 })).body.VoucherTypeId as number;
+    expect((await rest(server, 'DELETE', `/api/setup/vouchertypes/${unused}/7`, { token: staff() })).status).toBe(409);
+    expect((await rest(server, 'DELETE', `/api/setup/vouchertypes/${unused}/1`, { token: staff() })).status).toBe(200);
+    expect((await rest(server, 'DELETE', `/api/setup/vouchertypes/${unused}/1`, { token: staff() })).status).toBe(404);
+  });
+
+  it('runs the voucher type operations over GraphQL', async () => {
+    const saved = await graphql(server, `mutation($input: VoucherTypeInput!) { saveVoucherType(voucherTypeId: 0, input: $input) { ${VOUCHER_TYPE} } }`,
+      { input: { Name: 'GraphQL percent', ValueType: 'percent', Value: 15 } }, staff());
+    expect(saved.body.data.saveVoucherType).toMatchObject({ Name: 'GraphQL percent', ValueType: 'percent', Value: 15, ValidityDays: null, IsActive: true, AuditId: 1 });
+    const id = saved.body.data.saveVoucherType.VoucherTypeId as number;
+    const listed = await graphql(server, `{ voucherTypes(options: { Filter: "graphql percent" }) { ${VOUCHER_TYPE} } }`, {}, staff());
+    expect(listed.body.data.voucherTypes).toEqual([saved.body.data.saveVoucherType]);
+    const updated = await graphql(server, `mutation($id: Int!, $input: VoucherTypeInput!) { saveVoucherType(voucherTypeId: $id, input: $input) { Value AuditId } }`,
+      { id, input: { Name: 'GraphQL percent', ValueType: 'percent', Value: 20, AuditId: 1 } }, staff());
+    expect(updated.body.data.saveVoucherType).toEqual({ Value: 20, AuditId: 2 });
+    const refused = await graphql(server, 'mutation($id: Int!) { deleteVoucherType(voucherTypeId: $id, auditId: 1) }', { id }, staff());
+    expect(refused.body.errors?.[0].extensions.code).toBe('CONFLICT');
+    const deleted = await graphql(server, 'mutation($id: Int!) { deleteVoucherType(voucherTypeId: $id, auditId: 2) }', { id }, staff());
+    expect(deleted.body.data.deleteVoucherType).toBe(id);
+    const forMember = await graphql(server, `{ voucherTypes { ${VOUCHER_TYPE} } }`, {}, acme.memberToken);
+    expect(forMember.body.errors?.[0].extensions.code).toBe('FORBIDDEN');
+  });
+});
+
+describe('money follows through', () => {
+  it('order → invoice → payment → Paid, on both interfaces: vouchers issued once, downloads only once paid', async () => {
+    const type = (await post('/api/setup/vouchertypes/0', { Name: 'Ten off', ValueType: 'amount', Value: 10, ValidityDays: 30 })).body.VoucherTypeId as number;
+    const voucher = await createItem(2, { Name: 'Ten-off voucher', Price: 8, VoucherTypeId: type });
+    const file = await upload('/api/store/downloadfiles/upload', Buffer.from('%PDF-1.4 paid guide'), 'paid.pdf', 'application/pdf');
+    const guide = await createItem(1, { Name: 'Paid guide', Price: 4, PostSubmitDownloadFile: String(file.body.FileId) });
+    const order = await bought([{ StoreItemId: voucher, Quantity: 2 }, { StoreItemId: guide, Quantity: 1 }]);
+    expect(order).toMatchObject({ PurchaseStatusId: 'Pending', GrandTotal: 20 });
+    const purchase = (await post('/api/store/storedownloads', { Criteria: { StoreItemId: guide } }, acme.memberToken)).body.Results[0];
+    expect((await download(purchase.DownloadUrl, acme.memberToken)).status).toBe(403);
+
+    const payment = (amount: number) => graphql(server, 'mutation($id: Int!, $amount: Float!) { payInvoice(invoiceId: $id, input: { Amount: $amount, Method: "card" }) { Status Balance } }',
+      { id: order.InvoiceId, amount }, staff());
+    expect((await payment(15)).body.data.payInvoice).toEqual({ Status: 'open', Balance: 5 });
+    expect((await get(`/api/store/storeorders/${order.StorePurchaseId}`)).body.PurchaseStatusId).toBe('Pending');
+    expect(await voucherCodes(order.StorePurchaseId)).toEqual([]);
+
+    expect((await payment(5)).body.data.payInvoice).toEqual({ Status: 'paid', Balance: 0 });
+    const viaRest = await get(`/api/store/storeorders/${order.StorePurchaseId}`, acme.memberToken);
+    expect(viaRest.body).toMatchObject({ PurchaseStatusId: 'Paid', AuditId: order.AuditId + 1 });
+    const viaGraphql = await graphql(server, 'query($id: Int!) { storeOrder(storePurchaseId: $id) { PurchaseStatusId } }', { id: order.StorePurchaseId }, acme.memberToken);
+    expect(viaGraphql.body.data.storeOrder).toEqual({ PurchaseStatusId: 'Paid' });
+    const issued = await voucherCodes(order.StorePurchaseId);
+    const lastDay = new Date(Date.now() + 29 * 86_400_000).toISOString().slice(0, 10);
+    expect(issued).toEqual([
+      { code: expect.stringMatching(/^[A-Z2-9]{16}$/), contact_id: memberContactId, expires_on: lastDay },
+      { code: expect.stringMatching(/^[A-Z2-9]{16}$/), contact_id: memberContactId, expires_on: lastDay },
+    ]);
+    expect(issued[0].code).not.toBe(issued[1].code);
+    expect((await download(purchase.DownloadUrl, acme.memberToken)).status).toBe(200);
+
+    // Refunded and paid again, the invoice settles a second time: nothing is issued twice.
+    expect((await payment(-5)).body.data.payInvoice.Status).toBe('open');
+    expect((await payment(5)).body.data.payInvoice.Status).toBe('paid');
+    expect((await voucherCodes(order.StorePurchaseId)).map((row) => row.code)).toEqual(issued.map((row) => row.code));
+    const back = await post(`/api/store/storeorders/${order.StorePurchaseId}`, { PurchaseStatusId: 'Pending' });
+    expect({ status: back.status, field: back.body.errors?.[0].field }).toEqual({ status: 409, field: 'PurchaseStatusId' });
+
+    // The buyer's unspent vouchers in BillingContactInfo: to staff and to the buyer, never to an anonymous caller.
+    const email = await memberEmail();
+    const forStaff = await post('/api/public/events/determinebillingcontact', { EmailAddress: email });
+    expect(forStaff.body.Vouchers).toEqual(expect.arrayContaining(issued.map((row) => ({
+      VoucherId: expect.any(Number), Code: row.code, VoucherTypeId: type, Name: 'Ten off', ValueType: 'amount', Value: 10, IssuedAt: expect.any(String), ExpiresOn: lastDay,
+    }))));
+    const forBuyer = await graphql(server, 'mutation($input: BillingContactInfoInput!) { determineBillingContact(input: $input) { Vouchers { Code } } }', { input: { EmailAddress: email } }, acme.memberToken);
+    expect(forBuyer.body.data.determineBillingContact.Vouchers).toEqual(expect.arrayContaining(issued.map((row) => ({ Code: row.code }))));
+    const anonymous = await rest(server, 'POST', '/api/public/events/determinebillingcontact', { headers: { 'x-tenant-key': acme.key }, body: { EmailAddress: email } });
+    expect({ status: anonymous.status, vouchers: anonymous.body.Vouchers }).toEqual({ status: 200, vouchers: [] });
+  });
+
+  it('lets staff set Paid by hand only on an order whose invoice is paid (one paid before payments moved orders): its vouchers are issued then', async () => {
+    const item = await createItem(2, { Name: 'Paid before', Price: 3, VoucherTypeId: await voucherType('Paid before the rule') });
+    const order = await bought([{ StoreItemId: item, Quantity: 2 }]);
+    const refused = await post(`/api/store/storeorders/${order.StorePurchaseId}`, { PurchaseStatusId: 'Paid' });
+    expect({ status: refused.status, field: refused.body.errors?.[0].field }).toEqual({ status: 409, field: 'PurchaseStatusId' });
+    // Paid as the invoices area did before it moved what it billed: the order still says Pending.
+    await server.orm.em.fork().getConnection().execute(`UPDATE invoice SET status = 'paid', amount_paid = total WHERE id = ?`, [order.InvoiceId]);
+    expect((await post(`/api/store/storeorders/${order.StorePurchaseId}`, { PurchaseStatusId: 'Paid' })).body.PurchaseStatusId).toBe('Paid');
+    expect(await voucherCodes(order.StorePurchaseId)).toHaveLength(2);
+  });
+
+  it('of payments racing to settle one invoice, the order is paid and its vouchers issued exactly once', async () => {
+    const type = await voucherType('Raced payments');
+    const item = await createItem(2, { Name: 'Raced voucher', Price: 7, VoucherTypeId: type });
+    const payFull = (order: { InvoiceId: number }) => () => graphql(server, 'mutation($id: Int!) { payInvoice(invoiceId: $id, input: { Amount: 21, Method: "card" }) { Status } }', { id: order.InvoiceId }, staff());
+    const full = await bought([{ StoreItemId: item, Quantity: 3 }]);
+    await expectExactlyOneSucceeds(Array.from({ length: 8 }, () => payFull(full)), [400]);
+    expect(await voucherCodes(full.StorePurchaseId)).toHaveLength(3);
+
+    // Two halves at once: both are taken, the one that completes the invoice settles it, once.
+    const halves = await bought([{ StoreItemId: item, Quantity: 3 }]);
+    const half = () => graphql(server, 'mutation($id: Int!) { payInvoice(invoiceId: $id, input: { Amount: 10.5, Method: "card" }) { Status } }', { id: halves.InvoiceId }, staff());
+    const results = await Promise.all([half(), half()]);
+    expect(results.map((result) => result.body.data?.payInvoice.Status).sort()).toEqual(['open', 'paid']);
+    expect((await get(`/api/store/storeorders/${halves.StorePurchaseId}`)).body.PurchaseStatusId).toBe('Paid');
+    expect(await voucherCodes(halves.StorePurchaseId)).toHaveLength(3);
+  });
+
+  it('cancelling revokes the downloads and unspent vouchers, and a cancelled order takes no payment that would settle it', async () => {
+    const file = await upload('/api/store/downloadfiles/upload', Buffer.from('%PDF-1.4 cancelled'), 'gone.pdf', 'application/pdf');
+    const guide = await createItem(1, { Name: 'Cancelled guide', Price: 6, PostSubmitDownloadFile: String(file.body.FileId) });
+    const gift = await createItem(2, { Name: 'Revoked voucher', Price: 4, VoucherTypeId: await voucherType('Revoked on cancel') });
+    const order = await bought([{ StoreItemId: guide, Quantity: 1 }, { StoreItemId: gift, Quantity: 2 }]);
+    await pay(order);
+    const purchase = (await post('/api/store/storedownloads', { Criteria: { StoreItemId: guide } }, acme.memberToken)).body.Results[0];
+    expect((await download(purchase.DownloadUrl, acme.memberToken)).status).toBe(200);
+    const [spent, unspent] = (await voucherCodes(order.StorePurchaseId)).map((row) => row.code);
+    expect((await post('/api/setup/vouchers/redeem', { Code: spent, InvoiceId: await raisedInvoice(20) })).status).toBe(200);
+    expect((await post(`/api/store/storeorders/${order.StorePurchaseId}`, { PurchaseStatusId: 'Cancelled' })).body.PurchaseStatusId).toBe('Cancelled');
+    expect((await download(purchase.DownloadUrl, acme.memberToken)).status).toBe(404);
+    expect((await post('/api/store/storedownloads', { Criteria: { StoreItemId: guide } })).body.TotalRecordAvailable).toBe('0');
+    expect((await voucherCodes(order.StorePurchaseId)).map((row) => row.code)).toEqual([spent]);
+    expect((await post('/api/setup/vouchers/redeem', { Code: unspent, InvoiceId: await raisedInvoice(20) })).body.errors[0]).toMatchObject({ field: 'Code', message: 'names no voucher' });
+
+    // An unpaid order's invoice is voided on cancel: no payment is taken.
+    const unpaid = await bought([{ StoreItemId: guide, Quantity: 1 }]);
+    expect((await post(`/api/store/storeorders/${unpaid.StorePurchaseId}`, { PurchaseStatusId: 'Cancelled' })).status).toBe(200);
+    const onVoid = await graphql(server, 'mutation($id: Int!) { payInvoice(invoiceId: $id, input: { Amount: 6, Method: "card" }) { Status } }', { id: unpaid.InvoiceId }, staff());
+    expect(onVoid.body.errors?.[0].extensions.code).toBe('CONFLICT');
+
+    // A part-paid order's invoice stays open on cancel (the money is for staff to refund); the rest is refused, nothing is issued.
+    const type = await voucherType('Cancelled vouchers');
+    const item = await createItem(2, { Name: 'Cancelled voucher', Price: 20, VoucherTypeId: type });
+    const partPaid = await bought([{ StoreItemId: item, Quantity: 1 }]);
+    const payment = (amount: number) => graphql(server, 'mutation($id: Int!, $amount: Float!) { payInvoice(invoiceId: $id, input: { Amount: $amount, Method: "card" }) { Status } }',
+      { id: partPaid.InvoiceId, amount }, staff());
+    expect((await payment(5)).body.data?.payInvoice.Status).toBe('open');
+    expect((await post(`/api/store/storeorders/${partPaid.StorePurchaseId}`, { PurchaseStatusId: 'Cancelled' })).status).toBe(200);
+    const rest15 = await payment(15);
+    expect({ status: rest15.status, code: rest15.body.errors?.[0].extensions.code }).toEqual({ status: 409, code: 'CONFLICT' });
+    expect((await get(`/api/store/storeorders/${partPaid.StorePurchaseId}`)).body.PurchaseStatusId).toBe('Cancelled');
+    expect(await voucherCodes(partPaid.StorePurchaseId)).toEqual([]);
+    expect((await payment(-5)).body.data?.payInvoice.Status).toBe('open'); // the refund is taken
+  });
+});
+
+describe('voucher redemption', () => {
+  it('staff spend a voucher on an invoice once, over REST and GraphQL; unknown, expired and spent codes are refused', async () => {
+    const [first, second, third] = await paidVouchers(3, { ValueType: 'amount', Value: 10 });
+    const [half] = await paidVouchers(1, { ValueType: 'percent', Value: 50 });
+    const invoiceId = await raisedInvoice(25);
+    const redeemed = await post('/api/setup/vouchers/redeem', { Code: first, InvoiceId: invoiceId });
+    expect(redeemed.body).toEqual({ VoucherId: expect.any(Number), InvoiceId: invoiceId, Amount: 10, InvoiceStatus: 'open' });
+    const again = await post('/api/setup/vouchers/redeem', { Code: first, InvoiceId: invoiceId });
+    expect({ status: again.status, field: again.body.errors?.[0].field }).toEqual({ status: 409, field: 'Code' });
+    expect((await post('/api/setup/vouchers/redeem', { Code: 'NOSUCHCODE', InvoiceId: invoiceId })).body.errors[0].field).toBe('Code');
+    expect((await post('/api/setup/vouchers/redeem', { Code: second, InvoiceId: 999999 })).status).toBe(404);
+
+    // Any case, with dashes: the same code. A percentage is of the invoice total, never beyond the balance.
+    const typed = `${second.slice(0, 8).toLowerCase()}-${second.slice(8)}`;
+    const viaGraphql = await graphql(server, 'mutation($input: VoucherRedemptionInput!) { redeemVoucher(input: $input) { Amount InvoiceStatus } }', { input: { Code: typed, InvoiceId: invoiceId } }, staff());
+    expect(viaGraphql.body.data.redeemVoucher).toEqual({ Amount: 10, InvoiceStatus: 'open' });
+    const rest50 = await graphql(server, 'mutation($input: VoucherRedemptionInput!) { redeemVoucher(input: $input) { Amount InvoiceStatus } }', { input: { Code: half, InvoiceId: invoiceId } }, staff());
+    expect(rest50.body.data.redeemVoucher).toEqual({ Amount: 5, InvoiceStatus: 'paid' });
+    const invoice = await graphql(server, 'query($id: Int!) { invoice(invoiceId: $id) { Status Balance Payments { Amount Method } } }', { id: invoiceId }, staff());
+    expect(invoice.body.data.invoice).toEqual({ Status: 'paid', Balance: 0, Payments: [{ Amount: 10, Method: 'voucher' }, { Amount: 10, Method: 'voucher' }, { Amount: 5, Method: 'voucher' }] });
+    expect((await post('/api/setup/vouchers/redeem', { Code: third, InvoiceId: invoiceId })).status).toBe(409); // nothing left to pay
+
+    await server.orm.em.fork().getConnection().execute(`UPDATE voucher SET expires_on = '2020-01-01' WHERE code = ?`, [third]);
+    const expired = await post('/api/setup/vouchers/redeem', { Code: third, InvoiceId: await raisedInvoice(5) });
+    expect({ status: expired.status, message: expired.body.errors?.[0].message }).toEqual({ status: 400, message: expect.stringContaining('expired on 2020-01-01') });
+    const held = (await post('/api/public/events/determinebillingcontact', { EmailAddress: await memberEmail() })).body.Vouchers.map((row: { Code: string }) => row.Code);
+    for (const code of [first, second, half, third]) expect(held).not.toContain(code);
+  });
+
+  it('of 10 concurrent redemptions of one code, exactly one succeeds and pays once', async () => {
+    const [code] = await paidVouchers(1, { ValueType: 'amount', Value: 3 });
+    const invoices: number[] = [];
+    for (let index = 0; index < 10; index++) invoices.push(await raisedInvoice(9));
+    await expectExactlyOneSucceeds(invoices.map((invoiceId) => () => post('/api/setup/vouchers/redeem', { Code: code, InvoiceId: invoiceId })), [409]);
+    const [{ count }] = await server.orm.em.fork().getConnection().execute<{ count: string }[]>(
+      `SELECT count(*) FROM payment WHERE method = 'voucher' AND invoice_id = ANY(?::int[])`, [`{${invoices.join(',')}}`]);
+    expect(count).toBe('1');
+  });
+
+  it('pays an event registration with BillingInfo.VoucherCode, where the documents list the vouchers; one code registers once under concurrency', async () => {
+    const event = await graphql(server, 'mutation { saveEvent(eventId: 0, input: { Name: "Voucher gala", StartDate: "2099-06-01T18:00:00Z", EndDate: "2099-06-01T22:00:00Z", Status: "open", RequireCaptcha: false, Capacity: 50 }) { EventId } }', {}, staff());
+    const eventId = event.body.data.saveEvent.EventId as number;
+    const type = await graphql(server, `mutation { saveEventRegistrationType(eventRegistrationTypeId: 0, input: { EventId: ${eventId}, Name: "Seat", Price: 10 }) { EventRegistrationTypeId } }`, {}, staff());
+    const typeId = type.body.data.saveEventRegistrationType.EventRegistrationTypeId as number;
+    const register = (who: string, code: string) => rest(server, 'POST', `/api/public/events/register_v2/${eventId}`, {
+      headers: { 'x-tenant-key': acme.key },
+      body: {
+        BillingInfo: { FirstName: who, LastName: 'Payer', EmailAddress: `${who}@voucher.example`, VoucherCode: code },
+        Registrations: [{ EventRegistrationTypeId: typeId, FirstName: who, LastName: 'Guest', EmailAddress: `${who}@voucher.example` }],
+      },
+    });
+    const [code, raced] = await paidVouchers(2, { ValueType: 'amount', Value: 10 });
+    const registered = await register('solo', code);
+    expect(registered.status).toBe(200);
+    const invoice = await graphql(server, 'query($id: Int!) { invoice(invoiceId: $id) { Status Payments { Amount Method } } }', { id: registered.body.Data.InvoiceId }, staff());
+    expect(invoice.body.data.invoice).toEqual({ Status: 'paid', Payments: [{ Amount: 10, Method: 'voucher' }] });
+    const refused = await register('late', code);
+    expect({ status: refused.status, fields: refused.body.errors?.map((error: { field: string }) => error.field) }).toEqual({ status: 409, fields: ['BillingInfo.VoucherCode'] });
+
+    const seatsBefore = (await rest(server, 'GET', `/api/public/events/getenv/${eventId}`, { headers: { 'x-tenant-key': acme.key } })).body.Data.Event.RemainingCapacity as number;
+    await expectExactlyOneSucceeds(Array.from({ length: 6 }, (_, index) => () => register(`racer${index}`, raced)), [409]);
+    const seatsAfter = (await rest(server, 'GET', `/api/public/events/getenv/${eventId}`, { headers: { 'x-tenant-key': acme.key } })).body.Data.Event.RemainingCapacity as number;
+    expect(seatsBefore - seatsAfter).toBe(1); // the refused registrations took no seat
   });
 });

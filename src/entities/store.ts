@@ -24,6 +24,32 @@ export type StoreItemVariant = 0 | 1 | 2 | 3;
 /** InventoryTrackingMethodTypeId: 0 none, 1 the item's quantity, 2 each sub-item's quantity. */
 export const TRACKING_METHODS = ['None', 'Quantity', 'SubItem'] as const;
 
+/** What a voucher is worth: an exact amount of money, or a percentage of the invoice it pays. */
+export const VOUCHER_VALUE_KINDS = ['amount', 'percent'] as const;
+export type VoucherValueKind = (typeof VOUCHER_VALUE_KINDS)[number];
+
+/** A kind of voucher the store sells (variant 2 items name one): its value and how long a voucher of it is valid. */
+@Entity()
+export class VoucherType extends Versioned {
+  @Property({ length: 200 })
+  name!: string;
+
+  @Property({ type: 'string', length: 16 })
+  valueKind!: VoucherValueKind;
+
+  /** An amount (2 decimals) or a percentage (0 < value <= 100, 2 decimals), by `valueKind`. */
+  @Property({ type: 'decimal', precision: 12, scale: 2 })
+  value!: string;
+
+  /** Days a voucher stays valid from the day it is issued (that day included); null: no end. */
+  @Property({ type: 'integer', nullable: true })
+  validityDays: number | null = null;
+
+  /** Inactive: items of it are not sold; vouchers already issued stay valid. */
+  @Property({ type: 'boolean' })
+  isActive: Opt<boolean> = true;
+}
+
 @Entity()
 @Index({ properties: ['tenant', 'variant', 'displayOrder'] })
 @Check({ name: 'store_item_remaining_check', expression: 'remaining >= 0' }) // the last line of defence against overselling
@@ -113,9 +139,9 @@ export class StoreItem extends Versioned {
   @Property({ type: 'boolean' })
   requireActiveMembership: Opt<boolean> = false;
 
-  // Variant 2: a voucher (voucher types are not on main: a plain integer).
-  @Property({ type: 'integer', nullable: true })
-  voucherTypeId: number | null = null;
+  // Variant 2: a voucher of a voucher type (required for that variant; deleting a type in use is a 409).
+  @ManyToOne(() => VoucherType, { nullable: true, index: true, deleteRule: 'no action' })
+  voucherType: VoucherType | null = null;
 
   // Variant 3: an information message shown after purchase.
   @Property({ type: 'text', nullable: true })
@@ -335,4 +361,58 @@ export class StoreSettings extends Versioned {
   @Property({ type: 'decimal', precision: 7, scale: 4 }) taxRate: Opt<string> = '0.0000';
   @Property({ type: 'decimal', precision: 12, scale: 2 }) shippingFlatRate: Opt<string> = '0.00';
   @Property({ type: 'decimal', precision: 12, scale: 2 }) shippingPerItem: Opt<string> = '0.00';
+}
+
+/**
+ * A voucher issued when an order of a voucher item (variant 2) is paid: one per unit bought
+ * (`orderLine` + `sequence` is unique, so a retried or raced payment issues nothing twice). Its
+ * `code` is the bearer secret that redeems it, once: `redeemedAt` is set by one conditional UPDATE.
+ */
+@Entity()
+@Unique({ properties: ['tenant', 'code'] })
+@Unique({ properties: ['orderLine', 'sequence'] })
+export class Voucher extends TenantOwned {
+  /** Random and unguessable (see services/store/vouchers.ts). */
+  @Property({ length: 32 })
+  code!: string;
+
+  @ManyToOne(() => Contact, { index: true, deleteRule: 'no action' })
+  contact!: Contact;
+
+  @ManyToOne(() => VoucherType, { index: true, deleteRule: 'no action' })
+  voucherType!: VoucherType;
+
+  @ManyToOne(() => StoreOrder, { index: true, deleteRule: 'no action' })
+  order!: StoreOrder;
+
+  @ManyToOne(() => StoreOrderLine, { deleteRule: 'no action' })
+  orderLine!: StoreOrderLine;
+
+  /** Which unit of the line's quantity (1…quantity). */
+  @Property({ type: 'integer' })
+  sequence!: number;
+
+  /** The type's value when issued: a later change of the type does not change vouchers already sold. */
+  @Property({ type: 'string', length: 16 })
+  valueKind!: VoucherValueKind;
+
+  @Property({ type: 'decimal', precision: 12, scale: 2 })
+  value!: string;
+
+  @Property({ type: 'datetime' })
+  issuedAt!: Date;
+
+  /** The last day it may be redeemed; null: no end. */
+  @Property({ type: 'date', nullable: true })
+  expiresOn: string | null = null;
+
+  @Property({ type: 'datetime', nullable: true })
+  redeemedAt: Date | null = null;
+
+  /** The invoice the voucher paid, and how much of it. */
+  @ManyToOne(() => Invoice, { nullable: true, index: true, deleteRule: 'no action' })
+  redeemedInvoice: Invoice | null = null;
+
+  @Property({ type: 'decimal', precision: 12, scale: 2, nullable: true })
+  redeemedAmount: string | null = null;
 }

@@ -29,4 +29,11 @@ export const storeRoutes: RouteRow[] = [
   { method: 'POST', path: '/api/store/storeorders/{storepurchaseid}', field: 'Mutation.updateStoreOrder', body: 'input' },
   { method: 'GET', path: '/api/store/storesettings', field: 'Query.storeSettings' },
   { method: 'POST', path: '/api/store/storesettings', field: 'Mutation.saveStoreSettings', body: 'input', emptyResponse: true },
+  { method: 'GET', path: '/api/setup/vouchertypes', field: 'Query.voucherTypes', extension: true, summary: 'The voucher types the store sells vouchers of, staff only.' },
+  { method: 'POST', path: '/api/setup/vouchertypes/{vouchertypeid}', field: 'Mutation.saveVoucherType', body: 'input', extension: true, summary: 'Creates (id 0) or updates a voucher type, staff only.' },
+  {
+    method: 'DELETE', path: '/api/setup/vouchertypes/{vouchertypeid}/{auditid}', field: 'Mutation.deleteVoucherType', extension: true,
+    summary: 'Deletes a voucher type nothing uses (409 otherwise: deactivate it), staff only.',
+  },
+  { method: 'POST', path: '/api/setup/vouchers/redeem', field: 'Mutation.redeemVoucher', body: 'input', extension: true, summary: 'Spends a voucher code on an invoice, once, staff only.' },
 ];

@@ -3,6 +3,7 @@ import {
 } from 'class-validator';
 import { Field, Float, InputType, Int, ObjectType, type ClassType } from 'type-graphql';
 import { CAPTCHA_PROVIDERS, EVENT_OFFERING_KINDS, EVENT_STATUSES } from '../entities/event.js';
+import { BillingVoucher } from './vouchers.js';
 
 /*
  * Events: the documented models (BillingContactInfo, SaveRegisterAttendees, SaveEventRegisterV2,
@@ -236,7 +237,7 @@ export class BillingContactInfo {
   @Field(() => String, { nullable: true }) Address!: string | null;
   @Field(() => String, { nullable: true }) Phone!: string | null;
   @Field(() => [String]) ContactRoles!: string[];
-  @Field(() => [String]) Vouchers!: string[];
+  @Field(() => [BillingVoucher], { description: 'The vouchers the contact holds and may still spend (their codes: to the contact itself and staff only).' }) Vouchers!: BillingVoucher[];
   @Field(() => [Int]) MembershipIds!: number[];
   @Field(() => Boolean) IsMember!: boolean;
   @Field(() => String, { nullable: true }) TaxSet!: string | null;
@@ -272,6 +273,7 @@ export class EventBillingInfoInput {
   @Field(() => String) @MaxLength(254) @IsEmail({}, { message: 'EmailAddress must be an e-mail address' }) EmailAddress!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(200) OrganizationName?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(40) Phone?: string | null;
+  @Field(() => String, { nullable: true, description: 'A voucher code (BillingContactInfo.Vouchers) to pay the registration\'s invoice with, once.' }) @IsOptional() @MaxLength(64) VoucherCode?: string | null;
 }
 
 @InputType('SaveEventRegisterV2Input', { description: 'The documented SaveEventRegisterV2. The path id wins over EventId; DisableCaptchaCheck is honoured only for staff.' })

@@ -89,7 +89,7 @@ export class StoreItemV1 extends StoreItemBase {
 
 @ObjectType('StoreItemV2', { description: 'Variant 2: a voucher of a voucher type.' })
 export class StoreItemV2 extends StoreItemBase {
-  @Field(() => Int, { nullable: true, description: 'A voucher type id, kept as a plain integer until voucher types exist.' }) VoucherTypeId!: number | null;
+  @Field(() => Int, { nullable: true, description: 'The voucher type of the vouchers the item sells (voucherTypes).' }) VoucherTypeId!: number | null;
 }
 
 @ObjectType('StoreItemV3', { description: 'Variant 3: an item whose purchase shows an information message.' })
@@ -146,7 +146,7 @@ export class StoreItemV1Input extends StoreItemBaseInput {
 
 @InputType('StoreItemV2Input', { description: 'A voucher to create or update.' })
 export class StoreItemV2Input extends StoreItemBaseInput {
-  @Field(() => Int, { description: 'Required.' }) @Min(1) VoucherTypeId!: number;
+  @Field(() => Int, { description: 'Required: an active voucher type (voucherTypes).' }) @Min(1) VoucherTypeId!: number;
 }
 
 @InputType('StoreItemV3Input', { description: 'An information item to create or update.' })

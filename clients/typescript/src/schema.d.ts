@@ -1960,6 +1960,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/setup/vouchers/redeem": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Spends a voucher code on an invoice, once, staff only.
+         * @description GraphQL: `mutation { redeemVoucher }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_setup_vouchers_redeem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/reporting/widget/reportfavorites": {
         parameters: {
             query?: never;
@@ -3999,6 +4019,66 @@ export interface paths {
          */
         post: operations["post__api_store_storesettings"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup/vouchertypes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The voucher types the store sells vouchers of, staff only.
+         * @description GraphQL: `query { voucherTypes }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_setup_vouchertypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup/vouchertypes/{vouchertypeid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates (id 0) or updates a voucher type, staff only.
+         * @description GraphQL: `mutation { saveVoucherType }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_setup_vouchertypes_vouchertypeid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup/vouchertypes/{vouchertypeid}/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a voucher type nothing uses (409 otherwise: deactivate it), staff only.
+         * @description GraphQL: `mutation { deleteVoucherType }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        delete: operations["delete__api_setup_vouchertypes_vouchertypeid_auditid_"];
         options?: never;
         head?: never;
         patch?: never;
@@ -7399,7 +7479,7 @@ export interface components {
             AuditId: number;
             /**
              * Format: int32
-             * @description A voucher type id, kept as a plain integer until voucher types exist.
+             * @description The voucher type of the vouchers the item sells (voucherTypes).
              */
             VoucherTypeId?: number | null;
         };
@@ -7645,6 +7725,25 @@ export interface components {
             DownloadCount: number;
             /** @description Where the file is served (a bearer credential of the buyer or staff). */
             DownloadUrl: string;
+        };
+        /** @description A kind of voucher the store sells (StoreItemV2.VoucherTypeId names one). */
+        VoucherType: {
+            /** Format: int32 */
+            VoucherTypeId: number;
+            Name: string;
+            /** @description amount (Value is money) or percent (Value is a percentage of the invoice the voucher pays). */
+            ValueType: string;
+            /** @description Exact to two decimals. */
+            Value: number;
+            /**
+             * Format: int32
+             * @description Days a voucher stays valid from the day it is issued (that day included); null: no end.
+             */
+            ValidityDays?: number | null;
+            /** @description Inactive: its items are not sold (vouchers issued stay valid). */
+            IsActive: boolean;
+            /** Format: int32 */
+            AuditId: number;
         };
         /** @description Terms of use as listed. */
         TermsOfUseCollectionItem: {
@@ -8291,11 +8390,29 @@ export interface components {
             Address?: string | null;
             Phone?: string | null;
             ContactRoles: string[];
-            Vouchers: string[];
+            /** @description The vouchers the contact holds and may still spend (their codes: to the contact itself and staff only). */
+            Vouchers: components["schemas"]["BillingVoucher"][];
             MembershipIds: number[];
             IsMember: boolean;
             TaxSet?: string | null;
             ContactType?: string | null;
+        };
+        /** @description A voucher the contact holds and has not redeemed (BillingContactInfo.Vouchers): its code pays an invoice once. */
+        BillingVoucher: {
+            /** Format: int32 */
+            VoucherId: number;
+            /** @description The code that redeems it (give it as BillingInfo.VoucherCode when registering for an event). */
+            Code: string;
+            /** Format: int32 */
+            VoucherTypeId: number;
+            Name: string;
+            /** @description amount or percent. */
+            ValueType: string;
+            Value: number;
+            /** @description ISO 8601 (UTC). */
+            IssuedAt: string;
+            /** @description yyyy-mm-dd: the last day it may be redeemed; null: no end. */
+            ExpiresOn?: string | null;
         };
         /** @description The documented BillingContactInfo. Only the server decides ContactId, IsMember, MembershipIds, Vouchers and ContactRoles. */
         BillingContactInfoInput: {
@@ -8385,6 +8502,8 @@ export interface components {
             EmailAddress: string;
             OrganizationName?: string | null;
             Phone?: string | null;
+            /** @description A voucher code (BillingContactInfo.Vouchers) to pay the registration's invoice with, once. */
+            VoucherCode?: string | null;
         };
         /** @description One attendee to register. A price sent by the client is ignored: the server prices every line. */
         EventAttendeeInput: {
@@ -9042,7 +9161,7 @@ export interface components {
             AuditId?: number | null;
             /**
              * Format: int32
-             * @description Required.
+             * @description Required: an active voucher type (voucherTypes).
              */
             VoucherTypeId: number;
         };
@@ -9253,6 +9372,43 @@ export interface components {
              * @description The AuditId read; a stale one is 409.
              */
             AuditId?: number | null;
+        };
+        /** @description A voucher type to create (path/argument id 0) or update. */
+        VoucherTypeInput: {
+            Name: string;
+            /** @description amount or percent. */
+            ValueType: string;
+            /** @description More than 0, at most two decimals; a percent at most 100. */
+            Value: number;
+            /**
+             * Format: int32
+             * @description 1 to 3650; null or absent: no end.
+             */
+            ValidityDays?: number | null;
+            /** @description Default true. */
+            IsActive?: boolean | null;
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is 409.
+             */
+            AuditId?: number | null;
+        };
+        /** @description What a redeemed voucher paid. */
+        VoucherRedemption: {
+            /** Format: int32 */
+            VoucherId: number;
+            /** Format: int32 */
+            InvoiceId: number;
+            /** @description The payment the voucher made (at most its value, or its percentage of the invoice total, and never more than the balance). */
+            Amount: number;
+            /** @description open or paid: the invoice after the payment. */
+            InvoiceStatus: string;
+        };
+        /** @description A voucher code to spend on an invoice. */
+        VoucherRedemptionInput: {
+            Code: string;
+            /** Format: int32 */
+            InvoiceId: number;
         };
         /** @description Terms of use to create (path id 0) or update. OriginalDescription is server-owned and ignored. */
         TermsOfUseAddEditInput: {
@@ -16586,6 +16742,107 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_setup_vouchers_redeem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoucherRedemptionInput"];
+                "text/json": components["schemas"]["VoucherRedemptionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["VoucherRedemptionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoucherRedemption"];
+                };
             };
             /** @description Bad input; `errors` names each field. */
             400: {
@@ -25397,6 +25654,274 @@ export interface operations {
             };
             /** @description The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_setup_vouchertypes: {
+        parameters: {
+            query?: {
+                options?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoucherType"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_setup_vouchertypes_vouchertypeid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                vouchertypeid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VoucherTypeInput"];
+                "text/json": components["schemas"]["VoucherTypeInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["VoucherTypeInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VoucherType"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_setup_vouchertypes_vouchertypeid_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                vouchertypeid: number;
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

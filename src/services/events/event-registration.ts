@@ -19,6 +19,7 @@ import type {
   EventRegistrationEnvironment, EventRegistrationResult, EventSplitLine, EventSplits, PublicApiResponseOf, SaveEventRegisterV2Input, SaveRegisterAttendeesInput,
 } from '../../schema/events.js';
 import { createInvoice } from '../commerce/invoices.js';
+import { redeemVoucher, vouchersHeldBy } from '../store/vouchers.js';
 import {
   attendeeViews, ATTENDEE_FIELDS, EVENT_FIELDS, EVENT_NOUN, isRegistrationOpen, iso, OFFERING_FIELDS, SESSION_FIELDS, toEventView, toOfferingView, toSessionView,
   toTypeView, TYPE_FIELDS, type EventRow, type OfferingRow, type TypeRow,
@@ -52,6 +53,9 @@ import { sumByKey, takeSeats } from './seats.js';
  *   (a token is single-use), they check everything else.
  * - register, register_v2 and submit save; submit takes the SaveEventRegisterV2 body too (the
  *   documents list none) and is the same idempotent save, so a re-submitted form is harmless.
+ * - BillingContactInfo.Vouchers lists the vouchers the billing contact holds (to itself and staff);
+ *   BillingInfo.VoucherCode spends one on the registration's invoice when it is saved
+ *   (services/store/vouchers.ts): a code that cannot be spent refuses the whole registration.
  */
 
 type OfferingList = 'Sponsorships' | 'Exhibitors' | 'AdditionalPurchaseItems' | 'ExtraItems';
@@ -219,14 +223,15 @@ export async function determineBillingContact(ctx: RequestContext, input: Billin
   if (!input.EmailAddress) throw BadInput.field('EmailAddress', 'is required');
   const match = await matchContact(ctx, input.EmailAddress, input.OrganizationName ?? null);
   if (!match || !(ctx.isStaff || ctx.caller?.contactId === match.id)) return echo;
-  const [organization, memberships] = await Promise.all([
+  const [organization, memberships, vouchers] = await Promise.all([
     match.organization ? leanRows(ctx.reader, Contact, { fields: ['id', 'name'], where: { id: idOf(match.organization) }, limit: 1 }) : Promise.resolve([]),
     leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: match.id, status: 'active' }, limit: 100 }),
+    vouchersHeldBy(ctx, match.id),
   ]);
   return {
     ...echo, ContactId: String(match.id), FirstName: match.firstName, LastName: match.lastName, Title: match.title, EmailAddress: match.email, Phone: match.phone,
     OrganizationContactId: organization[0] ? String(organization[0].id) : null, OrganizationName: organization[0]?.name ?? echo.OrganizationName,
-    MembershipIds: memberships.map((membership) => membership.id), IsMember: memberships.length > 0, ContactType: match.kind,
+    MembershipIds: memberships.map((membership) => membership.id), IsMember: memberships.length > 0, ContactType: match.kind, Vouchers: vouchers,
   };
 }
 
@@ -371,6 +376,12 @@ async function saveRegistration(ctx: RequestContext, submission: Submission, pri
     });
     order.invoice = invoice;
     await ctx.em.flush();
+  }
+  const voucherCode = submission.billing.VoucherCode?.trim();
+  if (voucherCode) {
+    // The voucher pays the registration's invoice in the same transaction: a refused code registers nothing.
+    if (!order.invoice) throw BadInput.field('BillingInfo.VoucherCode', 'has nothing to pay: the registration is free');
+    await redeemVoucher(ctx, voucherCode, order.invoice.id, 'BillingInfo.VoucherCode');
   }
   return { orderId: order.id, isNew: true };
 }

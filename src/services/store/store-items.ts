@@ -21,6 +21,7 @@ import type {
 } from '../../schema/store.js';
 import { findFile, releaseFiles } from '../files/files.js';
 import { deleteImage, getImage, imageUrl, saveImage } from '../images/images.js';
+import { assertActiveVoucherType } from './vouchers.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
@@ -38,7 +39,8 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  * - Delete: an item nothing was bought of is erased (with its gallery); one with orders or
  *   download purchases is retired (`retiredAt`, inactive): hidden from lists, reads and checkout,
  *   kept for its orders. Either way it answers 404 afterwards.
- * - Category items and voucher types are not on main: CategoryItemId and VoucherTypeId are plain integers.
+ * - Category items are not on main: CategoryItemId is a plain integer. VoucherTypeId must name an
+ *   active voucher type of the tenant (services/store/vouchers.ts; 400 naming VoucherTypeId).
  */
 
 export const STORE_DOWNLOAD_PURPOSE = 'store-downloads';
@@ -48,7 +50,7 @@ const VARIANT_NAMES = STORE_ITEM_VARIANTS;
 const ITEM_FIELDS = [
   'id', 'variant', 'name', 'settingsJson', 'price', 'showAvailableQuantity', 'hasManualTracking', 'trackingMethod', 'remaining', 'saleableItem',
   'accountingClassId', 'categoryItemId', 'membershipTypes', 'description', 'shortDescription', 'availableDate', 'endDate', 'isActive', 'minimumQuantity',
-  'allowBackorder', 'displayOrder', 'contact', 'shippingNotAvailable', 'downloadFile', 'fileExpirationDate', 'requireActiveMembership', 'voucherTypeId',
+  'allowBackorder', 'displayOrder', 'contact', 'shippingNotAvailable', 'downloadFile', 'fileExpirationDate', 'requireActiveMembership', 'voucherType',
   'infoMessage', 'auditId',
 ] as const;
 type ItemRow = Pick<StoreItem, (typeof ITEM_FIELDS)[number]>;
@@ -201,7 +203,7 @@ export async function getStoreItem(ctx: RequestContext, variant: StoreItemVarian
       ...base, PostSubmitDownloadFile: row.downloadFile ? String(idOf(row.downloadFile)) : null,
       FileExpirationDate: row.fileExpirationDate, RequireActiveMembership: row.requireActiveMembership,
     };
-    case 2: return { ...base, VoucherTypeId: row.voucherTypeId };
+    case 2: return { ...base, VoucherTypeId: row.voucherType ? idOf(row.voucherType) : null };
     default: return { ...base, InfoMessage: row.infoMessage };
   }
 }
@@ -331,7 +333,11 @@ async function variantFields(ctx: RequestContext, variant: StoreItemVariant, inp
         requireActiveMembership: download.RequireActiveMembership ?? false,
       };
     }
-    case 2: return { voucherTypeId: (input as StoreItemV2Input).VoucherTypeId };
+    case 2: {
+      const voucherTypeId = (input as StoreItemV2Input).VoucherTypeId;
+      await assertActiveVoucherType(ctx, voucherTypeId, 'VoucherTypeId');
+      return { voucherType: voucherTypeId };
+    }
     default: return { infoMessage: (input as StoreItemV3Input).InfoMessage.trim() };
   }
 }

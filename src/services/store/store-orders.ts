@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadConfig } from '../../core/config.js';
 import type { RequestContext } from '../../core/context.js';
 import { todayUtc } from '../../core/dates.js';
-import { BadInput, Conflict, Forbidden } from '../../core/errors.js';
+import { BadInput, Conflict, Forbidden, NotFound } from '../../core/errors.js';
 import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
 import { parseListOptions, listQuery, defineList } from '../../core/data/list-query.js';
 import { MAX_MONEY, money, sumMoney, toCents, toMoneyNumber, toMoneyString, ZERO, type Money } from '../../core/money.js';
@@ -12,7 +12,7 @@ import { Contact } from '../../entities/contact.js';
 import { StoredImage } from '../../entities/image.js';
 import { Membership } from '../../entities/membership.js';
 import {
-  ORDER_STATUSES, StoreDownloadPurchase, StoreItem, StoreItemImage, StoreItemInventory, StoreOrder, StoreOrderLine, StoreSettings, StoreSubItem, type OrderStatus,
+  ORDER_STATUSES, StoreDownloadPurchase, StoreItem, StoreItemImage, StoreItemInventory, StoreOrder, StoreOrderLine, StoreSettings, StoreSubItem, Voucher, VoucherType, type OrderStatus,
 } from '../../entities/store.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { listResult, lookupChoices, type ListResultOf } from '../../schema/common.js';
@@ -23,7 +23,10 @@ import { findFile, storeFile, storeTenantFile, type FileRecord } from '../files/
 import { IMAGE_PURPOSE } from '../images/images.js';
 import { demoPng, imageFacts } from '../images/image-processing.js';
 import { createInvoice, voidInvoice } from '../commerce/invoices.js';
+import type { PaidInvoice } from '../commerce/paid-invoices.js';
+import { inGoodStandingOn } from '../memberships/good-standing.js';
 import { contactName, STORE_DOWNLOAD_PURPOSE, storeSettingsRow } from './store-items.js';
+import { issueOrderVouchers } from './vouchers.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
@@ -44,13 +47,25 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  * - An order keeps the rates it was priced with, so its totals are recomputed (never taken from
  *   a client) on every save and always equal its invoice. Staff change status, shipping details
  *   and notes; cancelling puts the reserved stock back; a cancelled order stays cancelled.
+ * - Paid follows the money: the payment that settles the order's invoice moves it Pending → Paid
+ *   and issues its vouchers, in the payment's transaction (`storeOrderPaid`, the store's
+ *   `paidInvoiceSources`). Staff cannot set Paid (nor Shipped or Completed) on a Pending order by
+ *   hand unless its invoice is paid (409 naming PurchaseStatusId: record the payment with
+ *   payInvoice; an order paid before this rule existed is moved and its vouchers issued), nor put
+ *   a paid order back to Pending. A payment that would settle a cancelled order's invoice (one with money
+ *   received is not voided on cancel) is refused (409): the money is for staff to refund.
  * - Members list and read their own orders and downloads; staff everyone's.
  * - A bought download is served at GET /api/store/storedownloads/{id}/file (our route) to its
- *   buyer or staff, until FileExpirationDate (inclusive) and, where the item requires it, while
- *   the buyer holds an active membership; deleting the purchase revokes it.
+ *   buyer or staff once its order is paid (Paid, Shipped or Completed; 403 before), until
+ *   FileExpirationDate (inclusive) and, where the item requires it, while the buyer holds a
+ *   membership in good standing; deleting the purchase revokes it, and so does cancelling the
+ *   order (its purchases are deleted: 404, as for any revoked purchase). Cancelling also deletes
+ *   the order's vouchers not spent yet.
  */
 
 const ORDER_NOUN = 'The store order';
+/** The statuses of an order whose invoice is paid: its downloads are served. */
+const PAID_STATUSES: readonly OrderStatus[] = ['Paid', 'Shipped', 'Completed'];
 const DOWNLOAD_NOUN = 'The download purchase';
 
 const ORDER_FIELDS = [
@@ -120,7 +135,7 @@ export function orderTotals(lines: readonly PricedLine[], rates: Rates, ships: b
 
 const CHECKOUT_ITEM_FIELDS = [
   'id', 'variant', 'name', 'price', 'trackingMethod', 'isActive', 'availableDate', 'endDate', 'minimumQuantity', 'allowBackorder',
-  'shippingNotAvailable', 'saleableItem', 'membershipTypes', 'downloadFile', 'fileExpirationDate', 'requireActiveMembership',
+  'shippingNotAvailable', 'saleableItem', 'membershipTypes', 'downloadFile', 'fileExpirationDate', 'requireActiveMembership', 'voucherType',
 ] as const;
 
 /** The cart as checked out: lines of the same item and sub-item added up, in a fixed order (so row locks are taken in one order). */
@@ -160,6 +175,10 @@ export async function checkoutStoreOrder(ctx: RequestContext, input: StoreChecko
     const saleable = await ctx.loaders.byId(SaleableItem).loadMany([...new Set([...items.values()].flatMap((item) => (item.saleableItem ? [idOf(item.saleableItem)] : [])))]);
     const taxableOf = new Map(saleable.flatMap((entry) => (entry && !(entry instanceof Error) ? [[entry.id, entry.taxable] as const] : [])));
     await assertMayBuy(ctx, contactId, [...items.values()].filter((item) => item.membershipTypes.length > 0));
+    const voucherTypeIds = [...new Set([...items.values()].flatMap((item) => (item.voucherType ? [idOf(item.voucherType)] : [])))];
+    const activeVoucherTypes = new Set(voucherTypeIds.length
+      ? (await leanRows(ctx.reader, VoucherType, { fields: ['id'], where: { id: { $in: voucherTypeIds }, isActive: true } })).map((type) => type.id)
+      : []);
 
     const priced = [];
     for (const line of lines) {
@@ -172,6 +191,7 @@ export async function checkoutStoreOrder(ctx: RequestContext, input: StoreChecko
       if (line.subItemId && (!sub || idOf(sub.storeItem) !== item.id)) throw BadInput.field(`${field}.StoreSubItemId`, 'is not a sub-item of the item');
       if (!line.subItemId && withSubItems.has(item.id)) throw BadInput.field(`${field}.StoreSubItemId`, `is required: choose one of the sub-items of ${item.name}`);
       if (item.variant === 1 && !item.downloadFile) throw BadInput.field(`${field}.StoreItemId`, 'has no file to download yet');
+      if (item.variant === 2 && !(item.voucherType && activeVoucherTypes.has(idOf(item.voucherType)))) throw BadInput.field(`${field}.StoreItemId`, 'sells vouchers of an inactive voucher type');
       const backordered = await reserve(ctx, item, sub?.id ?? null, line.quantity, field);
       const unitPrice = money(sub?.price ?? item.price);
       priced.push({
@@ -245,7 +265,7 @@ async function reserve(
   return Math.max(0, quantity - rows[0].before);
 }
 
-/** Items offered to membership types are for contacts holding an active membership of one of them. */
+/** Items offered to membership types are for contacts holding a membership of one of them in good standing. */
 async function assertMayBuy(ctx: RequestContext, contactId: number, restricted: Pick<StoreItem, 'name' | 'membershipTypes'>[]): Promise<void> {
   if (restricted.length === 0) return;
   const types = new Set((await activeMemberships(ctx, contactId)).map((membership) => idOf(membership.membershipType)));
@@ -253,12 +273,9 @@ async function assertMayBuy(ctx: RequestContext, contactId: number, restricted: 
   if (refused) throw new Forbidden(`${refused.name} is offered only to members of its membership types.`);
 }
 
+/** The contact's memberships in good standing today (the one rule: memberships/good-standing.ts). */
 function activeMemberships(ctx: RequestContext, contactId: number) {
-  const day = todayUtc();
-  return leanRows(ctx.reader, Membership, {
-    fields: ['membershipType'],
-    where: { contact: contactId, status: 'active', startDate: { $lte: day }, $or: [{ endDate: null }, { endDate: { $gte: day } }] },
-  });
+  return leanRows(ctx.reader, Membership, { fields: ['membershipType'], where: { $and: [{ contact: contactId }, inGoodStandingOn(todayUtc())] } });
 }
 
 function shippingFields(input: StoreCheckoutInput | StoreOrderInput) {
@@ -318,6 +335,13 @@ export async function updateStoreOrder(ctx: RequestContext, orderId: number, inp
     assertCurrentVersion(order, input.AuditId);
     if (status && order.status === 'Cancelled' && status !== 'Cancelled') throw new Conflict('A cancelled order cannot be reopened; place a new order.');
     const cancelling = status === 'Cancelled' && order.status !== 'Cancelled';
+    const markingPaid = status !== null && order.status === 'Pending' && PAID_STATUSES.includes(status);
+    // A payment settling the invoice locks the invoice, then the order: these take them in the same order (no deadlock),
+    // and the invoice's status cannot move meanwhile.
+    const invoice = (cancelling || markingPaid) && order.invoice
+      ? await tenantSql(ctx).get<{ status: string }>(`SELECT status FROM invoice WHERE id = ? AND ${tenantIs()} FOR UPDATE`, [idOf(order.invoice)])
+      : undefined;
+    if (status) assertStatusChange(order.status, status, invoice?.status === 'paid');
     const given = shippingFields(input);
     const changes: Partial<StoreOrder> = {};
     for (const [key, value] of Object.entries(given) as [keyof typeof given, string | null][]) {
@@ -345,9 +369,48 @@ export async function updateStoreOrder(ctx: RequestContext, orderId: number, inp
       await releaseStock(ctx, lines);
       // An unpaid order's invoice is voided with it; money already received is for staff to refund.
       if (order.invoice) await voidInvoice(ctx, idOf(order.invoice));
+      // Its downloads and unspent vouchers are revoked (spent ones stay, with the payments they made).
+      await ctx.em.nativeDelete(StoreDownloadPurchase, { order: order.id });
+      await ctx.em.nativeDelete(Voucher, { order: order.id, redeemedAt: null });
     }
+    // An order whose invoice was paid before payments moved orders (or is paid, whatever the order says) gets its vouchers now.
+    if (markingPaid) await issueOrderVouchers(ctx, order.id, idOf(order.contact));
   });
   return getStoreOrder(ctx, orderId);
+}
+
+/**
+ * What staff may set by hand: Paid follows the payment of the order's invoice (storeOrderPaid),
+ * so a Pending order becomes Paid, Shipped or Completed by hand only when its invoice is paid, and
+ * a paid one does not go back to Pending. 409 naming PurchaseStatusId.
+ */
+function assertStatusChange(from: OrderStatus, to: OrderStatus, invoicePaid: boolean): void {
+  if (from === 'Pending' && PAID_STATUSES.includes(to) && !invoicePaid) {
+    throw new Conflict('The order is not paid: record the payment of its invoice (payInvoice) and the order becomes Paid.', [
+      { field: 'PurchaseStatusId', message: `cannot be ${to} before the order's invoice is paid` },
+    ]);
+  }
+  if (PAID_STATUSES.includes(from) && to === 'Pending') {
+    throw new Conflict('The order is paid: it cannot go back to Pending.', [{ field: 'PurchaseStatusId', message: 'cannot be Pending once the order is paid' }]);
+  }
+}
+
+/**
+ * The store's paid-invoice handler (`store-order:<id>`), in the payment's transaction: the order
+ * moves Pending → Paid (its version moves on, so a staff save of the old version is a 409) and its
+ * vouchers are issued. A settlement after a refund finds it paid already and issues nothing new;
+ * a cancelled order refuses the payment (409).
+ */
+export async function storeOrderPaid(ctx: RequestContext, invoice: PaidInvoice, sourceId: string): Promise<void> {
+  const orderId = Number(sourceId);
+  const moved = await tenantSql(ctx).all<{ id: number }>(
+    `UPDATE store_order SET status = 'Paid', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()} AND status = 'Pending' RETURNING id`, [orderId]);
+  if (moved.length === 0) {
+    const [order] = await leanRows(ctx.em, StoreOrder, { fields: ['status'], where: { id: orderId }, limit: 1 });
+    if (!order) return;
+    if (order.status === 'Cancelled') throw new Conflict(`Store order ${orderId} was cancelled: its invoice takes no payment that settles it; refund what was received instead.`);
+  }
+  await issueOrderVouchers(ctx, orderId, invoice.contactId);
 }
 
 /** A cancelled order's reserved (not back-ordered) units go back to their counts. */
@@ -428,15 +491,18 @@ export function deleteStoreDownload(ctx: RequestContext, purchaseId: number): Pr
 }
 
 /**
- * The file of a bought download, for its buyer or staff: 404 for a revoked or another's purchase,
- * 403 once the link expired (after FileExpirationDate) or, where required, without an active
- * membership. Counts the download.
+ * The file of a bought download, for its buyer or staff: 404 for a revoked or another's purchase
+ * (a cancelled order's too), 403 before its order is paid, once the link expired (after
+ * FileExpirationDate) or, where required, without a membership in good standing. Counts the download.
  */
 export async function storeDownloadFile(ctx: RequestContext, purchaseId: number): Promise<FileRecord> {
   const row = await readOr404(ctx, StoreDownloadPurchase, DOWNLOAD_FIELDS, purchaseId, DOWNLOAD_NOUN, ownScope(ctx));
+  const [order] = await leanRows(ctx.reader, StoreOrder, { fields: ['status'], where: { id: idOf(row.order) }, limit: 1 });
+  if (!order || order.status === 'Cancelled') throw new NotFound(DOWNLOAD_NOUN);
+  if (!PAID_STATUSES.includes(order.status)) throw new Forbidden('The order is not paid yet: the download is served once its invoice is paid.');
   if (row.expiresOn !== null && row.expiresOn < todayUtc()) throw new Forbidden(`The download link expired on ${row.expiresOn}.`);
   if (row.requireActiveMembership && (await activeMemberships(ctx, idOf(row.contact))).length === 0) {
-    throw new Forbidden('The download needs an active membership.');
+    throw new Forbidden('The download needs a membership in good standing.');
   }
   const file = await findFile(ctx, idOf(row.file), [STORE_DOWNLOAD_PURPOSE]);
   await ctx.em.nativeUpdate(StoreDownloadPurchase, { id: row.id, tenant: ctx.tenantId }, { downloadCount: row.downloadCount + 1 });
@@ -475,7 +541,8 @@ export async function seedStore(em: EntityManager, tenant: Tenant, marker: strin
   const download = em.create(StoreItem, {
     tenant, variant: 1, name: `${marker} Member guide`, price: '9.99', downloadFile: pdf.id, fileExpirationDate: '2099-12-31', requireActiveMembership: false,
   });
-  em.create(StoreItem, { tenant, variant: 2, name: `${marker} Gift voucher`, price: '50.00', voucherTypeId: 1 });
+  const giftVoucher = em.create(VoucherType, { tenant, name: `${marker} Gift voucher`, valueKind: 'amount', value: '50.00', validityDays: 365 });
+  em.create(StoreItem, { tenant, variant: 2, name: `${marker} Gift voucher`, price: '50.00', voucherType: giftVoucher });
   em.create(StoreItem, { tenant, variant: 3, name: `${marker} Donation`, price: '25.00', infoMessage: `${marker} thank you` });
 
   const bytes = await demoPng(24, 24, '#d33');
