@@ -15,7 +15,7 @@ import { MembershipLevel, MembershipType } from '../src/entities/membership.js';
 import { StoreItem } from '../src/entities/store.js';
 import { Tenant } from '../src/entities/tenant.js';
 import { createLogin } from '../src/services/login/identity.js';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startRaceServer, type TestServer, type TestTenant } from './support/harness.js';
 
 // The keys between areas (migration 0036, ARCHITECTURE.md "References between areas"): what a
 // delete of a referenced record does, through the API where one deletes it, in the database where
@@ -24,7 +24,7 @@ let server: TestServer;
 let acme: TestTenant;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startRaceServer();
   acme = await createTestTenant(server, 'fk-acme');
 });
 afterAll(() => server.close());
@@ -134,6 +134,38 @@ describe('a category item in use is not deleted out from under what uses it', ()
     await em.flush();
     expect409Naming(await rest(server, 'DELETE', `${LISTS}/${list.id}/${list.auditId}`, { token: acme.staffToken }), '"Corporate"', 'billing schedule "Corporate dues"');
     expectGraphQL409Naming(await graphql(server, SAVE_LIST, { id: list.id, input: keeping(list, []) }, acme.staffToken), 'billing schedule "Corporate dues"');
+  });
+});
+
+describe('a category item used while its list drops it: exactly one wins, no id left dangling', () => {
+  const ROUNDS = 6;
+  const LISTING = `mutation($d: Int!, $c: Int!, $input: DirectoryListingInput!) { saveDirectoryListing(directoryId: $d, contactId: $c, input: $input) { AuditId } }`;
+
+  it('a store item filed under it races the list save (REST)', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const list = await createList('3', ['Racing', 'Stays']);
+      await expectExactlyOneSucceeds([
+        () => rest(server, 'POST', '/api/store/storeitems/0/save', { token: acme.staffToken, body: { StoreItemId: 0, Name: `Racer ${round}`, Price: 1, CategoryItemId: String(list.items[0].CategoryItemId) } }),
+        () => rest(server, 'POST', `${LISTS}/${list.id}`, { token: acme.staffToken, body: keeping(list, ['Stays']) }),
+      ], [400, 409]);
+    }
+    expect(await sql(`select count(*)::int as n from store_item s where category_item_id is not null and not exists (select 1 from category_item c where c.id = s.category_item_id)`)).toEqual([{ n: 0 }]);
+  });
+
+  it('a directory listing filed under it races the list save (GraphQL)', async () => {
+    const directory = await rest(server, 'POST', '/api/directory/directories/0', { token: acme.staffToken, body: { Name: 'Race directory', IsPublic: true } });
+    for (let round = 0; round < ROUNDS; round++) {
+      const list = await createList('2', ['Racing', 'Stays']);
+      const em = server.orm.em.fork();
+      const contact = em.create(Contact, { tenant: acme.id, kind: 'organization', name: `Racer ${round}` });
+      await em.flush();
+      await expectExactlyOneSucceeds([
+        () => graphql(server, LISTING, { d: directory.body.DirectoryId, c: contact.id, input: { CategoryItemIds: [list.items[0].CategoryItemId] } }, acme.staffToken),
+        () => graphql(server, SAVE_LIST, { id: list.id, input: keeping(list, ['Stays']) }, acme.staffToken),
+      ], [400, 409]);
+    }
+    expect(await sql(`select count(*)::int as n from directory_listing l, jsonb_array_elements(l.category_item_ids) as e(value)
+      where not exists (select 1 from category_item c where to_jsonb(c.id) = e.value)`)).toEqual([{ n: 0 }]);
   });
 });
 
@@ -291,7 +323,8 @@ async function buildWorld(em: EntityManager, tenantId: number) {
   const runItem = em.create(ScheduledBillingRunItem, { tenant, run, schedule, periodStart: '2026-01-01', outcome: 'billed', amount: '100.00', invoiceId: invoice.id });
   await em.flush();
   return {
-    chapterContactId: chapter.id, categoryItemId: categoryItem.id, membershipTypeId: type.id, levelId: level.id, eventId: event.id,     sessionId: session.id, secondSessionId: secondSession.id, registrationTypeId: registrationType.id, invoiceId: invoice.id, storeItemId: storeItem.id,
+    chapterContactId: chapter.id, categoryItemId: categoryItem.id, membershipTypeId: type.id, levelId: level.id, eventId: event.id,
+    sessionId: session.id, secondSessionId: secondSession.id, registrationTypeId: registrationType.id, invoiceId: invoice.id, storeItemId: storeItem.id,
     scheduleId: schedule.id, runId: run.id, runItemId: runItem.id, gatewayAccountId: gatewayAccount.id, planId: plan.id, directoryId: directory.id, listingId: listing.id,
   };
 }

@@ -60,7 +60,7 @@ function referenceConflict(error: { message: string; detail?: unknown }): Confli
     return new Conflict(`The ${nounOf(deletedTable)} ${used[1]} is used by at least one ${nounOf(used[2])}; change or remove that use first.`);
   }
   const missing = /^Key \(\w+\)=\(([^)]*)\) is not present in table "(\w+)"/.exec(detail);
-  if (missing) return new Conflict(`The ${nounOf(missing[2])} ${missing[1]} does not exist (any more).`);
+  if (missing) return new Conflict(`The ${nounOf(missing[2])} ${missing[1]} does not exist.`);
   return new Conflict('The record is referenced by other records or refers to a missing one.');
 }
 
