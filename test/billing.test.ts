@@ -6,6 +6,8 @@ import { startJobs } from '../src/core/runtime/jobs.js';
 import { createLogger } from '../src/core/runtime/logger.js';
 import { openOrm } from '../src/db/orm.js';
 import { ScheduledBilling } from '../src/entities/billing.js';
+import { CategoryItem, CategoryList, CategoryType } from '../src/entities/category-list.js';
+import { Event } from '../src/entities/event.js';
 import { SaleableItem } from '../src/entities/commerce.js';
 import { Contact } from '../src/entities/contact.js';
 import { Membership, MembershipLevel, MembershipType } from '../src/entities/membership.js';
@@ -94,6 +96,16 @@ async function seedSchedules(tenantId: number, seeds: ScheduleSeed[]): Promise<n
   return schedules.map((schedule) => schedule.id);
 }
 
+/** A category item and an event a schedule may name (keys since migration 0036). */
+async function categoryItemAndEvent(tenantId: number): Promise<{ categoryItemId: number; eventId: number }> {
+  const em = server.orm.em.fork();
+  const list = em.create(CategoryList, { tenant: tenantId, categoryType: CategoryType.Sales, name: 'Billing categories' });
+  const item = em.create(CategoryItem, { tenant: tenantId, list, name: 'Corporate' });
+  const event = em.create(Event, { tenant: tenantId, name: 'Gala', startsAt: new Date('2026-05-01T18:00:00Z'), endsAt: new Date('2026-05-01T22:00:00Z') });
+  await em.flush();
+  return { categoryItemId: item.id, eventId: event.id };
+}
+
 async function sql<T>(query: string, params: unknown[] = []): Promise<T[]> {
   return server.orm.em.fork().getConnection().execute<T[]>(query, params);
 }
@@ -144,16 +156,19 @@ async function finishedRuns(tenant: TestTenant): Promise<RunSummary[]> {
 describe('scheduled billing: items, every ScheduledBillingFilter field', () => {
   let f: Fixture;
   let s: number[];
+  let categoryItemId: number;
+  let eventId: number;
 
   beforeAll(async () => {
     f = await fixture('billing-filters');
     const [individual, corporate] = f.types;
     const [gold] = f.levels;
     const [dues, gift] = f.items;
+    ({ categoryItemId, eventId } = await categoryItemAndEvent(f.tenant.id));
     s = await seedSchedules(f.tenant.id, [
       { amount: '100.00', description: 'Annual dues gold', type: individual, level: gold, item: dues, start: '2025-01-01', next: '2026-01-01', profile: 'tok_1', groupId: 7, tags: ['vip'] },
-      { amount: '500.00', description: 'Corporate dues', type: corporate, item: dues, start: '2025-06-01', next: '2026-06-01', categoryItemId: 8, tags: ['corp', 'vip'] },
-      { amount: '25.00', description: 'Monthly donation', type: individual, item: gift, start: '2024-03-01', next: '2026-02-01', status: 'paused', profile: 'tok_3', eventId: 9, frequency: 1 },
+      { amount: '500.00', description: 'Corporate dues', type: corporate, item: dues, start: '2025-06-01', next: '2026-06-01', categoryItemId, tags: ['corp', 'vip'] },
+      { amount: '25.00', description: 'Monthly donation', type: individual, item: gift, start: '2024-03-01', next: '2026-02-01', status: 'paused', profile: 'tok_3', eventId, frequency: 1 },
       { amount: '60.50', description: 'Annual dues', type: null, item: gift, start: '2026-01-15', next: '2026-03-01', status: 'ended' },
     ]);
   });
@@ -187,8 +202,8 @@ describe('scheduled billing: items, every ScheduledBillingFilter field', () => {
       [{ DescriptionEquals: 'ANNUAL DUES' }, pick(3)],
       [{ DescriptionLike: 'dues' }, pick(0, 1, 3)],
       [{ GroupId: 7 }, pick(0)],
-      [{ CategoryItemId: 8 }, pick(1)],
-      [{ EventId: 9 }, pick(2)],
+      [{ CategoryItemId: categoryItemId }, pick(1)],
+      [{ EventId: eventId }, pick(2)],
       [{ Tags: ['VIP'] }, pick(0, 1)],
       [{ Tags: ['corp', 'nothing'] }, pick(1)],
       [{ HasProfile: true }, pick(0, 2)],

@@ -56,6 +56,18 @@ async function createListingType(body: Record<string, unknown>, tenant = acme): 
   return response.body.DirectoryListingTypeId as number;
 }
 
+/** Items of a new public contact category list (listings name real category items), in the order given. */
+async function createCategoryItems(names: string[], tenant = acme): Promise<number[]> {
+  const saved = await rest(server, 'POST', '/api/categorylists/0', { token: tenant.staffToken, body: { CategoryTypeId: '2', Name: `Categories ${names.join(' ')}`, Items: names.map((Name) => ({ Name })) } });
+  expect(saved.status).toBe(200);
+  const read = await rest(server, 'GET', `/api/categorylists/${saved.body.CategoryListId}/0/items`, { token: tenant.staffToken });
+  return read.body.Items.map((item: { CategoryItemId: number }) => item.CategoryItemId);
+}
+
+async function createCategoryItem(name: string, tenant = acme): Promise<number> {
+  return (await createCategoryItems([name], tenant))[0];
+}
+
 /** Lists a contact through the GraphQL-only saveDirectoryListing. */
 async function list(directoryId: number, contactId: number, input: Record<string, unknown> = {}, tenant = acme): Promise<{ DirectoryContactId: number; HashedContactId: string; AuditId: number }> {
   const response = await graphql(server, `mutation($d: Int!, $c: Int!, $input: DirectoryListingInput!) {
@@ -239,14 +251,14 @@ describe('directory listings', () => {
   it('reports changed and removed listings since an instant (all/{modifiedsince}); a deleted directory removes its listings', async () => {
     const directoryId = await createDirectory({ Name: 'Sync' });
     const since = new Date(Date.now() - 1000).toISOString();
-    const stays = await list(directoryId, await createContact(acme, 'Stays Co', { email: 'stays@example.org' }), { ShortDescription: 'Stays', CategoryItemIds: [4] });
+    const stays = await list(directoryId, await createContact(acme, 'Stays Co', { email: 'stays@example.org' }), { ShortDescription: 'Stays', CategoryItemIds: [await createCategoryItem('Sync category')] });
     const goes = await list(directoryId, await createContact(acme, 'Goes Co'));
     expect((await graphql(server, 'mutation($id: Int!, $a: Int!) { deleteDirectoryListing(directoryContactId: $id, auditId: $a) }', { id: goes.DirectoryContactId, a: goes.AuditId }, acme.staffToken)).body.data)
       .toEqual({ deleteDirectoryListing: goes.DirectoryContactId });
     const changes = await rest(server, 'GET', `${BASE}/all/${q(since)}`, { token: acme.staffToken });
     const byId = new Map(changes.body.map((item: { Directories: { DirectoryContactId: number }[] }) => [item.Directories[0].DirectoryContactId, item]));
     expect(byId.get(stays.DirectoryContactId)).toMatchObject({
-      DisplayName: 'Stays Co', ShortDescription: 'Stays', EmailAddresses: ['stays@example.org'], Categories: [4], SystemContactTypeId: 'organization',
+      DisplayName: 'Stays Co', ShortDescription: 'Stays', EmailAddresses: ['stays@example.org'], Categories: [expect.any(Number)], SystemContactTypeId: 'organization',
       Directories: [{ DirectoryId: directoryId, Name: 'Sync', IsVisible: true, IsDeleted: false }], LastModifiedDate: expect.stringMatching(/Z$/),
     });
     expect(byId.get(goes.DirectoryContactId)).toMatchObject({ DisplayName: 'Goes Co', Directories: [{ IsDeleted: true }] });
@@ -282,14 +294,17 @@ describe('the public directory', () => {
   let directoryId: number;
   let shown: { DirectoryContactId: number; HashedContactId: string };
   let hidden: { DirectoryContactId: number };
+  let bread: number;
+  let shops: number;
 
   beforeAll(async () => {
+    [bread, shops] = await createCategoryItems(['Bread', 'Shops']);
     const typeId = await createListingType({ Name: 'Public type' });
     directoryId = await createDirectory({ Name: 'Chamber', DisplayName: 'Chamber directory', Description: 'Local businesses', DirectoryListingTypeId: typeId, SearchFilterOptions: { ShowPostalCodeFilter: true } });
     shown = await list(directoryId, await createContact(acme, 'Bakery on Main', { email: 'secret-bakery@example.org', phone: '555-0101', postalCode: '90210' }), {
-      ShortDescription: 'Fresh bread daily', Description: 'Since 1990', Keywords: 'sourdough croissant', CategoryItemIds: [11, 12], Website: 'https://bakery.example',
+      ShortDescription: 'Fresh bread daily', Description: 'Since 1990', Keywords: 'sourdough croissant', CategoryItemIds: [bread, shops], Website: 'https://bakery.example',
     });
-    await list(directoryId, await createContact(acme, 'Bike Shop', { phone: '555-0102', postalCode: '10001' }), { ShortDescription: 'Repairs', CategoryItemIds: [12], Visibility: { Phone: false, Address: false } });
+    await list(directoryId, await createContact(acme, 'Bike Shop', { phone: '555-0102', postalCode: '10001' }), { ShortDescription: 'Repairs', CategoryItemIds: [shops], Visibility: { Phone: false, Address: false } });
     hidden = await list(directoryId, await createContact(acme, 'Hidden Haberdashery'), { IsVisible: false, Keywords: 'sourdough' });
   });
 
@@ -299,7 +314,7 @@ describe('the public directory', () => {
     expect(response.body).toEqual({
       DirectoryId: directoryId, displayName: 'Chamber directory', name: 'Chamber', Name: 'Chamber', Description: 'Local businesses', ShowCategoryImages: false,
       OGMeta: { Title: 'Chamber directory', Description: 'Local businesses', Type: 'website' }, TotalEntries: 2,
-      Categories: [{ CategoryItemId: 11, EntryCount: 1 }, { CategoryItemId: 12, EntryCount: 2 }], ShowPostalCodeFilter: true, DisplayRadiusSearch: false,
+      Categories: [{ CategoryItemId: bread, EntryCount: 1 }, { CategoryItemId: shops, EntryCount: 2 }], ShowPostalCodeFilter: true, DisplayRadiusSearch: false,
     });
     const etag = response.headers.get('etag');
     expect(etag).toMatch(/^"[\w-]{43}"$/);
@@ -318,15 +333,15 @@ describe('the public directory', () => {
     expect(names(await find(directoryId, { term: 'bread bike' }))).toEqual([]);
     expect(names(await find(directoryId, { namestartswithterm: 'bi' }))).toEqual(['Bike Shop']);
     expect(names(await find(directoryId, { term: '%' }))).toEqual([]);
-    expect(names(await find(directoryId, { advfilter: { CategoryItemId: 11 } }))).toEqual(['Bakery on Main']);
-    expect(names(await find(directoryId, { advfilter: { CategoryItemIds: [12] } }))).toEqual(['Bakery on Main', 'Bike Shop']);
+    expect(names(await find(directoryId, { advfilter: { CategoryItemId: bread } }))).toEqual(['Bakery on Main']);
+    expect(names(await find(directoryId, { advfilter: { CategoryItemIds: [shops] } }))).toEqual(['Bakery on Main', 'Bike Shop']);
     expect(names(await find(directoryId, { advfilter: { PostalCode: '90210' } }))).toEqual(['Bakery on Main']);
     // The Bike Shop hides its address: its postal code is not searchable either.
     expect(names(await find(directoryId, { advfilter: { PostalCode: '10001' } }))).toEqual([]);
     const page = await find(directoryId, { term: 'bakery' });
     expect(page.body).toMatchObject({
       Name: 'Chamber', displayName: 'Chamber directory', ResultCount: '1', ShowPostalCodeFilter: true, DisplayRadiusSearch: false, CategoryItemId: null,
-      ListItems: [{ DirectoryContactId: shown.DirectoryContactId, HashedContactId: shown.HashedContactId, Name: 'Bakery on Main', ShortDescription: 'Fresh bread daily', Categories: [11, 12], City: 'Springfield', PostalCode: '90210', Latitude: null }],
+      ListItems: [{ DirectoryContactId: shown.DirectoryContactId, HashedContactId: shown.HashedContactId, Name: 'Bakery on Main', ShortDescription: 'Fresh bread daily', Categories: [bread, shops], City: 'Springfield', PostalCode: '90210', Latitude: null }],
     });
     expect(page.text).not.toContain('secret-bakery');
     expect(shown.HashedContactId).toMatch(/^[0-9a-f]{32}$/);
@@ -339,7 +354,7 @@ describe('the public directory', () => {
     expect(detail.body).toMatchObject({
       DirectoryContactId: shown.DirectoryContactId, DirectoryId: directoryId, ContactId: null, HashedContactId: shown.HashedContactId, Name: 'Bakery on Main',
       Description: 'Since 1990', Keywords: 'sourdough croissant', PrimaryPhone: '555-0101', PrimaryWebsite: 'https://bakery.example', PrimaryEmail: null, EmailAddresses: [],
-      PrimaryAddress: { City: 'Springfield', PostalCode: '90210' }, IsAddressValid: true, Categories: [11, 12],
+      PrimaryAddress: { City: 'Springfield', PostalCode: '90210' }, IsAddressValid: true, Categories: [bread, shops],
       Visibility: { Email: false, Phone: true, Address: true, Website: true }, OGMeta: { Title: 'Bakery on Main', Type: 'profile' },
     });
     expect(detail.text).not.toContain('secret-bakery');
@@ -468,7 +483,7 @@ describe('the public directory', () => {
     });
     expect(response.body).toEqual({
       data: {
-        publicDirectoryIndex: { TotalEntries: 2, Categories: [{ CategoryItemId: 11, EntryCount: 1 }, { CategoryItemId: 12, EntryCount: 2 }] },
+        publicDirectoryIndex: { TotalEntries: 2, Categories: [{ CategoryItemId: bread, EntryCount: 1 }, { CategoryItemId: shops, EntryCount: 2 }] },
         publicDirectorySearch: { ResultCount: '1', ListItems: [{ Name: 'Bakery on Main', HashedContactId: shown.HashedContactId }] },
         publicDirectoryListing: { Name: 'Bakery on Main', PrimaryEmail: null, Visibility: { Email: false } },
       },

@@ -85,15 +85,19 @@ const png = (color: string) => sharp({ create: { width: 20, height: 20, channels
 
 describe('store items over REST', () => {
   it('creates, reads, lists and updates a product with sub-items; another variant\'s path is 404', async () => {
+    const apparel = await post('/api/categorylists/0', { CategoryTypeId: '3', Name: 'Apparel', Items: [{ Name: 'Hoodies' }] });
+    const category = String((await get(`/api/categorylists/${apparel.body.CategoryListId}/0/items`, staff())).body.Items[0].CategoryItemId);
+    const noCategory = await post('/api/store/storeitems/0/save', { StoreItemId: 0, Name: 'Nowhere', Price: 1, CategoryItemId: '987654' });
+    expect([noCategory.status, noCategory.body.errors[0].field]).toEqual([400, 'CategoryItemId']);
     const id = await createItem(0, {
-      Name: 'Hoodie', Price: 40, ShortDescription: 'Warm', InventoryTrackingMethodTypeId: '2', Settings: { colour: 'navy' }, CategoryItemId: '77',
+      Name: 'Hoodie', Price: 40, ShortDescription: 'Warm', InventoryTrackingMethodTypeId: '2', Settings: { colour: 'navy' }, CategoryItemId: category,
       SubItems: [{ Name: 'Small', InventoryRemaining: '4' }, { Name: 'XL', Price: 44.5, InventoryRemaining: '2' }],
     });
     const read = await get(`/api/store/storeitems/0/${id}`, acme.memberToken);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({
       StoreItemId: id, Name: 'Hoodie', ItemType: 'Product', Price: 40, HasSubItems: true, InventoryTrackingMethodTypeId: '2', InventoryRemaining: '6',
-      TrackInventory: true, CategoryItemId: '77', Settings: { colour: 'navy' }, SettingsJson: '{"colour":"navy"}', ContactId: null, Images: [], AuditId: 1,
+      TrackInventory: true, CategoryItemId: category, Settings: { colour: 'navy' }, SettingsJson: '{"colour":"navy"}', ContactId: null, Images: [], AuditId: 1,
       SubItems: [{ Name: 'Small', Price: null, InventoryRemaining: '4' }, { Name: 'XL', Price: 44.5, InventoryRemaining: '2' }],
     });
     for (const variant of [1, 2, 3]) expect((await get(`/api/store/storeitems/${variant}/${id}`)).status).toBe(404);

@@ -25,7 +25,7 @@ export function mapError(thrown: unknown): MappedError {
   if (original instanceof ApiError) return { error: original, unexpected: false };
   if (original instanceof OptimisticLockError) return { error: staleAuditId(), unexpected: false };
   if (original instanceof UniqueConstraintViolationException) return { error: new Conflict('A record with the same unique value exists.'), unexpected: false };
-  if (original instanceof ForeignKeyConstraintViolationException) return { error: new Conflict('The record is referenced by other records or refers to a missing one.'), unexpected: false };
+  if (original instanceof ForeignKeyConstraintViolationException) return { error: referenceConflict(original), unexpected: false };
   if (original instanceof DeadlockException || original instanceof LockWaitTimeoutException) return { error: new Conflict('The record is busy; try again.'), unexpected: false };
   if (original instanceof ConnectionException || isConnectionFailure(original)) return { error: new ServiceUnavailable(), unexpected: false };
   // Row-level security refused a row of another tenant (or the serving role lacks a grant): to the
@@ -45,6 +45,38 @@ export function mapError(thrown: unknown): MappedError {
   }
   return { error: new ApiError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred.'), unexpected: true };
 }
+
+/**
+ * A foreign key (or a JSON reference trigger, migration 0036) refused a write: a 409 naming the
+ * record and what uses it, or the referenced record that is missing. PostgreSQL's detail names the
+ * tables: `Key (id)=(5) is still referenced from table "store_item".` on a delete,
+ * `Key (category_item_id)=(77) is not present in table "category_item".` on a write.
+ */
+function referenceConflict(error: { message: string; detail?: unknown }): Conflict {
+  const detail = typeof error.detail === 'string' ? error.detail : '';
+  const used = /^Key \(\w+\)=\(([^)]*)\) is still referenced from table "(\w+)"/.exec(detail);
+  const deletedTable = /update or delete on table "(\w+)"/.exec(error.message)?.[1];
+  if (used && deletedTable) {
+    return new Conflict(`The ${nounOf(deletedTable)} ${used[1]} is used by at least one ${nounOf(used[2])}; change or remove that use first.`);
+  }
+  const missing = /^Key \(\w+\)=\(([^)]*)\) is not present in table "(\w+)"/.exec(detail);
+  if (missing) return new Conflict(`The ${nounOf(missing[2])} ${missing[1]} does not exist.`);
+  return new Conflict('The record is referenced by other records or refers to a missing one.');
+}
+
+/** What a table's row is called in messages: its name in words, unless that reads badly. */
+function nounOf(table: string): string {
+  return TABLE_NOUNS[table] ?? table.replaceAll('_', ' ');
+}
+
+const TABLE_NOUNS: Partial<Record<string, string>> = {
+  scheduled_billing: 'billing schedule',
+  scheduled_billing_run_item: 'billing run item',
+  scheduled_billing_run_record: 'billing run',
+  membership_type_payment_plan: 'payment plan',
+  store_order_line: 'store order line',
+  contact_chapter: 'chapter link',
+};
 
 /** Codes of GraphQL requests that could not be run at all: a 400 under the code clients know. */
 const GRAPHQL_PROTOCOL_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'OPERATION_RESOLUTION_FAILURE']);

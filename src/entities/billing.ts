@@ -17,9 +17,9 @@ export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
 /**
  * A recurring bill: `amount` of `saleableItem` to `contact` every `frequencyMonths`, next on
- * `nextBillDate`, usually for a membership (absent: a schedule with no membership). `groupId`,
- * `categoryItemId` and `eventId` name records of areas not built yet (contact groups, category
- * list items, events): plain ids without a foreign key until those tables exist.
+ * `nextBillDate`, usually for a membership (absent: a schedule with no membership). `categoryItemId`
+ * (restrict) and `eventId` (set null) are keys, read as plain ids (migration 0036); `groupId` names a
+ * contact group, which has no table yet.
  */
 @Entity()
 @Index({ properties: ['tenant', 'nextBillDate'] })
@@ -112,6 +112,7 @@ export class ScheduledBillingRunRecord extends TenantOwned {
   @Property({ type: 'decimal', precision: 12, scale: 2 })
   billedAmount: Opt<string> = '0.00';
 
+  /** The login that asked for the run: a key, set null when the login is removed (migration 0036). */
   @Property({ type: 'integer', nullable: true })
   requestedBy: number | null = null;
 
@@ -150,6 +151,7 @@ export class ScheduledBillingRunItem extends TenantOwned {
   @Property({ type: 'decimal', precision: 12, scale: 2 })
   amount!: string;
 
+  /** The invoice the run raised: a key; an invoice a run raised is never deleted (restrict, migration 0036). */
   @Property({ type: 'integer', nullable: true })
   invoiceId: number | null = null;
 
@@ -208,7 +210,7 @@ export class PaymentGatewayAccount extends TenantOwned {
   @Property({ length: 200 })
   name!: string;
 
-  /** The chapter (an organization contact) the account belongs to; null: the tenant's own. */
+  /** The chapter (an organization contact) the account belongs to; null: the tenant's own. A key, set null (migration 0036). */
   @Property({ type: 'integer', nullable: true })
   chapterId: number | null = null;
 }

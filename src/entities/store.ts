@@ -86,7 +86,7 @@ export class StoreItem extends Versioned {
   @Property({ length: 100, nullable: true })
   accountingClassId: string | null = null;
 
-  /** A category item of the category lists area (not on main yet): a plain integer for now. */
+  /** The category item the item is filed under: a key (migration 0036; the item cannot be deleted while used), read as a plain id. */
   @Property({ type: 'integer', nullable: true })
   categoryItemId: number | null = null;
 

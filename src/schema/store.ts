@@ -57,7 +57,7 @@ export abstract class StoreItemBase {
   @Field(() => String, { nullable: true, description: 'Units left (the sum over sub-items for method 2); null when not tracked.' }) InventoryRemaining!: string | null;
   @Field(() => String, { nullable: true }) SaleableItemId!: string | null;
   @Field(() => String, { nullable: true }) AccountingClassId!: string | null;
-  @Field(() => String, { nullable: true, description: 'A category item id, kept as a plain integer until the category lists area lands.' }) CategoryItemId!: string | null;
+  @Field(() => String, { nullable: true, description: 'The id of the category item (category lists) the item is filed under.' }) CategoryItemId!: string | null;
   @Field(() => [Int], { description: 'MembershipType ids the item is offered to; not empty makes it a membership add-on.' }) MembershipTypes!: number[];
   @Field(() => Boolean) HasMembershipTypesChosen!: boolean;
   @Field(() => String, { nullable: true }) Description!: string | null;
@@ -165,7 +165,7 @@ export class StoreItemOrderEntry {
   @Field(() => String, { description: 'Product, Download, Voucher or Information.' }) ItemTypeStr!: string;
   @Field(() => String, { nullable: true }) SettingJson!: string | null;
   @Field(() => GraphQLJSON, { nullable: true }) Settings!: unknown;
-  @Field(() => String, { nullable: true, description: 'The CategoryItemId (names arrive with the category lists area).' }) Category!: string | null;
+  @Field(() => String, { nullable: true, description: 'The CategoryItemId.' }) Category!: string | null;
   @Field(() => Float) Price!: number;
   @Field(() => String, { description: 'The lowest price over the item and its sub-items.' }) MinPrice!: string;
   @Field(() => String) MaxPrice!: string;

@@ -7250,7 +7250,7 @@ export interface components {
             ItemTypeStr: string;
             SettingJson?: string | null;
             Settings?: string | null;
-            /** @description The CategoryItemId (names arrive with the category lists area). */
+            /** @description The CategoryItemId. */
             Category?: string | null;
             Price: number;
             /** @description The lowest price over the item and its sub-items. */
@@ -7320,7 +7320,7 @@ export interface components {
             InventoryRemaining?: string | null;
             SaleableItemId?: string | null;
             AccountingClassId?: string | null;
-            /** @description A category item id, kept as a plain integer until the category lists area lands. */
+            /** @description The id of the category item (category lists) the item is filed under. */
             CategoryItemId?: string | null;
             /** @description MembershipType ids the item is offered to; not empty makes it a membership add-on. */
             MembershipTypes: number[];
@@ -7401,7 +7401,7 @@ export interface components {
             InventoryRemaining?: string | null;
             SaleableItemId?: string | null;
             AccountingClassId?: string | null;
-            /** @description A category item id, kept as a plain integer until the category lists area lands. */
+            /** @description The id of the category item (category lists) the item is filed under. */
             CategoryItemId?: string | null;
             /** @description MembershipType ids the item is offered to; not empty makes it a membership add-on. */
             MembershipTypes: number[];
@@ -7453,7 +7453,7 @@ export interface components {
             InventoryRemaining?: string | null;
             SaleableItemId?: string | null;
             AccountingClassId?: string | null;
-            /** @description A category item id, kept as a plain integer until the category lists area lands. */
+            /** @description The id of the category item (category lists) the item is filed under. */
             CategoryItemId?: string | null;
             /** @description MembershipType ids the item is offered to; not empty makes it a membership add-on. */
             MembershipTypes: number[];
@@ -7504,7 +7504,7 @@ export interface components {
             InventoryRemaining?: string | null;
             SaleableItemId?: string | null;
             AccountingClassId?: string | null;
-            /** @description A category item id, kept as a plain integer until the category lists area lands. */
+            /** @description The id of the category item (category lists) the item is filed under. */
             CategoryItemId?: string | null;
             /** @description MembershipType ids the item is offered to; not empty makes it a membership add-on. */
             MembershipTypes: number[];

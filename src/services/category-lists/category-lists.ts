@@ -5,6 +5,7 @@ import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js
 import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../../core/data/lean-read.js';
 import { listQuery, MAX_PAGE_SIZE, defineList } from '../../core/data/list-query.js';
 import { assertCurrentVersion, deleteRecord, inTransaction, readOr404 } from '../../core/data/records.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import { CATEGORY_TYPES, CategoryItem, CategoryList, CategoryType, type CategoryTypeId } from '../../entities/category-list.js';
 import type { Tenant } from '../../entities/tenant.js';
 import type {
@@ -25,6 +26,8 @@ import { listResult, lookupChoices, rowActions, type ListOptionsInput, type List
  * - Items (our `Items` addition) are saved with their list, under its AuditId and a row lock on
  *   the list; an item id of another list of the same type moves that item here (reassigning;
  *   the list it leaves keeps its AuditId, since only the receiving list is saved).
+ * - An item a store item, billing schedule or live directory listing uses is not deleted: leaving
+ *   it out of a save, or deleting its list, answers 409 naming the item and what uses it.
  * - `{auditid}` in GET …/{auditid}/items: 0 reads any version, another number must be current
  *   (409 otherwise); in DELETE it must be current.
  */
@@ -138,11 +141,17 @@ export async function saveCategoryList(ctx: RequestContext, categoryListId: numb
   });
 }
 
-/** Deletes a list that is not a system list (409), at the AuditId given (409 when stale); its items go with it. */
+/**
+ * Deletes a list that is not a system list (409), at the AuditId given (409 when stale); its items
+ * go with it — unless one is in use (409 naming it, `refuseDroppingUsedItems`).
+ */
 export async function deleteCategoryList(ctx: RequestContext, categoryListId: number, auditId: number): Promise<number> {
   const row = await readOr404(ctx, CategoryList, ['id', 'systemKey'], categoryListId, NOUN);
   if (row.systemKey) throw new Conflict('A system category list cannot be deleted.', [{ field: 'CategoryListId', message: 'is a system list' }]);
-  return deleteRecord(ctx, CategoryList, categoryListId, auditId, NOUN);
+  return inTransaction(ctx, async () => {
+    await refuseDroppingUsedItems(ctx, categoryListId, [], 'CategoryListId');
+    return deleteRecord(ctx, CategoryList, categoryListId, auditId, NOUN);
+  });
 }
 
 /** The category types (`lookup/categorytypeid`). */
@@ -248,7 +257,31 @@ async function replaceItems(ctx: RequestContext, list: CategoryList, given: Cate
   });
   await ctx.em.flush();
   const keptIds = kept.map((item) => item.id);
+  await refuseDroppingUsedItems(ctx, list.id, keptIds, 'Items');
   await ctx.em.nativeDelete(CategoryItem, { tenant: ctx.tenantId, list: list.id, ...(keptIds.length ? { id: { $nin: keptIds } } : {}) });
+}
+
+/**
+ * 409 when an item of the list, other than `keptIds`, is in use: a category item that a store item,
+ * a billing schedule or a live directory listing is filed under is not deleted out from under it
+ * (decided: refused, not retired — a retired item would still be read back in the list staff just
+ * saved without it). Names the item and one user, so staff know what to change. Migration 0036
+ * holds the same rule in the database for a use that lands between this check and the delete.
+ */
+async function refuseDroppingUsedItems(ctx: RequestContext, listId: number, keptIds: number[], field: string): Promise<void> {
+  const used = await tenantSql(ctx).get<{ item: string; used_by: string }>(
+    `select ci.name as item, u.used_by from category_item ci
+       cross join lateral (
+         select 'store item "' || s.name || '"' as used_by from store_item s where ${tenantIs('s')} and s.category_item_id = ci.id
+         union all
+         select 'directory listing "' || l.name || '"' from directory_listing l
+          where ${tenantIs('l')} and l.deleted_at is null and l.category_item_ids @> jsonb_build_array(ci.id)
+         union all
+         select 'billing schedule "' || b.description || '"' from scheduled_billing b where ${tenantIs('b')} and b.category_item_id = ci.id
+         limit 1) u
+      where ${tenantIs('ci')} and ci.list_id = ? and not (ci.id = any(?::int[]))
+      order by ci.sort_order, ci.id limit 1`, [listId, `{${keptIds.join(',')}}`]);
+  if (used) throw new Conflict(`The category item "${used.item}" is used by ${used.used_by}; change that first.`, [{ field, message: `item "${used.item}" is in use` }]);
 }
 
 function quantity(value: string | null | undefined): number | null {

@@ -21,7 +21,7 @@ export async function seedDirectories(em: EntityManager, tenant: Tenant, marker:
     em.create(Membership, { tenant, contact, membershipType, startDate: '2020-01-01', status: 'active' });
     em.create(DirectoryListing, {
       tenant, directory, contact, listingType: type, name: `${marker}${name}`, shortDescription: `${marker}${name} since 1990`, keywords: `${marker}local`,
-      categoryItemIds: [1], visibility: { ...DEFAULT_VISIBILITY, Email: true }, source: 'membership', postalCode, latitude, longitude,
+      visibility: { ...DEFAULT_VISIBILITY, Email: true }, source: 'membership', postalCode, latitude, longitude,
     });
   }
   await em.flush();

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { confineToTenant, type RequestContext } from '../../core/context.js';
 import { BadInput, NotFound } from '../../core/errors.js';
@@ -6,6 +7,7 @@ import { leanRows } from '../../core/data/lean-read.js';
 import { parseListOptions, defineList } from '../../core/data/list-query.js';
 import { geocodePostalCode } from '../../core/external/postal-geocode.js';
 import { assertCurrentVersion, inTransaction, readOr404, softDeleteRecord } from '../../core/data/records.js';
+import { CategoryItem } from '../../entities/category-list.js';
 import { Contact, displayName, type ContactKind, type PostalAddress } from '../../entities/contact.js';
 import { DEFAULT_VISIBILITY, Directory, DirectoryListing, DirectoryListingType } from '../../entities/directory.js';
 import { MembershipType } from '../../entities/membership.js';
@@ -71,6 +73,7 @@ export async function saveDirectoryListing(ctx: RequestContext, directoryId: num
     const listingType = input.DirectoryListingTypeId
       ? (await readOr404(ctx, DirectoryListingType, ['id'], input.DirectoryListingTypeId, 'The directory listing type'), ctx.em.getReference(DirectoryListingType, input.DirectoryListingTypeId))
       : undefined;
+    const categoryItemIds = input.CategoryItemIds ? await existingCategoryItems(ctx, input.CategoryItemIds) : undefined;
     let listing = await ctx.em.findOne(DirectoryListing, { directory: directoryId, contact: contactId });
     if (listing) assertCurrentVersion(listing, input.AuditId);
     listing ??= ctx.em.create(DirectoryListing, {
@@ -83,7 +86,7 @@ export async function saveDirectoryListing(ctx: RequestContext, directoryId: num
       shortDescription: text(input.ShortDescription, listing.shortDescription), description: text(input.Description, listing.description),
       bio: text(input.Bio, listing.bio), highlights: text(input.Highlights, listing.highlights), keywords: text(input.Keywords, listing.keywords),
       website: text(input.Website, listing.website),
-      categoryItemIds: input.CategoryItemIds ? [...new Set(input.CategoryItemIds)] : listing.categoryItemIds,
+      categoryItemIds: categoryItemIds ?? listing.categoryItemIds,
       customFields: input.CustomFields === undefined ? listing.customFields : input.CustomFields,
       visibility: { ...DEFAULT_VISIBILITY, ...listing.visibility, ...definedOnly(input.Visibility ?? {}) },
       isVisible: input.IsVisible ?? listing.isVisible,
@@ -94,6 +97,19 @@ export async function saveDirectoryListing(ctx: RequestContext, directoryId: num
     await ctx.em.refresh(listing);
     return { DirectoryContactId: listing.id, DirectoryId: directoryId, ContactId: contactId, HashedContactId: listing.publicKey, IsVisible: listing.isVisible, AuditId: listing.auditId };
   });
+}
+
+/**
+ * The category item ids given, without repeats, when each names a category item (400 naming
+ * CategoryItemIds otherwise). An array holds no key: the items are share-locked until the save
+ * commits, so a delete of one waits and then finds this listing using it (migration 0036's trigger).
+ */
+async function existingCategoryItems(ctx: RequestContext, given: number[]): Promise<number[]> {
+  const ids = [...new Set(given)];
+  const found = ids.length ? await ctx.em.find(CategoryItem, { id: { $in: ids } }, { fields: ['id'], lockMode: LockMode.PESSIMISTIC_READ }) : [];
+  const missing = ids.filter((id) => !found.some((item) => item.id === id));
+  if (missing.length) throw BadInput.field('CategoryItemIds', `has no category item ${missing.join(', ')}`);
+  return ids;
 }
 
 /** GraphQL only: removes a listing (a tombstone, reported by all/{modifiedsince}); 404 gone, 409 another version. */

@@ -7,6 +7,7 @@ import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
 import { listQuery, parseListOptions, MAX_PAGE_SIZE, defineList } from '../../core/data/list-query.js';
 import { money, parseMoney, toMoneyNumber, toMoneyString } from '../../core/money.js';
 import { assertCurrentVersion, findOr404, inTransaction, readOr404 } from '../../core/data/records.js';
+import { CategoryItem } from '../../entities/category-list.js';
 import { SaleableItem } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import { MembershipType } from '../../entities/membership.js';
@@ -266,6 +267,8 @@ async function commonFields(ctx: RequestContext, input: StoreItemBaseInput) {
   if (minimumQuantity < 1) throw BadInput.field('MinimumQuantity', 'must be at least 1');
   const saleableItemId = input.SaleableItemId?.trim() ? Number(input.SaleableItemId) : null;
   if (saleableItemId !== null && !(await ctx.loaders.byId(SaleableItem).load(saleableItemId))) throw BadInput.field('SaleableItemId', 'names no saleable item');
+  const categoryItemId = input.CategoryItemId?.trim() ? Number(input.CategoryItemId) : null;
+  if (categoryItemId !== null && !(await ctx.loaders.byId(CategoryItem).load(categoryItemId))) throw BadInput.field('CategoryItemId', 'names no category item');
   const membershipTypes = [...new Set(input.MembershipTypes ?? [])];
   if (membershipTypes.length) {
     const found = await leanRows(ctx.reader, MembershipType, { fields: ['id'], where: { id: { $in: membershipTypes } } });
@@ -280,7 +283,7 @@ async function commonFields(ctx: RequestContext, input: StoreItemBaseInput) {
     trackingMethod: input.InventoryTrackingMethodTypeId?.trim() ? Number(input.InventoryTrackingMethodTypeId) : 0,
     saleableItem: saleableItemId,
     accountingClassId: input.AccountingClassId?.trim() || null,
-    categoryItemId: input.CategoryItemId?.trim() ? Number(input.CategoryItemId) : null,
+    categoryItemId,
     membershipTypes,
     membershipAddon: membershipTypes.length > 0,
     description: input.Description ?? null,
