@@ -18,6 +18,7 @@ import { directoriesArea } from './directories.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
+import { membershipsArea } from './memberships.js';
 import { partnerSyncArea } from './partner-sync.js';
 import { documentTemplatesArea } from './document-templates.js';
 import { reportingArea } from './reporting.js';
@@ -53,6 +54,7 @@ export const areas: readonly Area[] = [
   reportingArea,
   documentTemplatesArea,
   billingArea,
+  membershipsArea,
   auditArea,
   corsOriginsArea,
 ];
