@@ -65,7 +65,7 @@ export async function listMemberships(ctx: RequestContext, filter: MembershipFil
     filter?.MembershipTypeId ? { membershipType: filter.MembershipTypeId } : null,
     filter?.MembershipLevelId ? { membershipLevel: filter.MembershipLevelId } : null,
     filter?.Status ? { status: filter.Status as MembershipStatus } : null,
-    goodStandingDay ? (inGoodStandingOn(goodStandingDay) as object) : null,
+    goodStandingDay ? inGoodStandingOn(goodStandingDay) : null,
   );
   const { rows, total } = await listQuery(ctx, Membership, membershipList, list, { fields: ['id'], where, total: true });
   return listResult<MembershipView, MembershipCriteria>({

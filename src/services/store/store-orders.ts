@@ -11,6 +11,7 @@ import { SaleableItem } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import { StoredImage } from '../../entities/image.js';
 import { Membership } from '../../entities/membership.js';
+import { inGoodStandingOn } from '../memberships/good-standing.js';
 import {
   ORDER_STATUSES, StoreDownloadPurchase, StoreItem, StoreItemImage, StoreItemInventory, StoreOrder, StoreOrderLine, StoreSettings, StoreSubItem, type OrderStatus,
 } from '../../entities/store.js';
@@ -253,12 +254,9 @@ async function assertMayBuy(ctx: RequestContext, contactId: number, restricted: 
   if (refused) throw new Forbidden(`${refused.name} is offered only to members of its membership types.`);
 }
 
+/** The contact's memberships in good standing today (the one rule, services/memberships/good-standing.ts). */
 function activeMemberships(ctx: RequestContext, contactId: number) {
-  const day = todayUtc();
-  return leanRows(ctx.reader, Membership, {
-    fields: ['membershipType'],
-    where: { contact: contactId, status: 'active', startDate: { $lte: day }, $or: [{ endDate: null }, { endDate: { $gte: day } }] },
-  });
+  return leanRows(ctx.reader, Membership, { fields: ['membershipType'], where: { contact: contactId, ...inGoodStandingOn(todayUtc()) } });
 }
 
 function shippingFields(input: StoreCheckoutInput | StoreOrderInput) {
