@@ -45,7 +45,7 @@ const typeList = defineList(MembershipType, {
 
 export async function listMembershipTypes(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<ListResultOf<MembershipTypeCollectionItem, MembershipTypeCriteria>> {
   const { rows, total } = await listQuery(ctx, MembershipType, typeList, options, { fields: FIELDS, total: true });
-  const levels = rows.length ? await countsBy(ctx.reader, MembershipLevel, 'membershipType', { membershipType: { $in: rows.map((row) => row.id) } }) : new Map();
+  const levels = rows.length ? await countsBy(ctx.reader, MembershipLevel, 'membershipType', { membershipType: { $in: rows.map((row) => row.id) } }) : new Map<unknown, number>();
   return listResult<MembershipTypeCollectionItem, MembershipTypeCriteria>({
     criteria: null,
     total: total ?? 0,
