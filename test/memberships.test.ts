@@ -326,6 +326,19 @@ describe('races', () => {
   });
 });
 
+describe('races between a type and its members', () => {
+  it('never deletes a type while a member is being enrolled in it: either the delete or the enrolment wins, nothing dangles', async () => {
+    for (let round = 0; round < 5; round++) {
+      const type = await ok(saveType(0, { Name: `Contested ${round}` }));
+      const contactId = await person(`Contest${round}`);
+      const [deleted, enrolled] = await Promise.all([
+        staff('DELETE', `/api/membershiptypes/${type.MembershipTypeId}/1`), enrol({ ContactId: contactId, MembershipTypeId: type.MembershipTypeId }),
+      ]);
+      expect([[200, 404], [409, 200]]).toContainEqual([deleted.status, enrolled.status]);
+    }
+  });
+});
+
 describe('the daily lapse job', () => {
   let second: MikroORM;
   beforeAll(async () => {

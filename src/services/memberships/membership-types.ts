@@ -104,8 +104,10 @@ export async function saveMembershipType(ctx: RequestContext, membershipTypeId: 
 
 /** Deletes a type nothing uses, at the AuditId given (409 when stale, or naming what uses it). */
 export async function deleteMembershipType(ctx: RequestContext, membershipTypeId: number, auditId: number): Promise<number> {
-  await readOr404(ctx, MembershipType, ['id'], membershipTypeId, NOUN);
   return inTransaction(ctx, async () => {
+    // Locked: an enrolment in the type (which takes a shared lock on it) cannot slip in between the count and the delete.
+    const type = await ctx.em.findOne(MembershipType, { id: membershipTypeId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!type) throw new NotFound(NOUN);
     const uses = await typeUses(ctx, membershipTypeId);
     if (uses.length) {
       throw new Conflict(`The membership type is in use (${uses.map((use) => `${use.count} ${use.what}`).join(', ')}); deactivate it instead (IsActive false).`,

@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../../core/context.js';
 import { addDays, calendarDay, todayUtc } from '../../core/dates.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js';
@@ -122,7 +123,9 @@ async function membershipViews(ctx: RequestContext, ids: number[]): Promise<Memb
 /** Enrols (id 0) or changes a term; answers it as read back. */
 export async function saveMembership(ctx: RequestContext, membershipId: number, input: MembershipInput): Promise<MembershipView> {
   const id = await inTransaction(ctx, async () => {
-    const type = await readOr404(ctx, MembershipType, ['id', 'name', 'isActive', 'durationMonths', 'periodType', 'fixedStartMonth', 'fixedStartDay'], input.MembershipTypeId, 'The membership type');
+    // Shared lock: a concurrent save of the type (which may delete levels) or its delete waits for this enrolment, and then sees it.
+    const type = await ctx.em.findOne(MembershipType, { id: input.MembershipTypeId }, { lockMode: LockMode.PESSIMISTIC_READ });
+    if (!type) throw new NotFound('The membership type');
     const levelId = input.MembershipLevelId ?? null;
     if (levelId) {
       const [level] = await leanRows(ctx.reader, MembershipLevel, { fields: ['id'], where: { id: levelId, membershipType: type.id }, limit: 1 });
