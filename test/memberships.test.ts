@@ -302,6 +302,19 @@ describe('membership lifecycle', () => {
     }, 6);
   });
 
+  it('fills in the join date of a term written without one (a billing run, an import): carried from the term it follows, else its start', async () => {
+    const em = server.orm.em.fork();
+    const type = em.create(MembershipType, { tenant: acme.id, name: 'Written elsewhere' });
+    const contact = em.create(Contact, { tenant: acme.id, kind: 'person', firstName: 'Jo', lastName: 'Joined' });
+    em.create(Membership, { tenant: acme.id, contact, membershipType: type, startDate: '2024-03-01', endDate: '2025-02-28', status: 'lapsed', joinDate: '2019-05-01' });
+    await em.flush();
+    const following = em.create(Membership, { tenant: acme.id, contact, membershipType: type, startDate: '2025-03-01', endDate: '2026-02-28', status: 'lapsed' });
+    const afterGap = em.create(Membership, { tenant: acme.id, contact, membershipType: type, startDate: '2026-06-01', status: 'active' });
+    await em.flush();
+    expect((await membershipOf(following.id)).JoinDate).toBe('2019-05-01');
+    expect((await membershipOf(afterGap.id)).JoinDate).toBe('2026-06-01');
+  });
+
   it('counts only memberships in good standing as running today: a cancelled term with dates still running is not', async () => {
     const em = server.orm.em.fork();
     const type = em.create(MembershipType, { tenant: acme.id, name: 'Old rows' });
