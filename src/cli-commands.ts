@@ -8,6 +8,7 @@ import { createLogger } from './core/runtime/logger.js';
 import { progressReporter } from './core/runtime/progress.js';
 import { callbackJobs, queueCallbacks } from './services/callbacks/callback-processing.js';
 import { setCallbackSecret } from './services/callbacks/callbacks.js';
+import { lapseEndedMemberships } from './services/memberships/lapse.js';
 import { createApiKey, createLogin, createSession, createTenant, findLogin, findTenant, revokeApiKey } from './services/login/identity.js';
 import { describeSeed, SEED_SIZES, seedTenant, type SeedSize } from './services/seed/seed.js';
 import { writeMigrationIndex } from './db/migration-index.js';
@@ -80,6 +81,10 @@ export const commands: Record<string, (runtime: Runtime, options: Options) => Pr
       await client.end();
       await boss.stop({ graceful: false, timeout: 2000 });
     }
+  },
+  async 'memberships lapse'(runtime) {
+    const lapsed = await lapseEndedMemberships(runtime.orm);
+    return `${lapsed} membership${lapsed === 1 ? '' : 's'} lapsed`;
   },
   async seed(runtime, options) {
     const size = required(options, 'size');

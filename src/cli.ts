@@ -12,6 +12,7 @@ const help: Record<string, string> = {
   'callback-secret set': 'callback-secret set --tenant KEY --provider emailprovider1|emailprovider2|emailprovider3|emailprovider4|meetingprovider\n' +
     '    prints a new callback signing secret (only the secret; shown once)',
   'callbacks requeue': 'callbacks requeue [--tenant KEY]\n    queues dead-lettered callbacks for processing again',
+  'memberships lapse': 'memberships lapse\n    lapses now the memberships the daily job would (active, not overridden, good standing run out); safe to repeat',
   migrate: 'migrate\n    applies pending migrations',
   seed: 'seed --tenant KEY --size small|large [--seed N] [--name NAME]\n' +
     '    fills a tenant (created if missing) with demo data: small about 300 contacts, large 110,000 contacts and 100,000 vendors; once per tenant',

@@ -51,7 +51,7 @@ describe('command line', () => {
   it('explains every command with --help, without starting a database, and refuses unknown options with exit code 2', async () => {
     const overview = await cli('--help');
     expect(overview.code).toBe(0);
-    const commands = ['tenant create', 'login create', 'token', 'apikey create', 'apikey revoke', 'callback-secret set', 'callbacks requeue', 'migrate', 'migration create'];
+    const commands = ['tenant create', 'login create', 'token', 'apikey create', 'apikey revoke', 'callback-secret set', 'callbacks requeue', 'memberships lapse', 'migrate', 'migration create'];
     for (const command of commands) {
       expect(overview.stdout).toContain(command);
       const one = await cli(...command.split(' '), '--help');
@@ -63,6 +63,18 @@ describe('command line', () => {
     const missing = await cli('token', '--tenant', 'clitown');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('--email is required');
+  });
+
+  it('lapses ended memberships on demand, as the daily job does (memberships lapse)', async () => {
+    const db = server.orm.em.fork().getConnection();
+    const [{ id: tenantId }] = await db.execute<{ id: number }[]>(`insert into tenant (key, name) values ('lapsetown', 'Lapse Town') returning id`);
+    const [{ id: typeId }] = await db.execute<{ id: number }[]>(`insert into membership_type (tenant_id, name) values (?, 'Yearly') returning id`, [tenantId]);
+    const [{ id: contactId }] = await db.execute<{ id: number }[]>(`insert into contact (tenant_id, kind, first_name) values (?, 'person', 'Ended') returning id`, [tenantId]);
+    await db.execute(`insert into membership (tenant_id, contact_id, membership_type_id, start_date, end_date, status)
+      values (?, ?, ?, current_date - 400, current_date - 35, 'active')`, [tenantId, contactId, typeId]);
+    const lapsed = await cli('memberships', 'lapse');
+    expect({ code: lapsed.code, stdout: lapsed.stdout.trim() }).toEqual({ code: 0, stdout: '1 membership lapsed' });
+    expect((await cli('memberships', 'lapse')).stdout.trim()).toBe('0 memberships lapsed');
   });
 
   it('applies migrations on demand', async () => {

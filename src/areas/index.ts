@@ -19,6 +19,7 @@ import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
 import { mailArea } from './mail.js';
+import { membershipsArea } from './memberships.js';
 import { partnerSyncArea } from './partner-sync.js';
 import { documentTemplatesArea } from './document-templates.js';
 import { reportingArea } from './reporting.js';
@@ -54,6 +55,7 @@ export const areas: readonly Area[] = [
   reportingArea,
   documentTemplatesArea,
   billingArea,
+  membershipsArea,
   auditArea,
   corsOriginsArea,
   mailArea,

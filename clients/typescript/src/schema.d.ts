@@ -4276,6 +4276,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/memberships/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Membership terms by contact, type, level, status or good standing, staff only.
+         * @description GraphQL: `query { memberships }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_memberships_items"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memberships/{membershipid}/activate/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activates a pending membership term (staff approval), staff only.
+         * @description GraphQL: `mutation { activateMembership }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_memberships_membershipid_activate_auditid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memberships/{membershipid}/renew/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renews a membership: a new term from the day after this one ends, staff only.
+         * @description GraphQL: `mutation { renewMembership }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_memberships_membershipid_renew_auditid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memberships/{membershipid}/cancel/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels a membership term (final), staff only.
+         * @description GraphQL: `mutation { cancelMembership }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_memberships_membershipid_cancel_auditid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/setup/corsorigins": {
         parameters: {
             query?: never;
@@ -4679,6 +4759,94 @@ export interface paths {
          * @description GraphQL: `mutation { deleteDocumentGenerationTemplate }`. Needs role: staff.
          */
         delete: operations["delete__api_documentgenerationtemplates_documentgenerationtemplateid_auditid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/membershiptypes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The membership types, one page (options), staff only.
+         * @description GraphQL: `query { membershipTypes }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_membershiptypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/membershiptypes/{membershiptypeid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One membership type with its levels, staff only.
+         * @description GraphQL: `query { membershipType }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_membershiptypes_membershiptypeid_"];
+        put?: never;
+        /**
+         * Creates (0) or updates a membership type with its levels, staff only.
+         * @description GraphQL: `mutation { saveMembershipType }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_membershiptypes_membershiptypeid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/membershiptypes/{membershiptypeid}/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a membership type nothing uses (409 naming what uses it), staff only.
+         * @description GraphQL: `mutation { deleteMembershipType }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        delete: operations["delete__api_membershiptypes_membershiptypeid_auditid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/memberships/{membershipid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One membership term, staff only.
+         * @description GraphQL: `query { membership }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_memberships_membershipid_"];
+        put?: never;
+        /**
+         * Enrols a contact (0) or changes a membership term, staff only.
+         * @description GraphQL: `mutation { saveMembership }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_memberships_membershipid_"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6650,6 +6818,194 @@ export interface components {
             /** Format: int32 */
             Id: number;
             Name: string;
+        };
+        /** @description ListResult of membership types (GET /api/membershiptypes). OrderBy Name (default), MembershipTypeId; Filter matches Name and Description. */
+        MembershipTypeResult: {
+            /** @description The criteria the list was read with, as applied (null: none). */
+            Criteria?: components["schemas"]["MembershipTypeCriteria"] | null;
+            /** @description Empty. */
+            CriteriaItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description How many records match over all pages, as a string of digits (documented str). */
+            TotalRecordAvailable: string;
+            /** @description Empty. */
+            ModelItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description This page of the list (Skip/Take). */
+            Results: components["schemas"]["MembershipTypeCollectionItem"][];
+        };
+        /** @description The membership type list has no criteria besides the options (Criteria is always null). */
+        MembershipTypeCriteria: {
+            IsActive?: boolean | null;
+        };
+        /** @description A membership type as listed. */
+        MembershipTypeCollectionItem: {
+            /** Format: int32 */
+            MembershipTypeId: number;
+            /** Format: int32 */
+            AuditId: number;
+            Name: string;
+            Description?: string | null;
+            IsActive: boolean;
+            /** Format: int32 */
+            DurationMonths?: number | null;
+            PeriodType: string;
+            /** Format: int32 */
+            GraceDays: number;
+            Price?: string | null;
+            /** Format: int32 */
+            LevelsCount: number;
+            /** @description Actions the caller may take on the row. */
+            Actions: string[];
+        };
+        /** @description A membership type with its levels. */
+        MembershipTypeAddEdit: {
+            /** Format: int32 */
+            MembershipTypeId: number;
+            /**
+             * Format: int32
+             * @description Record version for optimistic concurrency (send it back when saving).
+             */
+            AuditId: number;
+            Name: string;
+            Description?: string | null;
+            /** @description An inactive type keeps its members but takes no new ones. */
+            IsActive: boolean;
+            /**
+             * Format: int32
+             * @description Length of a term in months (null: open-ended terms).
+             */
+            DurationMonths?: number | null;
+            /** @description rolling: a term runs DurationMonths from its start; fixed: to the end of the period it starts in. */
+            PeriodType: string;
+            /**
+             * Format: int32
+             * @description fixed: the month (1–12) periods start in.
+             */
+            FixedStartMonth?: number | null;
+            /**
+             * Format: int32
+             * @description fixed: the day (1–28) periods start on.
+             */
+            FixedStartDay?: number | null;
+            /**
+             * Format: int32
+             * @description Days after a term's end date its member still counts as in good standing.
+             */
+            GraceDays: number;
+            /** @description The price of a term (null: the saleable item's, if any). */
+            Price?: string | null;
+            /**
+             * Format: int32
+             * @description What an invoice for a term sells.
+             */
+            SaleableItemId?: number | null;
+            /** Format: int32 */
+            BenefitPackageId?: number | null;
+            Levels: components["schemas"]["MembershipLevelItem"][];
+        };
+        /** @description One level (tier) of a membership type, in its order. */
+        MembershipLevelItem: {
+            /** Format: int32 */
+            MembershipLevelId: number;
+            Name: string;
+            /**
+             * Format: int32
+             * @description Position within the type (the order Levels were sent in).
+             */
+            SortOrder: number;
+            /** @description The price of a term at this level (null: the type's). */
+            Price?: string | null;
+            /**
+             * Format: int32
+             * @description The benefit package of this level (null: the type's).
+             */
+            BenefitPackageId?: number | null;
+        };
+        /** @description ListResult of membership terms (POST /api/memberships/items): Results one page, TotalRecordAvailable all matching terms. */
+        MembershipResult: {
+            /** @description The criteria the list was read with, as applied (null: none). */
+            Criteria?: components["schemas"]["MembershipCriteria"] | null;
+            /** @description The statuses. */
+            CriteriaItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description How many records match over all pages, as a string of digits (documented str). */
+            TotalRecordAvailable: string;
+            /** @description Empty. */
+            ModelItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description This page of the list (Skip/Take). */
+            Results: components["schemas"]["Membership"][];
+        };
+        /** @description The criteria the membership list was read with. */
+        MembershipCriteria: {
+            /** Format: int32 */
+            ContactId?: number | null;
+            /** Format: int32 */
+            MembershipTypeId?: number | null;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            Status?: string | null;
+            InGoodStandingOn?: string | null;
+        };
+        /** @description One term of a contact's membership of a type (a renewal is a new term). */
+        Membership: {
+            /** Format: int32 */
+            MembershipId: number;
+            /** Format: int32 */
+            AuditId: number;
+            /** Format: int32 */
+            ContactId: number;
+            /** @description The contact's display name. */
+            ContactName: string;
+            /** Format: int32 */
+            MembershipTypeId: number;
+            MembershipTypeName: string;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            MembershipLevelName?: string | null;
+            /** @description First day of membership, carried over by renewals. */
+            JoinDate: string;
+            StartDate: string;
+            /** @description Last day of the term (null: open-ended). */
+            EndDate?: string | null;
+            /** @description Last day the member counts as in good standing: EndDate + the type's grace days. */
+            GoodThrough?: string | null;
+            /** @description pending, active, lapsed or cancelled. */
+            Status: string;
+            /** @description Staff set the status by hand: the daily lapse job leaves it alone. */
+            StatusOverride: boolean;
+            /** @description In good standing today (the one rule: active, started, GoodThrough not passed). */
+            InGoodStanding: boolean;
+            /** @description Why it was cancelled. */
+            CancelReason?: string | null;
+            /**
+             * Format: int32
+             * @description The invoice that billed this term, if any.
+             */
+            InvoiceId?: number | null;
+        };
+        /** @description Paging and ordering (OrderBy StartDate desc by default, EndDate, MembershipId), Filter on the contact's name and e-mail, and criteria. */
+        MembershipFilterInput: {
+            /** @description Alias of Take. */
+            Top?: string | null;
+            /** @description Page size. */
+            Take?: string | null;
+            /** @description Rows to skip. */
+            Skip?: string | null;
+            /** @description Case-insensitive text match. */
+            Filter?: string | null;
+            /** @description "Field" or "Field desc", documented field names only. */
+            OrderBy?: string | null;
+            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            CalendarStartDate?: string | null;
+            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            CalendarEndDate?: string | null;
+            /** Format: int32 */
+            ContactId?: number | null;
+            /** Format: int32 */
+            MembershipTypeId?: number | null;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            Status?: string | null;
+            /** @description Only terms in good standing on this day (yyyy-mm-dd). */
+            InGoodStandingOn?: string | null;
         };
         /** @description One page of the change feed, oldest first (by ChangedAt, then PlatformID). */
         PartnerChangesPage: {
@@ -8781,6 +9137,97 @@ export interface components {
         /** @description The token from a sign-in link. */
         MagicLinkRedeemInput: {
             Token: string;
+        };
+        /** @description A membership type to create (id 0) or update. Levels absent: the levels stay; present: the type has exactly these, in this order (a removed level still used answers 409). */
+        MembershipTypeInput: {
+            /**
+             * Format: int32
+             * @description The AuditId read with the type; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
+            Name: string;
+            Description?: string | null;
+            /** @description Default true. */
+            IsActive?: boolean | null;
+            /**
+             * Format: int32
+             * @description Months, 1–120; null or 0: open-ended terms. Default 12 for a new type.
+             */
+            DurationMonths?: number | null;
+            /** @description rolling (default) or fixed. */
+            PeriodType?: string | null;
+            /**
+             * Format: int32
+             * @description fixed: the month (1–12) periods start in (required with fixed).
+             */
+            FixedStartMonth?: number | null;
+            /**
+             * Format: int32
+             * @description fixed: the day (1–28) periods start on; default 1.
+             */
+            FixedStartDay?: number | null;
+            /**
+             * Format: int32
+             * @description 0–365, default 0.
+             */
+            GraceDays?: number | null;
+            /** @description Price of a term, e.g. "120.00". */
+            Price?: string | null;
+            /** Format: int32 */
+            SaleableItemId?: number | null;
+            /** Format: int32 */
+            BenefitPackageId?: number | null;
+            Levels?: components["schemas"]["MembershipLevelInput"][] | null;
+        };
+        /** @description One level of the type: MembershipLevelId 0 or absent adds it; a level of the type keeps its id. */
+        MembershipLevelInput: {
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            Name: string;
+            /** @description Price of a term at this level, e.g. "120.00" (null: the type's). */
+            Price?: string | null;
+            /** Format: int32 */
+            BenefitPackageId?: number | null;
+        };
+        /** @description A term to enrol (id 0) or change. Status: a new term is pending unless "active"; any other change of status needs StatusOverride true (a staff override the lapse job respects); StatusOverride false clears it. */
+        MembershipInput: {
+            /** Format: int32 */
+            AuditId?: number | null;
+            /**
+             * Format: int32
+             * @description Required to enrol; a term keeps its contact.
+             */
+            ContactId?: number | null;
+            /**
+             * Format: int32
+             * @description A term keeps its type (renew or enrol again instead).
+             */
+            MembershipTypeId: number;
+            /**
+             * Format: int32
+             * @description A level of the type.
+             */
+            MembershipLevelId?: number | null;
+            /** @description Default: the start date (or, following a term of the type, its join date). */
+            JoinDate?: string | null;
+            /** @description Default today. */
+            StartDate?: string | null;
+            /** @description Default: from the type's duration and period. */
+            EndDate?: string | null;
+            Status?: string | null;
+            StatusOverride?: boolean | null;
+            /** @description Enrolling: raise an invoice for the term at its level's or type's price; the term turns active when it is paid. */
+            BillIt?: boolean | null;
+        };
+        /** @description How to renew: BillIt raises an invoice for the new term, which stays pending until it is paid. */
+        MembershipRenewInput: {
+            BillIt?: boolean | null;
+        };
+        /** @description When and why a term ends early. */
+        MembershipCancelInput: {
+            /** @description The first day no longer covered (default today; not after today). EndDate becomes the day before, never before StartDate − 1. */
+            EffectiveDate?: string | null;
+            Reason?: string | null;
         };
         /** @description What became of a partner transaction (the documents answer "200 only"; this is the body we send). */
         PartnerTransactionResult: {
@@ -26956,6 +27403,404 @@ export interface operations {
             };
         };
     };
+    post__api_memberships_items: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MembershipFilterInput"] | null;
+                "text/json": components["schemas"]["MembershipFilterInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["MembershipFilterInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_memberships_membershipid_activate_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                membershipid: number;
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Membership"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_memberships_membershipid_renew_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                membershipid: number;
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MembershipRenewInput"] | null;
+                "text/json": components["schemas"]["MembershipRenewInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["MembershipRenewInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Membership"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_memberships_membershipid_cancel_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                membershipid: number;
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["MembershipCancelInput"] | null;
+                "text/json": components["schemas"]["MembershipCancelInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["MembershipCancelInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Membership"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get__api_setup_corsorigins: {
         parameters: {
             query?: never;
@@ -29511,6 +30356,527 @@ export interface operations {
             };
             /** @description Conflict: stale AuditId or a duplicate. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_membershiptypes: {
+        parameters: {
+            query?: {
+                options?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipTypeResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_membershiptypes_membershiptypeid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membershiptypeid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipTypeAddEdit"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_membershiptypes_membershiptypeid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                membershiptypeid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MembershipTypeInput"];
+                "text/json": components["schemas"]["MembershipTypeInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["MembershipTypeInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipTypeAddEdit"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_membershiptypes_membershiptypeid_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                membershiptypeid: number;
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (empty body). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_memberships_membershipid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                membershipid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Membership"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_memberships_membershipid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                membershipid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MembershipInput"];
+                "text/json": components["schemas"]["MembershipInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["MembershipInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Membership"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,6 +31,7 @@ import { ServingRoleMembership } from './0031-serving-role-membership.js';
 import { ScheduledBillingDownloadFiles } from './0032-scheduled-billing-download-files.js';
 import { MembershipStanding } from './0033-membership-standing.js';
 import { CrossAreaForeignKeys } from './0036-cross-area-foreign-keys.js';
+import { MembershipLifecycle } from './0037-membership-lifecycle.js';
 import { StoreVouchers } from './0039-store-vouchers.js';
 import { EventRegistrationPaid } from './0040-event-registration-paid.js';
 import { OutboxDelivery } from './0042-outbox-delivery.js';
@@ -68,6 +69,7 @@ export const migrations: MigrationObject[] = [
   { name: '0032-scheduled-billing-download-files', class: ScheduledBillingDownloadFiles },
   { name: '0033-membership-standing', class: MembershipStanding },
   { name: '0036-cross-area-foreign-keys', class: CrossAreaForeignKeys },
+  { name: '0037-membership-lifecycle', class: MembershipLifecycle },
   { name: '0039-store-vouchers', class: StoreVouchers },
   { name: '0040-event-registration-paid', class: EventRegistrationPaid },
   { name: '0042-outbox-delivery', class: OutboxDelivery },

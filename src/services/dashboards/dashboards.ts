@@ -7,6 +7,7 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import { OPEN_SALES_STAGES, SALES_STAGES } from '../../entities/dashboards.js';
 import { Login } from '../../entities/login.js';
 import { MembershipType } from '../../entities/membership.js';
+import { inGoodStandingSql } from '../memberships/good-standing.js';
 import type { ChartData, ChartDataPoint, DashboardMembership, QuickLookData, ScoreboardDatapoint, TaskDynamic } from '../../schema/dashboards.js';
 
 /*
@@ -16,8 +17,14 @@ import type { ChartData, ChartDataPoint, DashboardMembership, QuickLookData, Sco
  * their tenant conditions come from `tenantIs` (core/data/tenant-sql.ts). Days are UTC.
  *
  * What the figures mean (the documents name the widgets only):
- * - A membership counts from its start date to its end date (open-ended without one); pending
- *   memberships (applications not yet accepted) and memberships of deleted contacts never count.
+ * - "Today" figures (members, distributions, categories, organizations) count memberships in
+ *   good standing today — the one rule of services/memberships/good-standing.ts: active, started,
+ *   end date + grace days not passed; pending, lapsed and cancelled never count.
+ * - The monthly history counts a membership from its start date to its end date (open-ended
+ *   without one): a term's status tells only where it stands now. Pending memberships
+ *   (applications not yet accepted), withdrawn ones (cancelled before they began: end before
+ *   start) and memberships of deleted contacts never count. Cancelling moves a term's end date
+ *   to the day before the effective date, so a cancelled term stops counting there.
  * - New: a membership that is the contact's first of its membership type. Renewed: one that
  *   follows an earlier membership of the contact in the same type. Dropped: one that ended
  *   (before today) with no later membership of the contact in the same type. Total: memberships
@@ -75,11 +82,12 @@ function parseScope(id: string | null | undefined): number | null {
 function countedMemberships(typeId: number | null): { cte: string; params: unknown[] } {
   return {
     cte: `counted as (
-      select m.membership_type_id, m.start_date, m.end_date,
+      select m.membership_type_id, m.start_date, m.end_date, m.status, m.good_through,
         row_number() over w > 1 as renewal,
         lead(m.id) over w is not null as followed
       from membership m
       where ${tenantIs('m')} and m.status <> 'pending' and (?::int is null or m.membership_type_id = ?)
+        and (m.end_date is null or m.end_date >= m.start_date)
         and not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null)
       window w as (partition by m.contact_id, m.membership_type_id order by m.start_date, m.id))`,
     params: [typeId, typeId],
@@ -153,8 +161,8 @@ export const renewedMemberships = (ctx: RequestContext) => membershipChart(ctx, 
 export const droppedMemberships = (ctx: RequestContext, id: string | null | undefined) => membershipChart(ctx, 'dropped', id);
 export const totalMemberships = (ctx: RequestContext, id: string | null | undefined) => membershipChart(ctx, 'total', id);
 
-/** The running-today condition on membership `m` (two parameters: today, today). */
-const RUNNING = `m.status <> 'pending' and m.start_date <= ?::date and (m.end_date is null or m.end_date >= ?::date)`;
+/** Membership `m` counts today: in good standing (the one rule, services/memberships/good-standing.ts). */
+const runningOn = (today: string) => inGoodStandingSql('m', today);
 
 /** Memberships running today per type (every type of the tenant, zero included). */
 async function typeCounts(ctx: RequestContext, today: string): Promise<{ id: number; name: string; count: number }[]> {
@@ -162,10 +170,10 @@ async function typeCounts(ctx: RequestContext, today: string): Promise<{ id: num
     select t.id, t.name, count(m.id) as count
     from membership_type t
     left join membership m
-      on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_type_id = t.id and ${tenantIs('m')} and ${RUNNING}
+      on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_type_id = t.id and ${tenantIs('m')} and ${runningOn(today)}
     where ${tenantIs('t')}
     group by t.id, t.name order by count(m.id) desc, t.name, t.id`,
-  [today, today]);
+  []);
   return rows.map((row) => ({ id: row.id, name: row.name, count: count(row.count) }));
 }
 
@@ -184,15 +192,15 @@ export async function membershipTypeDistribution(ctx: RequestContext, id: string
       select l.id, l.name, count(m.id) as count, l.sort_order
       from membership_level l
       left join membership m
-        on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_level_id = l.id and ${tenantIs('m')} and ${RUNNING}
+        on not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and m.membership_level_id = l.id and ${tenantIs('m')} and ${runningOn(today)}
       where ${tenantIs('l')} and l.membership_type_id = ?
       group by l.id, l.name, l.sort_order
       union all
       select null, '(no level)', count(*), null
       from membership m
-      where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and m.membership_type_id = ? and m.membership_level_id is null and ${RUNNING}
+      where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and m.membership_type_id = ? and m.membership_level_id is null and ${runningOn(today)}
       order by 4 nulls last, 2, 1`,
-    [today, today, typeId, typeId, today, today]);
+    [typeId, typeId]);
     points = rows.map((row) => point(row.name, [count(row.count)], row.id));
   }
   const total = points.reduce((sum, item) => sum + (item.Values[0] ?? 0), 0);
@@ -211,10 +219,10 @@ export async function membershipCategories(ctx: RequestContext): Promise<ChartDa
     from membership m
     join membership_type t on t.id = m.membership_type_id
     left join membership_level l on l.id = m.membership_level_id
-    where ${tenantIs('m')} and ${RUNNING} and not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null)
+    where ${tenantIs('m')} and ${runningOn(today)} and not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null)
     group by t.id, t.name, l.id, l.name, l.sort_order
     order by t.name, t.id, l.sort_order nulls last, l.name`,
-  [today, today]);
+  []);
   const points = rows.map((row) => point(`${row.type_name} / ${row.level_name ?? '(no level)'}`, [count(row.count)], row.level_id));
   return { series: ['Memberships'], data: points, extraStats: [stat('Categories', points.length, 'Levels with members today')] };
 }
@@ -239,14 +247,14 @@ export async function overallMembershipStats(ctx: RequestContext, id: string | n
   const [row] = await sql<Record<string, string>>(ctx, `
     with ${counted.cte}
     select
-      count(*) filter (where start_date <= ?::date and (end_date is null or end_date >= ?::date)) as running,
+      count(*) filter (where ${inGoodStandingSql('counted', today)}) as running,
       count(*) filter (where start_date >= ?::date and start_date <= ?::date and not renewal) as new,
       count(*) filter (where start_date >= ?::date and start_date <= ?::date and renewal) as renewed,
       count(*) filter (where end_date >= ?::date and end_date < ?::date and not followed) as dropped,
       (select count(*) from membership m
         where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and m.status = 'pending' and (?::int is null or m.membership_type_id = ?)) as pending
     from counted`,
-  [...counted.params, today, today, yearStart, today, yearStart, today, yearStart, today, typeId, typeId]);
+  [...counted.params, yearStart, today, yearStart, today, yearStart, today, typeId, typeId]);
   const renewed = count(row.renewed);
   const dropped = count(row.dropped);
   return [
@@ -279,9 +287,9 @@ export async function overallOrgStats(ctx: RequestContext, id: string | null | u
         count(*) filter (where c.kind = 'organization' and c.parent_id is not null) as chapters,
         count(*) filter (where c.kind = 'person' and c.organization_id is not null) as people,
         count(*) filter (where c.kind = 'organization' and exists (
-          select 1 from membership m where m.contact_id = c.id and ${tenantIs('m')} and ${RUNNING})) as members
+          select 1 from membership m where m.contact_id = c.id and ${tenantIs('m')} and ${runningOn(today)})) as members
       from contact c where ${tenantIs('c')} and c.deleted_at is null`,
-    [today, today]);
+    []);
     return [
       stat('Organizations', count(row.organizations), 'Organization contacts'),
       stat('Member organizations', count(row.members), 'Organizations with a membership running today'),
@@ -294,10 +302,10 @@ export async function overallOrgStats(ctx: RequestContext, id: string | null | u
       (select count(*) from contact p where ${tenantIs('p')} and p.deleted_at is null and p.kind = 'person' and p.organization_id = o.id) as people,
       (select count(*) from contact p where ${tenantIs('p')} and p.deleted_at is null and p.kind = 'organization' and p.parent_id = o.id) as chapters,
       (select count(*) from membership m join contact c on c.id = m.contact_id and c.deleted_at is null
-        where ${tenantIs('m')} and (c.id = o.id or c.organization_id = o.id) and ${RUNNING}) as memberships,
+        where ${tenantIs('m')} and (c.id = o.id or c.organization_id = o.id) and ${runningOn(today)}) as memberships,
       (select coalesce(sum(i.total - i.amount_paid), 0) from invoice i where ${tenantIs('i')} and i.contact_id = o.id and i.status = 'open') as balance
     from contact o where ${tenantIs('o')} and o.id = ? and o.kind = 'organization' and o.deleted_at is null`,
-  [today, today, orgId]);
+  [orgId]);
   if (!org) throw new NotFound('The organization');
   return [
     stat('Affiliated people', count(org.people), 'People linked to the organization'),
@@ -613,7 +621,7 @@ export async function overallStats(ctx: RequestContext): Promise<TaskDynamic> {
     select
       (select count(*) from contact where ${tenantIs()} and deleted_at is null and kind = 'person') as people,
       (select count(*) from contact where ${tenantIs()} and deleted_at is null and kind = 'organization') as organizations,
-      (select count(*) from membership m where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and ${RUNNING}) as members,
+      (select count(*) from membership m where not exists (select 1 from contact c where c.id = m.contact_id and c.deleted_at is not null) and ${tenantIs('m')} and ${runningOn(today)}) as members,
       (select count(*) from membership_type where ${tenantIs()} and is_active) as types,
       (select count(*) from invoice where ${tenantIs()} and status = 'open') as open_invoices,
       (select coalesce(sum(total - amount_paid), 0) from invoice where ${tenantIs()} and status = 'open') as balance,
@@ -622,7 +630,7 @@ export async function overallStats(ctx: RequestContext): Promise<TaskDynamic> {
       (select count(*) from dashboard_project where ${tenantIs()} and status = 'active') as projects,
       (select count(*) from dashboard_sales_opportunity where ${tenantIs()} and stage in (${OPEN_SALES_STAGES.map(() => '?').join(', ')})) as opportunities,
       (select coalesce(sum(amount), 0) from dashboard_sales_opportunity where ${tenantIs()} and stage in (${OPEN_SALES_STAGES.map(() => '?').join(', ')})) as pipeline`,
-  [today, today, `${yearStart}T00:00:00Z`, ...OPEN_SALES_STAGES, ...OPEN_SALES_STAGES]);
+  [`${yearStart}T00:00:00Z`, ...OPEN_SALES_STAGES, ...OPEN_SALES_STAGES]);
   return completedTask([
     stat('People', count(row.people), 'Person contacts'),
     stat('Organizations', count(row.organizations), 'Organization contacts'),

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { confineToTenant, type RequestContext } from '../../core/context.js';
+import { todayUtc } from '../../core/dates.js';
 import { BadInput, NotFound } from '../../core/errors.js';
 import type { JobDefinition } from '../../core/runtime/jobs.js';
 import { leanRows } from '../../core/data/lean-read.js';
@@ -11,6 +12,7 @@ import { CategoryItem } from '../../entities/category-list.js';
 import { Contact, displayName, type ContactKind, type PostalAddress } from '../../entities/contact.js';
 import { DEFAULT_VISIBILITY, Directory, DirectoryListing, DirectoryListingType } from '../../entities/directory.js';
 import { MembershipType } from '../../entities/membership.js';
+import { inGoodStandingSql } from '../memberships/good-standing.js';
 import type { ListOptionsInput } from '../../schema/common.js';
 import type { DirectoryAddress, DirectoryAllItem, DirectoryItemsSaveInput, DirectoryItemsSaveResult, DirectoryListingInput, DirectoryListingSaved } from '../../schema/directories.js';
 import { acrossTenantsSql, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
@@ -34,8 +36,6 @@ import { acrossTenantsSql, tenantIs, tenantSql } from '../../core/data/tenant-sq
  */
 
 const LISTING_NOUN = 'The directory listing';
-/** A membership that counts today. */
-const ACTIVE_MEMBERSHIP = `m.status = 'active' and m.start_date <= current_date and (m.end_date is null or m.end_date >= current_date)`;
 
 /** Lists the holders of the given membership types in the given directories; answers how many listings were added or revived. */
 export async function addListingsByMembershipType(ctx: RequestContext, input: DirectoryItemsSaveInput): Promise<DirectoryItemsSaveResult> {
@@ -190,7 +190,7 @@ export async function reconcileTenantListings(em: EntityManager, tenantId: numbe
        from directory d
       where d.id = l.directory_id and ${tenantIs('l')} and d.automatically_add_remove_members and d.deleted_at is null ${oneDirectory}
         and l.source = 'membership' and l.deleted_at is null
-        and not exists (select 1 from membership m where m.tenant_id = l.tenant_id and m.contact_id = l.contact_id and ${ACTIVE_MEMBERSHIP}
+        and not exists (select 1 from membership m where m.tenant_id = l.tenant_id and m.contact_id = l.contact_id and ${inGoodStandingSql('m', todayUtc())}
                           and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids)))`, [...directoryParam]);
   await refreshFromContacts(em, tenantId);
 }
@@ -207,7 +207,7 @@ async function addMembershipHolders(em: EntityManager, tenantId: number, directo
        from directory d
        join membership m on m.tenant_id = d.tenant_id and m.membership_type_id in (select value::int from jsonb_array_elements_text(d.membership_type_ids))
        join contact c on c.id = m.contact_id and c.deleted_at is null
-      where ${tenantIs('d')} and d.deleted_at is null and ${ACTIVE_MEMBERSHIP} ${conditions.map((condition) => `and ${condition}`).join(' ')}
+      where ${tenantIs('d')} and d.deleted_at is null and ${inGoodStandingSql('m', todayUtc())} ${conditions.map((condition) => `and ${condition}`).join(' ')}
      on conflict (directory_id, contact_id) do update
         set deleted_at = null, source = 'membership', listing_type_id = excluded.listing_type_id, updated_at = now(), audit_id = directory_listing.audit_id + 1
       where directory_listing.deleted_at is not null

@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { Decimal } from 'decimal.js';
 import { captchaOutboundPolicy, SiteverifyCaptchaVerifier, type CaptchaVerifier } from '../../core/external/captcha.js';
 import type { RequestContext } from '../../core/context.js';
+import { todayUtc } from '../../core/dates.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
 import { idOf, leanRows } from '../../core/data/lean-read.js';
 import { MAX_MONEY, money, parseMoney, sumMoney, toMoneyNumber, toMoneyString, ZERO, type Money } from '../../core/money.js';
@@ -20,6 +21,7 @@ import type {
 } from '../../schema/events.js';
 import { createInvoice } from '../commerce/invoices.js';
 import { redeemVoucher, vouchersHeldBy } from '../store/vouchers.js';
+import { inGoodStandingOn } from '../memberships/good-standing.js';
 import {
   attendeeViews, ATTENDEE_FIELDS, EVENT_FIELDS, EVENT_NOUN, isRegistrationOpen, iso, OFFERING_FIELDS, SESSION_FIELDS, toEventView, toOfferingView, toSessionView,
   toTypeView, TYPE_FIELDS, type EventRow, type OfferingRow, type TypeRow,
@@ -225,7 +227,7 @@ export async function determineBillingContact(ctx: RequestContext, input: Billin
   if (!match || !(ctx.isStaff || ctx.caller?.contactId === match.id)) return echo;
   const [organization, memberships, vouchers] = await Promise.all([
     match.organization ? leanRows(ctx.reader, Contact, { fields: ['id', 'name'], where: { id: idOf(match.organization) }, limit: 1 }) : Promise.resolve([]),
-    leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: match.id, status: 'active' }, limit: 100 }),
+    leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: match.id, ...inGoodStandingOn(todayUtc()) }, limit: 100 }),
     vouchersHeldBy(ctx, match.id),
   ]);
   return {
@@ -513,7 +515,7 @@ async function contactDefaults(ctx: RequestContext, contactId: number | null): P
   const organizationId = idOf(contact.organization);
   const [[organization], memberships] = await Promise.all([
     organizationId ? leanRows(ctx.reader, Contact, { fields: ['name'], where: { id: organizationId }, limit: 1 }) : Promise.resolve([]),
-    leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: id, status: 'active' }, limit: 1 }),
+    leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: id, ...inGoodStandingOn(todayUtc()) }, limit: 1 }),
   ]);
   return {
     ContactId: contact.id, FirstName: contact.firstName, LastName: contact.lastName, EmailAddress: contact.email, OrganizationName: organization?.name ?? null,
@@ -525,7 +527,7 @@ async function callerIsMember(ctx: RequestContext): Promise<boolean> {
   if (ctx.isStaff) return true;
   const contactId = ctx.caller?.contactId;
   if (!contactId) return false;
-  const rows = await leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: contactId, status: 'active' }, limit: 1 });
+  const rows = await leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: contactId, ...inGoodStandingOn(todayUtc()) }, limit: 1 });
   return rows.length > 0;
 }
 

@@ -1,4 +1,4 @@
-import type { FilterQuery } from '@mikro-orm/core';
+import type { ObjectQuery } from '@mikro-orm/core';
 import { BadInput } from '../../core/errors.js';
 import type { Membership } from '../../entities/membership.js';
 
@@ -11,7 +11,7 @@ import type { Membership } from '../../entities/membership.js';
  */
 
 /** The rule as a MikroORM condition on `Membership`, for `day` (yyyy-mm-dd). */
-export function inGoodStandingOn(day: string): FilterQuery<Membership> {
+export function inGoodStandingOn(day: string): ObjectQuery<Membership> {
   return { status: 'active', startDate: { $lte: day }, $or: [{ goodThrough: null }, { goodThrough: { $gte: day } }] };
 }
 

@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { displayName, type ContactKind } from '../../entities/contact.js';
 import type { MembershipStatus } from '../../entities/membership.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
+import { todayUtc } from '../../core/dates.js';
+import { inGoodStandingSql } from '../memberships/good-standing.js';
 
 /*
  * What running a report produces: the rows of its source, read in id order in batches (keyset
@@ -19,6 +21,8 @@ export interface ReportScope {
   contactId: number | null;
   kind?: ContactKind;
   status?: MembershipStatus;
+  /** Only memberships in good standing on the day the run reads them (the one rule: services/memberships/good-standing.ts). */
+  inGoodStanding?: boolean;
   registrationStatus?: string;
 }
 
@@ -105,6 +109,7 @@ export const REPORT_SOURCES: Record<ReportTypeId, ReportSource> = {
       [tenantIs('m')],
       ...(scope.contactId === null ? [] : [['m.contact_id = ?', scope.contactId] satisfies Condition]),
       ...(scope.status ? [['m.status = ?', scope.status] satisfies Condition] : []),
+      ...(scope.inGoodStanding ? [[inGoodStandingSql('m', todayUtc())] satisfies Condition] : []),
     ],
     values: (row) => ({
       MembershipId: row.id, ContactId: row.contact_id,
@@ -141,7 +146,7 @@ export interface SystemReport {
   type: ReportTypeId;
   category: string;
   appliesToContact?: boolean;
-  filter?: Pick<ReportScope, 'kind' | 'status' | 'registrationStatus'>;
+  filter?: Pick<ReportScope, 'kind' | 'status' | 'inGoodStanding' | 'registrationStatus'>;
 }
 
 export const REPORT_CATEGORIES = ['Contacts', 'Events', 'Membership'] as const;
@@ -151,7 +156,7 @@ export const SYSTEM_REPORTS: readonly SystemReport[] = [
   { key: 'organizations', name: 'Organizations', description: 'Every organization.', type: 'contacts', category: 'Contacts', filter: { kind: 'organization' } },
   { key: 'contact-profile', name: 'Contact profile', description: 'One contact\'s details.', type: 'contacts', category: 'Contacts', appliesToContact: true },
   { key: 'membership-roster', name: 'Membership roster', description: 'Every membership with its type, level, status and dates.', type: 'memberships', category: 'Membership' },
-  { key: 'active-memberships', name: 'Active memberships', description: 'Memberships in force.', type: 'memberships', category: 'Membership', filter: { status: 'active' } },
+  { key: 'active-memberships', name: 'Active memberships', description: 'Memberships in force.', type: 'memberships', category: 'Membership', filter: { inGoodStanding: true } },
   { key: 'lapsed-memberships', name: 'Lapsed memberships', description: 'Memberships that lapsed.', type: 'memberships', category: 'Membership', filter: { status: 'lapsed' } },
   { key: 'contact-memberships', name: 'Membership history', description: 'One contact\'s memberships.', type: 'memberships', category: 'Membership', appliesToContact: true },
   {

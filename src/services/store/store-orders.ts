@@ -11,6 +11,7 @@ import { SaleableItem } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import { StoredImage } from '../../entities/image.js';
 import { Membership } from '../../entities/membership.js';
+import { inGoodStandingOn } from '../memberships/good-standing.js';
 import {
   ORDER_STATUSES, StoreDownloadPurchase, StoreItem, StoreItemImage, StoreItemInventory, StoreOrder, StoreOrderLine, StoreSettings, StoreSubItem, Voucher, VoucherType, type OrderStatus,
 } from '../../entities/store.js';
@@ -24,7 +25,6 @@ import { IMAGE_PURPOSE } from '../images/images.js';
 import { demoPng, imageFacts } from '../images/image-processing.js';
 import { createInvoice, voidInvoice } from '../commerce/invoices.js';
 import type { PaidInvoice } from '../commerce/paid-invoices.js';
-import { inGoodStandingOn } from '../memberships/good-standing.js';
 import { contactName, STORE_DOWNLOAD_PURPOSE, storeSettingsRow } from './store-items.js';
 import { issueOrderVouchers } from './vouchers.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
@@ -273,9 +273,9 @@ async function assertMayBuy(ctx: RequestContext, contactId: number, restricted: 
   if (refused) throw new Forbidden(`${refused.name} is offered only to members of its membership types.`);
 }
 
-/** The contact's memberships in good standing today (the one rule: memberships/good-standing.ts). */
+/** The contact's memberships in good standing today (the one rule, services/memberships/good-standing.ts). */
 function activeMemberships(ctx: RequestContext, contactId: number) {
-  return leanRows(ctx.reader, Membership, { fields: ['membershipType'], where: { $and: [{ contact: contactId }, inGoodStandingOn(todayUtc())] } });
+  return leanRows(ctx.reader, Membership, { fields: ['membershipType'], where: { contact: contactId, ...inGoodStandingOn(todayUtc()) } });
 }
 
 function shippingFields(input: StoreCheckoutInput | StoreOrderInput) {
