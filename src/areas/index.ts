@@ -19,6 +19,7 @@ import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
 import { loginArea } from './login.js';
 import { partnerSyncArea } from './partner-sync.js';
+import { relationshipsArea } from './relationships.js';
 import { documentTemplatesArea } from './document-templates.js';
 import { reportingArea } from './reporting.js';
 import { requestGuardsArea } from './request-guards.js';
@@ -47,6 +48,7 @@ export const areas: readonly Area[] = [
   eventsArea,
   categoryListsArea,
   chaptersArea,
+  relationshipsArea,
   partnerSyncArea,
   dashboardsArea,
   storeArea,
