@@ -23,6 +23,7 @@ export class ContactRelationships extends Migration {
       "updated_at" timestamptz not null default now(), "audit_id" int not null default 1, "person_id" int not null, "organization_id" int not null,
       "role" varchar(100) null, "is_primary" boolean not null default false);`);
     this.addSql(`create index "contact_relationship_tenant_id_index" on "contact_relationship" ("tenant_id");`);
+    this.addSql(`create index "contact_relationship_list_id" on "contact_relationship" ("tenant_id", "id");`);
     this.addSql(`create index "contact_relationship_organization_id_index" on "contact_relationship" ("organization_id");`);
     this.addSql(`alter table "contact_relationship" add constraint "contact_relationship_person_id_organization_id_unique" unique ("person_id", "organization_id");`);
     this.addSql(`create unique index "contact_relationship_one_primary" on "contact_relationship" ("organization_id") where "is_primary";`);

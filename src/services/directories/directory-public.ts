@@ -233,9 +233,11 @@ export async function publicDirectoryListing(ctx: RequestContext, directoryId: n
     images: row.logo_url ? [row.logo_url] : [], Videos: [], EnhancedOnMap: row.enhanced_on_map ?? false,
     ShowRelatedContacts: showRelated, ShowPrimaryContact: showPrimary,
     visibilityJson: shown, visibility: shown, Visibility: shown, settingsJson: directory.settings, settings: directory.settings, Settings: directory.settings,
-    RelatedContacts: showRelated ? relatedPeople : [], RelatedOrgs: showRelated ? relatedOrganizations : [], RelatedOrgsAndContactsSorted: showRelated ? related : [], ContactTypeId: row.kind, MembershipType: null, MembershipTypes: [], PublicContent: null,
+    RelatedContacts: showRelated ? relatedPeople : [], RelatedOrgs: showRelated ? relatedOrganizations : [], RelatedOrgsAndContactsSorted: showRelated ? related : [],
+    ContactTypeId: row.kind, MembershipType: null, MembershipTypes: [], PublicContent: null,
     Prefix: null, FirstName: person ? row.first_name : null, MiddleName: null, LastName: person ? row.last_name : null, Suffix: null, Title: person ? row.title : null,
-    PrimaryOrg: showPrimary && person ? row.current_organization : null, PrimaryContactId: showPrimary ? primaryContact?.DirectoryContactId?.toString() ?? null : null, IsAddressValid: shown.Address && row.latitude !== null, MLSId: null, RETSVendorId: null, EditionFieldsJson: null,
+    PrimaryOrg: showPrimary && person ? row.current_organization : null, PrimaryContactId: showPrimary ? primaryContact?.DirectoryContactId?.toString() ?? null : null,
+    IsAddressValid: shown.Address && row.latitude !== null, MLSId: null, RETSVendorId: null, EditionFieldsJson: null,
     DirectoryListingTypeId: row.listing_type_id === null ? null : String(row.listing_type_id),
     OGMeta: { Title: row.name, Description: row.short_description, Type: 'profile' },
   };
