@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact } from '../src/entities/index.js';
 import { ContactRelationship } from '../src/entities/contact-relationship.js';
 import {
-  createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, useRaceServer, type TestServer, type TestTenant,
+  createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, useRaceServer, type TestServer, type TestTenant,
 } from './support/harness.js';
+import { saveWhileDeleted } from './support/races.js';
 
 // 401/403 on every operation, tenant isolation and the fuzz: test/sweeps.test.ts. Here: the relationships' own rules.
 let server: TestServer;
@@ -217,6 +218,21 @@ describe('relationships in a public directory listing', () => {
 
 describe('one primary contact per organization under a race', () => {
   const race = useRaceServer('rel-race');
+
+  it('lets exactly one of 10 concurrent deletes through, and never acknowledges a save a delete overtook', async () => {
+    const org = await organization('Deleted Co', race.tenant, race.server);
+    const relationshipOf = async (firstName: string) => (await rest(race.server, 'POST', path(org, 0), {
+      token: race.tenant.staffToken, body: { RelatedContactId: await person(firstName, 'Gone', race.tenant, race.server) },
+    })).body as { RelationshipId: number; PersonContactId: number };
+    const deleted = await relationshipOf('Del');
+    await expectExactlyOneSucceeds(Array.from({ length: 10 }, () => () => rest(race.server, 'DELETE', path(org, deleted.RelationshipId), { token: race.tenant.staffToken })), [404]);
+    const overtaken = await relationshipOf('Save');
+    const save = await saveWhileDeleted(race.server, 'contact_relationship', overtaken.RelationshipId, () => rest(race.server, 'POST', path(org, overtaken.RelationshipId), {
+      token: race.tenant.staffToken, body: { RelatedContactId: overtaken.PersonContactId, Role: 'Too late' },
+    }));
+    expect([404, 409]).toContain(save.status);
+    expect((await rest(race.server, 'GET', path(org), { token: race.tenant.staffToken })).body).toEqual([]);
+  });
 
   it('leaves exactly one primary when two saves mark different people primary at once', async () => {
     for (let round = 0; round < 5; round++) {
