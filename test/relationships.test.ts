@@ -252,3 +252,41 @@ describe('one primary contact per organization under a race', () => {
     }
   });
 });
+
+describe('migration 0035 on existing data', () => {
+  it('turns current organizations into relationships and keeps one link per chapter and directory, the one the chapter named', async () => {
+    const old = await startTestServer();
+    try {
+      const tenant = await createTestTenant(old, 'rel-migration');
+      const chapter = async (name: string) => (await rest(old, 'POST', '/api/chapters/0/false', { token: tenant.staffToken, body: { ChapterName: name } })).body.ChapterId as number;
+      const directory = async (name: string) => (await rest(old, 'POST', '/api/directory/directories/0', { token: tenant.staffToken, body: { Name: name } })).body.DirectoryId as number;
+      const [named, moved] = [await chapter('Named'), await chapter('Moved')];
+      // Dropped gets the lower id: the chapter's own link, not the lowest id, decides which directory stays.
+      const [dropped, kept, adopted] = [await directory('Dropped'), await directory('Kept'), await directory('Adopted')];
+      const employer = await organization('Old Employer', tenant, old);
+      const em = old.orm.em.fork();
+      const employee = em.create(Contact, { tenant: tenant.id, kind: 'person', firstName: 'Old', lastName: 'Employee', organization: employer });
+      await em.flush();
+
+      // Back to before 0035, where both sides kept a link: "Named" names Kept while Dropped names "Named" too; "Moved" names Adopted.
+      await old.orm.migrator.down({ to: '0033-membership-standing' });
+      const sql = (text: string, params: unknown[]) => old.orm.em.getConnection().execute(text, params);
+      await sql('update chapter set directory_id = ? where contact_id = ?', [kept, named]);
+      await sql('update directory set chapter_id = ? where id = ?', [named, dropped]);
+      await sql('update chapter set directory_id = ? where contact_id = ?', [adopted, moved]);
+      await old.orm.migrator.up();
+
+      const chapterDirectories = async (chapterId: number) => (await rest(old, 'GET', `/api/directory/directories/chapters/${chapterId}`, { token: tenant.staffToken })).body
+        .map((item: { DirectoryId: number }) => item.DirectoryId);
+      expect(await chapterDirectories(named)).toEqual([kept]);
+      expect(await chapterDirectories(moved)).toEqual([adopted]);
+      expect((await rest(old, 'GET', `/api/chapters/${named}`, { token: tenant.staffToken })).body.DirectoryId).toBe(String(kept));
+      expect((await rest(old, 'GET', `/api/directory/directories/${dropped}`, { token: tenant.staffToken })).body.ChapterId).toBeNull();
+      expect((await rest(old, 'GET', path(employee.id), { token: tenant.staffToken })).body).toEqual([
+        expect.objectContaining({ OrganizationContactId: employer, Role: null, IsPrimary: false, IsCurrentOrganization: true }),
+      ]);
+    } finally {
+      await old.close();
+    }
+  });
+});
