@@ -35,6 +35,12 @@ async function loginContact(email: string): Promise<number> {
   return login.contact!.id;
 }
 const get = (path: string, token = acme.staffToken) => rest(server, 'GET', `${BASE}/${path}`, { token });
+/** A public directory (the directories area's documented save). */
+async function createDirectory(name: string): Promise<number> {
+  const response = await rest(server, 'POST', '/api/directory/directories/0', { token: acme.staffToken, body: { Name: name, IsPublic: true } });
+  expect(response.status).toBe(200);
+  return response.body.DirectoryId as number;
+}
 const names = (body: { Name: string }[]) => body.map((choice) => choice.Name);
 async function primaries(contactId: number): Promise<number[]> {
   const rows = await server.orm.em.getConnection().execute<{ chapter_id: number }[]>('SELECT chapter_id FROM contact_chapter WHERE contact_id = ? AND is_primary', [contactId]);
@@ -44,9 +50,10 @@ async function primaries(contactId: number): Promise<number[]> {
 describe('chapters over REST', () => {
   it('creates, reads, lists, updates and deletes a chapter at the documented paths', async () => {
     const owner = await person(acme.id, 'Olga Owner');
+    const directory = await createDirectory('Northern directory');
     const created = await save(0, {
       ChapterName: 'Northern Chapter', ChapterNumber: 'N-1', ChapterDescription: 'The north', OrganizationContactId: String(owner), PaymentGatewayId: 'gw-north',
-      PaymentGatewayType: 'Stripe', GroupTypeId: '4', PrimaryGroupId: '9', DirectoryId: '12', Owners: [owner], PostalCodesJson: [' 0150 ', 'sw1a 1aa'],
+      PaymentGatewayType: 'Stripe', GroupTypeId: '4', PrimaryGroupId: '9', DirectoryId: String(directory), Owners: [owner], PostalCodesJson: [' 0150 ', 'sw1a 1aa'],
       AffiliateTenantModel: { Name: 'North affiliate' }, ShouldAllowChapterTenantEditing: true,
     });
     expect(created.status).toBe(200);
@@ -56,7 +63,7 @@ describe('chapters over REST', () => {
     const read = await get(String(id));
     expect(read.body).toEqual({
       ChapterId: id, OrganizationId: id, ChapterName: 'Northern Chapter', ChapterNumber: 'N-1', ChapterDescription: 'The north', OrganizationContactId: String(owner),
-      ParentOrganizationId: top, PrimaryCalenderId: null, CalendarDescription: null, GroupTypeId: '4', PrimaryGroupId: '9', DirectoryId: '12',
+      ParentOrganizationId: top, PrimaryCalenderId: null, CalendarDescription: null, GroupTypeId: '4', PrimaryGroupId: '9', DirectoryId: String(directory),
       PaymentGatewayId: 'gw-north', PaymentGatewayType: 'Stripe', PreviousDirectoryId: null, RemoveContactsFromPreviousDirectory: false, Owners: [owner],
       PostalCodesJson: ['0150', 'SW1A1AA'], IsDefaultPostalCodeEmpty: false, AffiliateTenantModel: { Name: 'North affiliate' }, ShouldAllowChapterTenantEditing: true,
       ForceSave: false, AuditId: 1,
@@ -217,6 +224,63 @@ describe('contact-chapter links', () => {
       expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
       expect(await primaries(contact)).toHaveLength(1);
     }
+  });
+});
+
+describe('the chapter\'s directory', () => {
+  const directoryOfChapter = async (chapterId: number) => (await rest(server, 'GET', `/api/directory/directories/chapters/${chapterId}`, { token: acme.staffToken })).body
+    .map((item: { DirectoryId: number }) => item.DirectoryId);
+  const listed = async (directoryId: number) => (await rest(server, 'GET', `/api/directory/directories/${directoryId}/public/find`, { headers: { 'x-tenant-key': acme.key } })).body
+    .ListItems.map((item: { Name: string }) => item.Name);
+  const listIn = async (directoryId: number, contactId: number) => {
+    const response = await graphql(server, 'mutation($d: Int!, $c: Int!) { saveDirectoryListing(directoryId: $d, contactId: $c, input: {}) { DirectoryContactId } }', { d: directoryId, c: contactId }, acme.staffToken);
+    expect(response.body.errors).toBeUndefined();
+  };
+
+  it('is one link, read the same from both sides; a move copies the chapter contacts\' listings and removes them from the previous directory when asked', async () => {
+    const [first, second, third] = [await createDirectory('First home'), await createDirectory('Second home'), await createDirectory('Third home')];
+    const chapter = await create('Mover', { DirectoryId: String(first) });
+    expect(await directoryOfChapter(chapter)).toEqual([first]);
+    expect((await get(String(chapter))).body.DirectoryId).toBe(String(first));
+    expect((await rest(server, 'GET', `/api/directory/directories/${first}`, { token: acme.staffToken })).body.ChapterId).toBe(chapter);
+
+    const member = await person(acme.id, 'Chapter Member');
+    const outsider = await person(acme.id, 'Outside Member');
+    expect((await rest(server, 'POST', `${BASE}/contactchapter`, { token: acme.staffToken, body: { ContactId: member, ChapterId: chapter } })).status).toBe(200);
+    await listIn(first, member);
+    await listIn(first, outsider);
+
+    // Moved without the flag: copied to the new directory, still listed in the previous one.
+    const moved = await save(chapter, { ChapterName: 'Mover', AuditId: 1, DirectoryId: String(second), PreviousDirectoryId: String(first) });
+    expect(moved.status).toBe(200);
+    expect(await listed(first)).toEqual(['Chapter Member', 'Outside Member']);
+    expect(await listed(second)).toEqual(['Chapter Member']);
+    expect(await directoryOfChapter(chapter)).toEqual([second]);
+    expect((await get(String(chapter))).body.DirectoryId).toBe(String(second));
+    expect((await rest(server, 'GET', `/api/directory/directories/${first}`, { token: acme.staffToken })).body.ChapterId).toBeNull();
+
+    // A PreviousDirectoryId that is no longer the chapter's directory: 409.
+    const stale = await save(chapter, { ChapterName: 'Mover', AuditId: 2, DirectoryId: String(third), PreviousDirectoryId: String(first) });
+    expect(stale.status).toBe(409);
+    expect(stale.body.errors[0].field).toBe('PreviousDirectoryId');
+    // Moved with the flag: removed from the previous directory.
+    const removing = await save(chapter, { ChapterName: 'Mover', AuditId: 2, DirectoryId: String(third), PreviousDirectoryId: String(second), RemoveContactsFromPreviousDirectory: true });
+    expect(removing.status).toBe(200);
+    expect(await listed(second)).toEqual([]);
+    expect(await listed(third)).toEqual(['Chapter Member']);
+
+    // Another chapter's directory (409) or none at all (400).
+    const holder = await create('Holder', { DirectoryId: String(first) });
+    const taken = await save(chapter, { ChapterName: 'Mover', AuditId: 3, DirectoryId: String(first) });
+    expect(taken.status).toBe(409);
+    expect(taken.body.errors[0]).toEqual({ field: 'DirectoryId', message: `belongs to ChapterId ${holder}` });
+    expect((await save(chapter, { ChapterName: 'Mover', AuditId: 3, DirectoryId: '987654' })).body.errors[0].field).toBe('DirectoryId');
+
+    // GraphQL reads the same link; deleting the chapter frees its directory.
+    const read = await graphql(server, 'query($c: Int!) { chapter(chapterId: $c) { DirectoryId } chapterDirectories(chapterId: $c) { DirectoryId } }', { c: chapter }, acme.staffToken);
+    expect(read.body.data).toEqual({ chapter: { DirectoryId: String(third) }, chapterDirectories: [{ DirectoryId: third }] });
+    expect((await rest(server, 'DELETE', `${BASE}/${chapter}`, { token: acme.staffToken })).status).toBe(200);
+    expect((await rest(server, 'GET', `/api/directory/directories/${third}`, { token: acme.staffToken })).body.ChapterId).toBeNull();
   });
 });
 

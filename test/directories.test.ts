@@ -50,6 +50,13 @@ async function createDirectory(body: Record<string, unknown>, tenant = acme): Pr
   return response.body.DirectoryId as number;
 }
 
+/** A chapter (through the chapters area's documented save): a directory's ChapterId must name one. */
+async function createChapter(name: string, tenant = acme): Promise<number> {
+  const response = await rest(server, 'POST', `/api/chapters/0/false`, { token: tenant.staffToken, body: { ChapterName: name } });
+  expect(response.status).toBe(200);
+  return response.body.ChapterId as number;
+}
+
 async function createListingType(body: Record<string, unknown>, tenant = acme): Promise<number> {
   const response = await rest(server, 'POST', `${BASE}/directorylistingtypes`, { token: tenant.staffToken, body });
   expect(response.status).toBe(200);
@@ -138,24 +145,34 @@ describe('directory listing types', () => {
 describe('directories setup', () => {
   it('creates, reads, lists, updates and deletes a directory at the documented paths', async () => {
     const typeId = await createListingType({ Name: 'Setup type' });
+    const chapter = await createChapter('Setup chapter');
     const id = await createDirectory({
       Name: 'Members A-Z', DisplayName: 'Find a member', Description: 'All members', DirectoryListingTypeId: typeId, CatLists: [3, 1], CategoryListId: 3,
-      SearchFilterOptions: { DisplayRadiusSearch: true }, KeywordSearchOptions: { SearchKeywords: true }, CustomFields: [{ Name: 'Founded' }], ChapterId: 77,
+      SearchFilterOptions: { DisplayRadiusSearch: true }, KeywordSearchOptions: { SearchKeywords: true }, CustomFields: [{ Name: 'Founded' }], ChapterId: chapter,
     });
     const read = await rest(server, 'GET', `${BASE}/directories/${id}`, { token: acme.staffToken });
     expect(read.body).toMatchObject({
       DirectoryId: id, Name: 'Members A-Z', DisplayName: 'Find a member', DirectoryListingTypeId: typeId, CatLists: [3, 1], CategoryListId: 3, IsPublic: true,
       SearchFilterOptions: { DisplayRadiusSearch: true, ShowPostalCodeFilter: false, AlphabetizeResults: true }, KeywordSearchOptions: { SearchKeywords: true },
-      CustomFields: [{ Name: 'Founded' }], ChapterId: 77, AutomaticallyAddRemoveMembers: false, InDevelopment: false, AuditId: 1,
+      CustomFields: [{ Name: 'Founded' }], ChapterId: chapter, AutomaticallyAddRemoveMembers: false, InDevelopment: false, AuditId: 1,
     });
     const listed = await rest(server, 'GET', `${BASE}/directories`, { token: acme.memberToken });
     expect(listed.body).toContainEqual({
       Id: id, DirectoryId: id, Name: 'Members A-Z', AuditId: 1, Localize: 'Find a member', Description: 'All members', DirectoryListingTypeId: typeId,
       DirectoryListingTypeName: 'Setup type', IsPublic: true, ExtraData: false, IsVisibleToMembers: true, Availability: 'Public', AutomaticallyAddRemoveMembers: false, Actions: [],
     });
-    const ofChapter = await rest(server, 'GET', `${BASE}/directories/chapters/77`, { token: acme.staffToken });
+    const ofChapter = await rest(server, 'GET', `${BASE}/directories/chapters/${chapter}`, { token: acme.staffToken });
     expect(ofChapter.body.map((item: { DirectoryId: number }) => item.DirectoryId)).toEqual([id]);
-    expect((await rest(server, 'GET', `${BASE}/directories/chapters/78`, { token: acme.staffToken })).body).toEqual([]);
+    expect((await rest(server, 'GET', `${BASE}/directories/chapters/${chapter + 1000}`, { token: acme.staffToken })).body).toEqual([]);
+    // One link: the chapter's DirectoryId answers the same directory.
+    expect((await rest(server, 'GET', `/api/chapters/${chapter}`, { token: acme.staffToken })).body.DirectoryId).toBe(String(id));
+    // A chapter has one directory; ChapterId must be a chapter.
+    const second = await rest(server, 'POST', `${BASE}/directories/0`, { token: acme.staffToken, body: { Name: 'Second of the chapter', ChapterId: chapter } });
+    expect(second.status).toBe(409);
+    expect(second.body.errors).toEqual([{ field: 'ChapterId', message: `has DirectoryId ${id}` }]);
+    const notChapter = await rest(server, 'POST', `${BASE}/directories/0`, { token: acme.staffToken, body: { Name: 'Nowhere', ChapterId: await createContact(acme, 'Plain Co') } });
+    expect(notChapter.status).toBe(400);
+    expect(notChapter.body.errors[0].field).toBe('ChapterId');
 
     const saved = await rest(server, 'POST', `${BASE}/directories/${id}`, { token: acme.staffToken, body: { Name: 'Members', AuditId: 1, InDevelopment: true } });
     expect(saved.body).toMatchObject({ DirectoryId: id, Name: 'Members', AuditId: 2, Availability: 'In development' });
@@ -495,8 +512,9 @@ describe('directories over GraphQL (staff)', () => {
   it('runs setup, listing types and listings', async () => {
     const type = await graphql(server, 'mutation { saveDirectoryListingType(input: { Name: "GraphQL type" }) { DirectoryListingTypeId AuditId } }', {}, acme.staffToken);
     const typeId = type.body.data.saveDirectoryListingType.DirectoryListingTypeId as number;
-    const saved = await graphql(server, 'mutation($t: Int!) { saveDirectory(directoryId: 0, input: { Name: "GraphQL directory", DirectoryListingTypeId: $t, ChapterId: 9 }) { DirectoryId DirectoryListingTypeName } }',
-      { t: typeId }, acme.staffToken);
+    const chapter = await createChapter('GraphQL chapter');
+    const saved = await graphql(server, 'mutation($t: Int!, $c: Int!) { saveDirectory(directoryId: 0, input: { Name: "GraphQL directory", DirectoryListingTypeId: $t, ChapterId: $c }) { DirectoryId DirectoryListingTypeName } }',
+      { t: typeId, c: chapter }, acme.staffToken);
     const directoryId = saved.body.data.saveDirectory.DirectoryId as number;
     expect(saved.body.data.saveDirectory.DirectoryListingTypeName).toBe('GraphQL type');
     const membershipType = await createMembershipType(acme, 'GraphQL members');
@@ -504,18 +522,18 @@ describe('directories over GraphQL (staff)', () => {
     const added = await graphql(server, 'mutation($d: Int!, $m: Int!) { addDirectoryListingsByMembershipType(input: { DirectoryItems: [{ DirectoryId: $d, MembershipTypeIds: [$m] }] }) { Added } }',
       { d: directoryId, m: membershipType }, acme.staffToken);
     expect(added.body.data).toEqual({ addDirectoryListingsByMembershipType: { Added: 1 } });
-    const read = await graphql(server, `query($ds: String!, $t: Int!, $since: String!) {
+    const read = await graphql(server, `query($ds: String!, $t: Int!, $since: String!, $c: Int!) {
       directory(directoryId: $ds) { Name MembershipTypeIds ChapterId }
       directories(options: { Filter: "graphql directory" }) { DirectoryId }
-      chapterDirectories(chapterId: 9) { DirectoryId }
+      chapterDirectories(chapterId: $c) { DirectoryId }
       directoriesSetup(filter: { Filter: "graphql directory" }) { TotalRecordAvailable Results { DirectoryId } }
       directoryListingTypes(options: { Filter: "graphql type" }) { Id Count }
       directoryListingType(directoryListingTypeId: $t) { Name Count IsDeletable }
       directoryListingsModifiedSince(modifiedSince: $since) { DisplayName Directories { DirectoryId } }
-    }`, { ds: String(directoryId), t: typeId, since: new Date(Date.now() - 60_000).toISOString() }, acme.staffToken);
+    }`, { ds: String(directoryId), t: typeId, since: new Date(Date.now() - 60_000).toISOString(), c: chapter }, acme.staffToken);
     expect(read.body.errors).toBeUndefined();
     expect(read.body.data).toMatchObject({
-      directory: { Name: 'GraphQL directory', MembershipTypeIds: [membershipType], ChapterId: 9 },
+      directory: { Name: 'GraphQL directory', MembershipTypeIds: [membershipType], ChapterId: chapter },
       directories: [{ DirectoryId: directoryId }],
       chapterDirectories: [{ DirectoryId: directoryId }],
       directoriesSetup: { TotalRecordAvailable: '1', Results: [{ DirectoryId: directoryId }] },

@@ -336,6 +336,65 @@ describe('images of a folder (upload/{foldertype}/{objectid})', () => {
   });
 });
 
+describe('directory gallery images (folder DirectoryGallery)', () => {
+  const contactOf = async (token: string) => (await aboutMe(token)).ContactId as number;
+  /** A public directory of `tenant` listing the given contacts: their DirectoryContactIds. */
+  async function listings(tenant: TestTenant, contactIds: number[]): Promise<{ directoryId: number; listingIds: number[] }> {
+    const directory = await rest(server, 'POST', '/api/directory/directories/0', { token: tenant.staffToken, body: { Name: `Gallery ${tenant.key}`, IsPublic: true } });
+    const listingIds: number[] = [];
+    for (const contactId of contactIds) {
+      const listed = await graphql(server, 'mutation($d: Int!, $c: Int!) { saveDirectoryListing(directoryId: $d, contactId: $c, input: {}) { DirectoryContactId } }',
+        { d: directory.body.DirectoryId, c: contactId }, tenant.staffToken);
+      listingIds.push(listed.body.data.saveDirectoryListing.DirectoryContactId);
+    }
+    return { directoryId: directory.body.DirectoryId, listingIds };
+  }
+  const gallery = (listingId: number, token = acme.staffToken) => rest(server, 'GET', `/api/directory/listings/${listingId}/gallery`, { token });
+
+  it('takes uploads to a listing the caller may edit, in order, with captions, shown in the public listing', async () => {
+    const { directoryId, listingIds: [own, staffs] } = await listings(acme, [await contactOf(acme.memberToken), await contactOf(acme.staffToken)]);
+    const first = await upload(`/api/images/upload/directorygallery/${own}`, await png(800, 600), { token: acme.memberToken, fields: { Caption: 'Front desk' } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ SourceType: 'DirectoryGallery', SourceId: own, Caption: 'Front desk' });
+    const second = await upload(`/api/images/upload/DirectoryGallery/${own}`, await png(400, 300), { fields: { Caption: 'Workshop', ShortDescription: 'Tools on a wall' } });
+    expect(second.status).toBe(200);
+
+    // Only staff and the listed contact may add to a listing's gallery; a listing must exist in the caller's tenant.
+    expect((await upload(`/api/images/upload/directorygallery/${staffs}`, await png(10, 10), { token: acme.memberToken })).status).toBe(403);
+    expect((await upload('/api/images/upload/directorygallery/987654', await png(10, 10))).status).toBe(404);
+    const { listingIds: [theirs] } = await listings(other, [await contactOf(other.staffToken)]);
+    expect((await upload(`/api/images/upload/directorygallery/${theirs}`, await png(10, 10))).status).toBe(404);
+    expect((await saveImage(second.body.ImageId, { SourceType: 'DirectoryGallery', SourceId: theirs })).status).toBe(404);
+    expect((await gallery(own, acme.memberToken)).status).toBe(200);
+    expect((await gallery(staffs, acme.memberToken)).status).toBe(403);
+    expect((await gallery(theirs)).status).toBe(404);
+
+    const entry = (image: { ImageId: number; Url: string }, caption: string | null, shortDescription: string | null, width: number, height: number, sortOrder: number) => ({
+      ImageId: image.ImageId, Url: image.Url, Caption: caption, ShortDescription: shortDescription, Width: width, Height: height, SortOrder: sortOrder,
+    });
+    expect((await gallery(own)).body).toEqual([entry(first.body, 'Front desk', null, 800, 600, 1), entry(second.body, 'Workshop', 'Tools on a wall', 400, 300, 2)]);
+
+    // Reordered (every image once, else 400), recaptioned, and read by the public listing in that order.
+    const wrong = await rest(server, 'POST', `/api/directory/listings/${own}/gallery/order`, { token: acme.memberToken, body: [second.body.ImageId] });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.errors[0].field).toBe('imageIds');
+    const reordered = await rest(server, 'POST', `/api/directory/listings/${own}/gallery/order`, { token: acme.memberToken, body: [second.body.ImageId, first.body.ImageId] });
+    expect(reordered.body.map((image: { ImageId: number; SortOrder: number }) => [image.ImageId, image.SortOrder])).toEqual([[second.body.ImageId, 1], [first.body.ImageId, 2]]);
+    expect((await saveImage(first.body.ImageId, { Caption: 'Reception' })).status).toBe(200);
+    const shown = await rest(server, 'GET', `/api/directory/directories/${directoryId}/public/details/${own}`, { headers: { 'x-tenant-key': acme.key } });
+    expect(shown.body.GalleryImages).toEqual([second.body.Url, first.body.Url]);
+    expect(shown.body.GalleryImageDetails).toEqual([entry(second.body, 'Workshop', 'Tools on a wall', 400, 300, 1), entry(first.body, 'Reception', null, 800, 600, 2)]);
+
+    // The same over GraphQL; a deleted image leaves the gallery.
+    const viaGraphql = await graphql(server, 'mutation($l: Int!, $ids: [Int!]!) { reorderDirectoryGalleryImages(directoryContactId: $l, imageIds: $ids) { ImageId } }',
+      { l: own, ids: [first.body.ImageId, second.body.ImageId] }, acme.staffToken);
+    expect(viaGraphql.body.data.reorderDirectoryGalleryImages).toEqual([{ ImageId: first.body.ImageId }, { ImageId: second.body.ImageId }]);
+    expect((await rest(server, 'DELETE', `/api/images/image/${first.body.ImageId}`, { token: acme.staffToken })).status).toBe(200);
+    const read = await graphql(server, 'query($l: Int!) { directoryGalleryImages(directoryContactId: $l) { ImageId Caption SortOrder } }', { l: own }, acme.memberToken);
+    expect(read.body.data.directoryGalleryImages).toEqual([{ ImageId: second.body.ImageId, Caption: 'Workshop', SortOrder: 1 }]);
+  });
+});
+
 describe('saving images (POST /api/images/image/{imageid})', () => {
   it('creates an image from an uploaded file, crops it, and re-crops it, keeping the original', async () => {
     const original = await png(640, 480);
@@ -376,8 +435,8 @@ describe('saving images (POST /api/images/image/{imageid})', () => {
     expect(free).toMatchObject({ Width: '1000', Height: '600', ForceAspect: 'false' });
     const wide = await createImage({ FileId: file.FileId, ForceAspect: '16:9' });
     expect(wide).toMatchObject({ Width: '1000', Height: '563' });
-    const gallery = await createImage({ FileId: file.FileId, SourceType: 'DirectoryGallery', SourceId: 3 });
-    expect(gallery).toMatchObject({ SourceType: 'DirectoryGallery', SourceId: 3, ImageUsageId: 'DirectoryGallery', Width: '1000', Height: '600' });
+    const gallery = await createImage({ FileId: file.FileId, SourceType: 'DirectoryGallery', SourceId: 0 });
+    expect(gallery).toMatchObject({ SourceType: 'DirectoryGallery', SourceId: 0, ImageUsageId: 'DirectoryGallery', Width: '1000', Height: '600' });
     const served = await download(store.Url);
     expect(await sharp(served.bytes).metadata()).toMatchObject({ width: 600, height: 600 });
   });

@@ -21,6 +21,7 @@ import { loginArea } from './login.js';
 import { mailArea } from './mail.js';
 import { membershipsArea } from './memberships.js';
 import { partnerSyncArea } from './partner-sync.js';
+import { relationshipsArea } from './relationships.js';
 import { documentTemplatesArea } from './document-templates.js';
 import { reportingArea } from './reporting.js';
 import { requestGuardsArea } from './request-guards.js';
@@ -49,6 +50,7 @@ export const areas: readonly Area[] = [
   eventsArea,
   categoryListsArea,
   chaptersArea,
+  relationshipsArea,
   partnerSyncArea,
   dashboardsArea,
   storeArea,

@@ -52,15 +52,12 @@ export class Chapter extends Versioned {
   @Property({ type: 'text', nullable: true })
   calendarDescription: string | null = null;
 
-  /** Groups and directories belong to areas built later: their ids are kept as given. */
+  /** Groups belong to an area not built yet: their ids are kept as given. (The chapter's directory is `directory.chapter_id`.) */
   @Property({ length: 64, nullable: true })
   groupTypeId: string | null = null;
 
   @Property({ length: 64, nullable: true })
   primaryGroupId: string | null = null;
-
-  @Property({ type: 'integer', nullable: true })
-  directoryId: number | null = null;
 
   @Property({ length: 64, nullable: true })
   paymentGatewayId: string | null = null;

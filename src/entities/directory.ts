@@ -61,10 +61,15 @@ export interface DirectorySearchSettings {
 /**
  * A directory of member listings (a chamber's business directory). Deleting one stamps
  * `deletedAt` (and its listings'), so synchronization clients learn of it; the `notDeleted`
- * filter hides it. Category lists and chapters are kept as plain ids until their areas land.
+ * filter hides it. Category lists are kept as plain ids. `chapterId` is the one link between a
+ * chapter and its directory: a chapter has at most one live directory (a partial unique index).
  */
 @Entity()
 @Filter({ name: 'notDeleted', cond: { deletedAt: null }, default: true })
+@Unique({
+  name: 'directory_one_per_chapter',
+  expression: 'create unique index "directory_one_per_chapter" on "directory" ("chapter_id") where "chapter_id" is not null and "deleted_at" is null',
+})
 export class Directory extends Versioned {
   @Property({ length: 200 })
   name!: string;
@@ -121,7 +126,11 @@ export class Directory extends Versioned {
   @Property({ length: 100, nullable: true }) objectTypeId: string | null = null;
   @Property({ length: 100, nullable: true }) searchObjectTypeId: string | null = null;
 
-  /** The chapter the directory belongs to (a Chapter id; the chapters area is not merged yet). */
+  /**
+   * The chapter the directory belongs to (its ChapterId: the chapter's organization contact id).
+   * The only record of the link: a chapter's DirectoryId is read from here, and saving a chapter
+   * with a DirectoryId writes here.
+   */
   @Property({ type: 'integer', nullable: true, index: true })
   chapterId: number | null = null;
 

@@ -1,3 +1,4 @@
+import type { Opt } from '@mikro-orm/core';
 import { Entity, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import { TenantOwned } from './base.js';
 import { StoredFile } from './file.js';
@@ -27,6 +28,10 @@ export class StoredImage extends TenantOwned {
 
   @Property({ type: 'integer', nullable: true })
   sourceId: number | null = null;
+
+  /** Its place among the images of its record, where their order matters (a directory listing's gallery: 1, 2, …). */
+  @Property({ type: 'integer', default: 0 })
+  sortOrder: Opt<number> = 0;
 
   @Property({ type: 'integer', nullable: true })
   cropX: number | null = null;

@@ -4,9 +4,10 @@ import { ListOptionsInput } from '../schema/common.js';
 import {
   DirectoriesListFilterInput, DirectoriesListItem, DirectoriesListResult, DirectoryAddEdit, DirectoryAddEditInput, DirectoryAllItem, DirectoryContactDetail, DirectoryDetail,
   DirectoryItemsSaveInput, DirectoryItemsSaveResult, DirectoryListingInput, DirectoryListingSaved, DirectoryListingType, DirectoryListingTypeInput, DirectoryListingTypeListItem,
-  DirectorySearch,
+  DirectoryGalleryImage, DirectorySearch,
 } from '../schema/directories.js';
 import * as directories from '../services/directories/directories.js';
+import * as gallery from '../services/directories/directory-gallery.js';
 import * as listings from '../services/directories/directory-listings.js';
 import * as publicDirectory from '../services/directories/directory-public.js';
 
@@ -109,6 +110,24 @@ export class DirectoryResolver {
   @Mutation(() => Int, { description: 'GraphQL only: removes a listing (kept as a tombstone for synchronization); answers its DirectoryContactId.' })
   deleteDirectoryListing(@Ctx() ctx: RequestContext, @Arg('directoryContactId', () => Int) directoryContactId: number, @Arg('auditId', () => Int) auditId: number) {
     return listings.deleteDirectoryListing(ctx, directoryContactId, auditId);
+  }
+
+  // Gallery (extension) -----------------------------------------------------------------------
+
+  @Authorized()
+  @Query(() => [DirectoryGalleryImage], { description: 'A listing\'s gallery images in order, with their captions (staff, or the listed contact).' })
+  directoryGalleryImages(@Ctx() ctx: RequestContext, @Arg('directoryContactId', () => Int) directoryContactId: number) {
+    return gallery.listingGallery(ctx, directoryContactId);
+  }
+
+  @Authorized()
+  @Mutation(() => [DirectoryGalleryImage], { description: 'Puts a listing\'s gallery images in the order given (each of them once); staff, or the listed contact.' })
+  reorderDirectoryGalleryImages(
+    @Ctx() ctx: RequestContext,
+    @Arg('directoryContactId', () => Int) directoryContactId: number,
+    @Arg('imageIds', () => [Int], { description: 'Every ImageId of the gallery, in the new order.' }) imageIds: number[],
+  ) {
+    return gallery.reorderListingGallery(ctx, directoryContactId, imageIds);
   }
 
   // Public (no credential: the tenant comes from X-Tenant-Key, ?tenant= or the Host) ----------

@@ -16,4 +16,10 @@ export const directoryRoutes: RouteRow[] = [
   { method: 'POST', path: '/api/directory/directorylistingtypes', field: 'Mutation.saveDirectoryListingType', body: 'input' },
   { method: 'GET', path: '/api/directory/directorylistingtypes/{directorylistingtypeid}', field: 'Query.directoryListingType' },
   { method: 'DELETE', path: '/api/directory/directorylistingtypes/{directorylistingtypeid}/{auditid}', field: 'Mutation.deleteDirectoryListingType', emptyResponse: true },
+  // Our extension (issue 33): a listing's gallery; images are uploaded, captioned and deleted through /api/images.
+  { method: 'GET', path: '/api/directory/listings/{directorycontactid}/gallery', field: 'Query.directoryGalleryImages', extension: true, summary: 'A listing\'s gallery images in order, with captions' },
+  {
+    method: 'POST', path: '/api/directory/listings/{directorycontactid}/gallery/order', field: 'Mutation.reorderDirectoryGalleryImages', body: 'imageIds', extension: true,
+    summary: 'Puts a listing\'s gallery images in the order given (a JSON array of every ImageId)',
+  },
 ];

@@ -52,9 +52,10 @@ export class ChapterAddEditInput {
   @Field(() => String, { nullable: true }) @IsOptional() @Matches(ID_TEXT, { message: ID_TEXT_MESSAGE('DirectoryId') }) DirectoryId?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 64) PaymentGatewayId?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 64) PaymentGatewayType?: string | null;
-  @Field(() => String, { nullable: true, description: 'The directory the chapter leaves when DirectoryId changes (accepted; acted on once directories exist).' })
+  @Field(() => String, { nullable: true, description: 'The chapter\'s directory as the client read it: when sent, a save is refused (409) unless it is still the chapter\'s directory.' })
   @IsOptional() @Matches(ID_TEXT, { message: ID_TEXT_MESSAGE('PreviousDirectoryId') }) PreviousDirectoryId?: string | null;
-  @Field(() => Boolean, { nullable: true }) RemoveContactsFromPreviousDirectory?: boolean | null;
+  @Field(() => Boolean, { nullable: true, description: 'When DirectoryId changes: true removes the chapter\'s contacts\' listings from the previous directory (they are copied to the new one either way).' })
+  RemoveContactsFromPreviousDirectory?: boolean | null;
   @Field(() => [Int], { nullable: true, description: 'Contact ids of the owners; absent keeps them.' }) @IsOptional() @ArrayMaxSize(100) @Min(1, { each: true }) @Max(2147483647, { each: true }) Owners?: number[] | null;
   @Field(() => [String], { nullable: true, description: 'Postal codes (at most 5000, each up to 20 characters); absent keeps them.' })
   @IsOptional() @ArrayMaxSize(5000) @Length(1, 20, { each: true }) PostalCodesJson?: string[] | null;

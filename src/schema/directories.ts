@@ -358,6 +358,28 @@ export class DirectorySearch {
   @Field(() => String, { nullable: true }) DefaultLayout!: string | null;
 }
 
+@ObjectType({ description: 'A contact related to a listed contact (a person\'s organization, an organization\'s person): names only, never contact details.' })
+export class DirectoryRelatedContact {
+  @Field(() => String) Name!: string;
+  @Field(() => String, { description: 'person or organization.' }) ContactTypeId!: string;
+  @Field(() => String, { nullable: true, description: 'The person\'s role at the organization.' }) Role!: string | null;
+  @Field(() => Boolean, { description: 'The person is the organization\'s primary contact.' }) IsPrimary!: boolean;
+  @Field(() => String, { nullable: true, description: 'A person\'s title.' }) Title!: string | null;
+  @Field(() => Int, { nullable: true, description: 'Its own visible listing in this directory (public/details/{id}), if any.' }) DirectoryContactId!: number | null;
+  @Field(() => String, { nullable: true }) HashedContactId!: string | null;
+}
+
+@ObjectType({ description: 'An image of a listing\'s gallery, in gallery order.' })
+export class DirectoryGalleryImage {
+  @Field(() => Int) ImageId!: number;
+  @Field(() => String, { description: 'GET it for the bytes (GalleryImages lists the same URLs).' }) Url!: string;
+  @Field(() => String, { nullable: true }) Caption!: string | null;
+  @Field(() => String, { nullable: true, description: 'Alternative text.' }) ShortDescription!: string | null;
+  @Field(() => Int) Width!: number;
+  @Field(() => Int) Height!: number;
+  @Field(() => Int, { description: 'Its place in the gallery, from 1.' }) SortOrder!: number;
+}
+
 @ObjectType({ description: 'A public listing: only what the listing\'s visibility and its type allow; hidden parts are null or empty.' })
 export class DirectoryContactDetail {
   @Field(() => Int) DirectoryContactId!: number;
@@ -368,8 +390,8 @@ export class DirectoryContactDetail {
   @Field(() => String, { nullable: true }) MainImage!: string | null;
   @Field(() => String, { nullable: true }) ImageUrl!: string | null;
   @Field(() => String, { nullable: true }) ImageShortDescription!: string | null;
-  @Field(() => [String]) GalleryImages!: string[];
-  @Field(() => [String]) GalleryImageDetails!: string[];
+  @Field(() => [String], { description: 'The URLs of the gallery images, in gallery order.' }) GalleryImages!: string[];
+  @Field(() => [DirectoryGalleryImage], { description: 'The gallery images with their captions, in gallery order.' }) GalleryImageDetails!: DirectoryGalleryImage[];
   @Field(() => [String], { description: 'The contact fields shown.' }) contactFields!: string[];
   @Field(() => [String], { description: 'The listing fields shown.' }) directoryFields!: string[];
   @Field(() => [String]) fieldOrder!: string[];
@@ -406,9 +428,9 @@ export class DirectoryContactDetail {
   @Field(() => DirectorySearchSettings) settingsJson!: DirectorySearchSettings;
   @Field(() => DirectorySearchSettings) settings!: DirectorySearchSettings;
   @Field(() => DirectorySearchSettings) Settings!: DirectorySearchSettings;
-  @Field(() => [String]) RelatedContacts!: string[];
-  @Field(() => [String]) RelatedOrgs!: string[];
-  @Field(() => [String]) RelatedOrgsAndContactsSorted!: string[];
+  @Field(() => [DirectoryRelatedContact], { description: 'An organization\'s people (when the listing type shows related contacts).' }) RelatedContacts!: DirectoryRelatedContact[];
+  @Field(() => [DirectoryRelatedContact], { description: 'A person\'s organizations (when the listing type shows related contacts).' }) RelatedOrgs!: DirectoryRelatedContact[];
+  @Field(() => [DirectoryRelatedContact], { description: 'RelatedOrgs and RelatedContacts together, by name.' }) RelatedOrgsAndContactsSorted!: DirectoryRelatedContact[];
   @Field(() => String, { nullable: true }) ContactTypeId!: string | null;
   @Field(() => String, { nullable: true }) MembershipType!: string | null;
   @Field(() => [String]) MembershipTypes!: string[];
@@ -419,8 +441,9 @@ export class DirectoryContactDetail {
   @Field(() => String, { nullable: true }) LastName!: string | null;
   @Field(() => String, { nullable: true }) Suffix!: string | null;
   @Field(() => String, { nullable: true }) Title!: string | null;
-  @Field(() => String, { nullable: true }) PrimaryOrg!: string | null;
-  @Field(() => String, { nullable: true }) PrimaryContactId!: string | null;
+  @Field(() => String, { nullable: true, description: 'A person\'s current organization (when the listing type shows the primary contact).' }) PrimaryOrg!: string | null;
+  @Field(() => String, { nullable: true, description: 'An organization\'s primary contact: the DirectoryContactId of its visible listing in this directory (when the listing type shows the primary contact).' })
+  PrimaryContactId!: string | null;
   @Field(() => Boolean, { description: 'The address\'s postal code was found (it has coordinates).' }) IsAddressValid!: boolean;
   @Field(() => String, { nullable: true }) MLSId!: string | null;
   @Field(() => String, { nullable: true }) RETSVendorId!: string | null;

@@ -476,6 +476,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/directory/listings/{directorycontactid}/gallery/order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Puts a listing's gallery images in the order given (a JSON array of every ImageId)
+         * @description GraphQL: `mutation { reorderDirectoryGalleryImages }`. Any signed-in login. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_directory_listings_directorycontactid_gallery_order"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/events/decline/invitation/{id}/{contactid}": {
         parameters: {
             query?: never;
@@ -992,6 +1012,26 @@ export interface paths {
          * @description GraphQL: `query { directoriesSetup }`. Needs role: staff.
          */
         get: operations["get__api_directory_directories_setup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/directory/listings/{directorycontactid}/gallery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A listing's gallery images in order, with captions
+         * @description GraphQL: `query { directoryGalleryImages }`. Any signed-in login. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_directory_listings_directorycontactid_gallery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3271,6 +3311,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contactid}/relationships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The relationships of a person or an organization
+         * @description GraphQL: `query { contactRelationships }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_contacts_contactid_relationships"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contactid}/relationships/{relationshipid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Creates (relationshipid 0) or changes a relationship of the contact
+         * @description GraphQL: `mutation { saveContactRelationship }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_contacts_contactid_relationships_relationshipid_"];
+        /**
+         * Deletes a relationship of the contact (auditid in the query string checked when given)
+         * @description GraphQL: `mutation { deleteContactRelationship }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        delete: operations["delete__api_contacts_contactid_relationships_relationshipid_"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6250,6 +6334,25 @@ export interface components {
             /** @description The listing was removed (or its directory or contact deleted) at LastModifiedDate. */
             IsDeleted: boolean;
         };
+        /** @description An image of a listing's gallery, in gallery order. */
+        DirectoryGalleryImage: {
+            /** Format: int32 */
+            ImageId: number;
+            /** @description GET it for the bytes (GalleryImages lists the same URLs). */
+            Url: string;
+            Caption?: string | null;
+            /** @description Alternative text. */
+            ShortDescription?: string | null;
+            /** Format: int32 */
+            Width: number;
+            /** Format: int32 */
+            Height: number;
+            /**
+             * Format: int32
+             * @description Its place in the gallery, from 1.
+             */
+            SortOrder: number;
+        };
         /** @description A public directory's front page. */
         DirectoryDetail: {
             /** Format: int32 */
@@ -6342,8 +6445,10 @@ export interface components {
             MainImage?: string | null;
             ImageUrl?: string | null;
             ImageShortDescription?: string | null;
+            /** @description The URLs of the gallery images, in gallery order. */
             GalleryImages: string[];
-            GalleryImageDetails: string[];
+            /** @description The gallery images with their captions, in gallery order. */
+            GalleryImageDetails: components["schemas"]["DirectoryGalleryImage"][];
             /** @description The contact fields shown. */
             contactFields: string[];
             /** @description The listing fields shown. */
@@ -6382,9 +6487,12 @@ export interface components {
             settingsJson: components["schemas"]["DirectorySearchSettings"];
             settings: components["schemas"]["DirectorySearchSettings"];
             Settings: components["schemas"]["DirectorySearchSettings"];
-            RelatedContacts: string[];
-            RelatedOrgs: string[];
-            RelatedOrgsAndContactsSorted: string[];
+            /** @description An organization's people (when the listing type shows related contacts). */
+            RelatedContacts: components["schemas"]["DirectoryRelatedContact"][];
+            /** @description A person's organizations (when the listing type shows related contacts). */
+            RelatedOrgs: components["schemas"]["DirectoryRelatedContact"][];
+            /** @description RelatedOrgs and RelatedContacts together, by name. */
+            RelatedOrgsAndContactsSorted: components["schemas"]["DirectoryRelatedContact"][];
             ContactTypeId?: string | null;
             MembershipType?: string | null;
             MembershipTypes: string[];
@@ -6395,7 +6503,9 @@ export interface components {
             LastName?: string | null;
             Suffix?: string | null;
             Title?: string | null;
+            /** @description A person's current organization (when the listing type shows the primary contact). */
             PrimaryOrg?: string | null;
+            /** @description An organization's primary contact: the DirectoryContactId of its visible listing in this directory (when the listing type shows the primary contact). */
             PrimaryContactId?: string | null;
             /** @description The address's postal code was found (it has coordinates). */
             IsAddressValid: boolean;
@@ -6413,6 +6523,24 @@ export interface components {
             Website: boolean;
             Description: boolean;
             CustomFields: boolean;
+        };
+        /** @description A contact related to a listed contact (a person's organization, an organization's person): names only, never contact details. */
+        DirectoryRelatedContact: {
+            Name: string;
+            /** @description person or organization. */
+            ContactTypeId: string;
+            /** @description The person's role at the organization. */
+            Role?: string | null;
+            /** @description The person is the organization's primary contact. */
+            IsPrimary: boolean;
+            /** @description A person's title. */
+            Title?: string | null;
+            /**
+             * Format: int32
+             * @description Its own visible listing in this directory (public/details/{id}), if any.
+             */
+            DirectoryContactId?: number | null;
+            HashedContactId?: string | null;
         };
         /** @description PublicApiResponse with the registration environment in Data. */
         EventEnvironmentResponse: {
@@ -7204,6 +7332,28 @@ export interface components {
             /** @description upsert or move. */
             Cause: string;
             TransactionId: string;
+        };
+        /** @description Our extension: a person's relationship with an organization, seen from either contact. */
+        ContactRelationship: {
+            /** Format: int32 */
+            RelationshipId: number;
+            /** Format: int32 */
+            PersonContactId: number;
+            PersonName: string;
+            /** Format: int32 */
+            OrganizationContactId: number;
+            OrganizationName: string;
+            /** @description The person's role at the organization (BillingContactInfo.ContactRoles). */
+            Role?: string | null;
+            /** @description The organization's primary contact (at most one per organization). */
+            IsPrimary: boolean;
+            /** @description The organization is the person's current organization (AboutMe.CurrentOrganizationId). */
+            IsCurrentOrganization: boolean;
+            /**
+             * Format: int32
+             * @description Record version for optimistic concurrency (send it back when saving).
+             */
+            AuditId: number;
         };
         /** @description The document generation templates, with how to write one. */
         DocumentGenerationTemplates: {
@@ -8469,8 +8619,9 @@ export interface components {
             DirectoryId?: string | null;
             PaymentGatewayId?: string | null;
             PaymentGatewayType?: string | null;
-            /** @description The directory the chapter leaves when DirectoryId changes (accepted; acted on once directories exist). */
+            /** @description The chapter's directory as the client read it: when sent, a save is refused (409) unless it is still the chapter's directory. */
             PreviousDirectoryId?: string | null;
+            /** @description When DirectoryId changes: true removes the chapter's contacts' listings from the previous directory (they are copied to the new one either way). */
             RemoveContactsFromPreviousDirectory?: boolean | null;
             /** @description Contact ids of the owners; absent keeps them. */
             Owners?: number[] | null;
@@ -9325,6 +9476,24 @@ export interface components {
             MailingState?: string | null;
             MailingZip?: string | null;
             MailingCountry?: string | null;
+        };
+        /** @description Our extension: a relationship to create (relationshipId 0) or change, from the side of the contact in the path. */
+        ContactRelationshipInput: {
+            /**
+             * Format: int32
+             * @description The other contact: an organization when the path names a person, a person when it names an organization. Fixed once created.
+             */
+            RelatedContactId: number;
+            Role?: string | null;
+            /** @description true makes the person the organization's primary contact, in place of the previous one; absent keeps it as it is. */
+            IsPrimary?: boolean | null;
+            /** @description true makes the organization the person's current organization; false clears it when it is this one; absent keeps it (a person with none gets this one). */
+            IsCurrentOrganization?: boolean | null;
+            /**
+             * Format: int32
+             * @description The AuditId read; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
         };
         /** @description A template to create or update (the path id wins over DocumentGenerationTemplateId). FileId: a file uploaded with uploadDocumentGenerationTemplateFile; required when creating, absent keeps the current file. */
         DocumentGenerationTemplateAddEditInput: {
@@ -11353,6 +11522,100 @@ export interface operations {
             };
             /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_directory_listings_directorycontactid_gallery_order: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                directorycontactid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": number[];
+                "text/json": number[];
+                "application/x-www-form-urlencoded": number[];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryGalleryImage"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13528,6 +13791,73 @@ export interface operations {
             };
             /** @description The role is not enough. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_directory_listings_directorycontactid_gallery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                directorycontactid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DirectoryGalleryImage"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23039,6 +23369,281 @@ export interface operations {
             };
             /** @description Conflict: stale AuditId or a duplicate. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_contacts_contactid_relationships: {
+        parameters: {
+            query?: {
+                /** @description Paging and ordering (Skip, Take: default 100, at most 1000); Filter searches the role. */
+                options?: string;
+            };
+            header?: never;
+            path: {
+                contactid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactRelationship"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_contacts_contactid_relationships_relationshipid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactid: number;
+                relationshipid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactRelationshipInput"];
+                "text/json": components["schemas"]["ContactRelationshipInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["ContactRelationshipInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactRelationship"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_contacts_contactid_relationships_relationshipid_: {
+        parameters: {
+            query?: {
+                /** @description When given, the delete is refused (409) unless the relationship is still this version. */
+                auditId?: number | null;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactid: number;
+                relationshipid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,6 +11,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import type { ChapterAddEdit, ChapterAddEditInput, ChapterCollection, ChapterContactSelect } from '../../schema/chapters.js';
 import { lookupChoices, type ListOptionsInput, type LookupChoiceInt } from '../../schema/common.js';
 import { nullableLookupChoices, type LookupChoiceNullable } from '../../schema/lookup-choice-nullable.js';
+import { chapterDirectoryId, linkChapterDirectory, unlinkChapterDirectory } from '../directories/chapter-directory.js';
 import { promotePrimaries } from './chapter-links.js';
 import {
   ancestorIds, callerOrganizationId, descendantsOf, effectiveGateway, foldKey, readHierarchy, topLevelOrganizationId, withChapterLock, type Organization,
@@ -32,8 +33,14 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  *   and contact links (contacts whose primary it was get their oldest other chapter as primary)
  *   and soft-deletes its organization contact.
  * - Owners, OrganizationContactId and PrimaryCalenderId must be records of the tenant (400).
- *   Groups and directories are other areas' records: their ids are kept as given, and
- *   PreviousDirectoryId/RemoveContactsFromPreviousDirectory are accepted but not acted on yet.
+ *   Groups are another area's records: their ids are kept as given.
+ * - DirectoryId is the directory whose ChapterId is the chapter (the one link:
+ *   services/directories/chapter-directory.ts). A save with another DirectoryId moves the
+ *   chapter there (400 for no directory, 409 for another chapter's) and copies its contacts'
+ *   listings; RemoveContactsFromPreviousDirectory removes them from the previous directory;
+ *   PreviousDirectoryId, when sent, must be the chapter's directory before the save (409). A
+ *   save without DirectoryId leaves the chapter without a directory. Both are instructions of the
+ *   save: a read answers null and false.
  * - Lookups answer at most HIERARCHY_LIMIT organizations.
  */
 
@@ -58,13 +65,16 @@ export async function listChapters(ctx: RequestContext, options: ListOptionsInpu
 
 /** One chapter, for editing. */
 export async function getChapter(ctx: RequestContext, chapterId: number): Promise<ChapterAddEdit> {
-  const chapter = await ctx.em.findOne(Chapter, liveChapters(chapterId), { populate: ['contact'] });
+  const [chapter, directoryId] = await Promise.all([
+    ctx.em.findOne(Chapter, liveChapters(chapterId), { populate: ['contact'] }),
+    chapterDirectoryId(ctx, chapterId),
+  ]);
   if (!chapter) throw new NotFound(NOUN);
   return {
     ChapterId: chapter.contact.id, OrganizationId: chapter.contact.id, ChapterName: chapter.name, ChapterNumber: chapter.number, ChapterDescription: chapter.description,
     OrganizationContactId: idText(idOf(chapter.organizationContact)), ParentOrganizationId: idOf(chapter.contact.parent),
     PrimaryCalenderId: idText(idOf(chapter.primaryCalendar)), CalendarDescription: chapter.calendarDescription,
-    GroupTypeId: chapter.groupTypeId, PrimaryGroupId: chapter.primaryGroupId, DirectoryId: idText(chapter.directoryId),
+    GroupTypeId: chapter.groupTypeId, PrimaryGroupId: chapter.primaryGroupId, DirectoryId: idText(directoryId),
     PaymentGatewayId: chapter.paymentGatewayId, PaymentGatewayType: chapter.paymentGatewayType, PreviousDirectoryId: null, RemoveContactsFromPreviousDirectory: false,
     Owners: chapter.owners, PostalCodesJson: chapter.postalCodes, IsDefaultPostalCodeEmpty: chapter.isDefaultPostalCodeEmpty,
     AffiliateTenantModel: chapter.affiliateTenant, ShouldAllowChapterTenantEditing: chapter.allowChapterTenantEditing, ForceSave: false, AuditId: chapter.auditId,
@@ -78,9 +88,12 @@ export async function saveChapter(ctx: RequestContext, chapterId: number, forceS
   const references = {
     organizationContact: idFromText(input.OrganizationContactId, 'OrganizationContactId'),
     primaryCalendar: idFromText(input.PrimaryCalenderId, 'PrimaryCalenderId'),
-    directoryId: idFromText(input.DirectoryId, 'DirectoryId'),
   };
-  idFromText(input.PreviousDirectoryId, 'PreviousDirectoryId');
+  const directory = {
+    directoryId: idFromText(input.DirectoryId, 'DirectoryId'),
+    previousDirectoryId: idFromText(input.PreviousDirectoryId, 'PreviousDirectoryId'),
+    removeContacts: input.RemoveContactsFromPreviousDirectory ?? false,
+  };
   const owners = input.Owners ? [...new Set(input.Owners)] : null;
   const postalCodes = input.PostalCodesJson ? [...new Set(input.PostalCodesJson.map(normalizePostalCode).filter(Boolean))] : null;
   const topLevel = await topLevelOrganizationId(ctx);
@@ -100,7 +113,7 @@ export async function saveChapter(ctx: RequestContext, chapterId: number, forceS
       organizationContact: references.organizationContact ? ctx.em.getReference(Contact, references.organizationContact) : null,
       primaryCalendar: references.primaryCalendar ? ctx.em.getReference(Calendar, references.primaryCalendar) : null,
       calendarDescription: input.CalendarDescription?.trim() || null, groupTypeId: input.GroupTypeId?.trim() || null, primaryGroupId: input.PrimaryGroupId?.trim() || null,
-      directoryId: references.directoryId, paymentGatewayId: input.PaymentGatewayId?.trim() || null, paymentGatewayType: input.PaymentGatewayType?.trim() || null,
+      paymentGatewayId: input.PaymentGatewayId?.trim() || null, paymentGatewayType: input.PaymentGatewayType?.trim() || null,
       ...(owners ? { owners } : {}), ...(postalCodes ? { postalCodes } : {}),
       isDefaultPostalCodeEmpty: input.IsDefaultPostalCodeEmpty ?? false, affiliateTenant: input.AffiliateTenantModel ?? null,
       allowChapterTenantEditing: input.ShouldAllowChapterTenantEditing ?? false,
@@ -109,6 +122,7 @@ export async function saveChapter(ctx: RequestContext, chapterId: number, forceS
     };
     const chapter = current ? ctx.em.assign(current, fields) : ctx.em.create(Chapter, { tenant: ctx.tenantId, contact, ...fields });
     await ctx.em.persist([contact, chapter]).flush();
+    await linkChapterDirectory(ctx, contact.id, directory);
     const [collection] = await toCollections(ctx, [{ contactId: contact.id, name: chapter.name, auditId: chapter.auditId }]);
     return collection;
   });
@@ -130,6 +144,7 @@ export function deleteChapter(ctx: RequestContext, chapterId: number, auditId: n
       `DELETE FROM contact_chapter WHERE ${tenantIs()} AND chapter_id = ? RETURNING contact_id, is_primary`, [chapterId]);
     await promotePrimaries(ctx.em, ctx.tenantId, links.filter((link) => link.is_primary).map((link) => link.contact_id));
     await ctx.em.nativeDelete(Chapter, { id: chapter.id, tenant: ctx.tenantId });
+    await unlinkChapterDirectory(ctx, chapterId);
     await ctx.em.nativeUpdate(Contact, { id: chapterId, tenant: ctx.tenantId }, { deletedAt: new Date(), updatedAt: new Date() });
     return chapterId;
   });

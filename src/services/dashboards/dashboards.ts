@@ -9,6 +9,7 @@ import { Login } from '../../entities/login.js';
 import { MembershipType } from '../../entities/membership.js';
 import { inGoodStandingSql } from '../memberships/good-standing.js';
 import type { ChartData, ChartDataPoint, DashboardMembership, QuickLookData, ScoreboardDatapoint, TaskDynamic } from '../../schema/dashboards.js';
+import { organizationPeopleSql } from '../relationships/relationships.js';
 
 /*
  * Dashboard summaries. Every figure is computed when asked, from the tenant's records, by SQL
@@ -274,7 +275,8 @@ function percent(part: number, whole: number): string | null {
 
 /**
  * Organizations: the tenant's (id absent, 0 or all) or one organization's (its contact id; 404
- * for any other contact): people linked to it, its chapters (organizations under it), memberships
+ * for any other contact): its people (related to it, or with it as their current organization:
+ * services/relationships/relationships.ts), its chapters (organizations under it), memberships
  * held by it or its people today, and what it owes on open invoices.
  */
 export async function overallOrgStats(ctx: RequestContext, id: string | null | undefined): Promise<ScoreboardDatapoint[]> {
@@ -285,7 +287,8 @@ export async function overallOrgStats(ctx: RequestContext, id: string | null | u
       select
         count(*) filter (where c.kind = 'organization') as organizations,
         count(*) filter (where c.kind = 'organization' and c.parent_id is not null) as chapters,
-        count(*) filter (where c.kind = 'person' and c.organization_id is not null) as people,
+        count(*) filter (where c.kind = 'person' and (c.organization_id is not null
+          or exists (select 1 from contact_relationship r where ${tenantIs('r')} and r.person_id = c.id))) as people,
         count(*) filter (where c.kind = 'organization' and exists (
           select 1 from membership m where m.contact_id = c.id and ${tenantIs('m')} and ${runningOn(today)})) as members
       from contact c where ${tenantIs('c')} and c.deleted_at is null`,
@@ -299,10 +302,10 @@ export async function overallOrgStats(ctx: RequestContext, id: string | null | u
   }
   const [org] = await sql<Record<string, string>>(ctx, `
     select
-      (select count(*) from contact p where ${tenantIs('p')} and p.deleted_at is null and p.kind = 'person' and p.organization_id = o.id) as people,
+      (select count(*) from (${organizationPeopleSql('o.id')}) as people) as people,
       (select count(*) from contact p where ${tenantIs('p')} and p.deleted_at is null and p.kind = 'organization' and p.parent_id = o.id) as chapters,
       (select count(*) from membership m join contact c on c.id = m.contact_id and c.deleted_at is null
-        where ${tenantIs('m')} and (c.id = o.id or c.organization_id = o.id) and ${runningOn(today)}) as memberships,
+        where ${tenantIs('m')} and (c.id = o.id or c.id in (${organizationPeopleSql('o.id')})) and ${runningOn(today)}) as memberships,
       (select coalesce(sum(i.total - i.amount_paid), 0) from invoice i where ${tenantIs('i')} and i.contact_id = o.id and i.status = 'open') as balance
     from contact o where ${tenantIs('o')} and o.id = ? and o.kind = 'organization' and o.deleted_at is null`,
   [orgId]);

@@ -9,13 +9,15 @@ import type {
   DirectoriesListCriteria, DirectoriesListFilterInput, DirectoriesListItem, DirectoryAddEdit, DirectoryAddEditInput, DirectoryListingType as DirectoryListingTypeModel,
   DirectoryListingTypeInput, DirectoryListingTypeListItem, DirectorySearchSettingsInput,
 } from '../../schema/directories.js';
+import { checkDirectoryChapter } from './chapter-directory.js';
 import { reconcileTenantListings } from './directory-listings.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
  * Directory setup (decided where the documents are silent): staff create, change and delete
  * directories and listing types; any signed-in login may list the directories (members see
- * those not in development). A directory id typed str in a path that is not an integer finds no
+ * those not in development). ChapterId must be a chapter without another directory (400 / 409:
+ * chapter-directory.ts). A directory id typed str in a path that is not an integer finds no
  * directory (404). Deleting a directory stamps it and its listings deleted (synchronization
  * clients see the listings go); a listing type a directory or listing uses cannot be deleted (409).
  */
@@ -105,6 +107,7 @@ export async function saveDirectory(ctx: RequestContext, directoryId: number, in
   return inTransaction(ctx, async () => {
     const listingType = input.DirectoryListingTypeId ? await listingTypeRef(ctx, input.DirectoryListingTypeId) : null;
     const current = directoryId ? await readOr404(ctx, Directory, ['searchSettings'], directoryId, DIRECTORY_NOUN) : null;
+    if (input.ChapterId != null) await checkDirectoryChapter(ctx, directoryId, input.ChapterId);
     const fields = {
       name: input.Name.trim(), displayName: input.DisplayName?.trim() || null, description: input.Description?.trim() || null, listingType,
       sortOrder: input.SortOrder ?? 0, categoryListId: input.CategoryListId ?? null, categoryListIds: input.CatLists ?? [],

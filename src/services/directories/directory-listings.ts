@@ -2,9 +2,9 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { confineToTenant, type RequestContext } from '../../core/context.js';
 import { todayUtc } from '../../core/dates.js';
-import { BadInput, NotFound } from '../../core/errors.js';
+import { BadInput, Forbidden, NotFound } from '../../core/errors.js';
 import type { JobDefinition } from '../../core/runtime/jobs.js';
-import { leanRows } from '../../core/data/lean-read.js';
+import { idOf, leanRows } from '../../core/data/lean-read.js';
 import { parseListOptions, defineList } from '../../core/data/list-query.js';
 import { geocodePostalCode } from '../../core/external/postal-geocode.js';
 import { assertCurrentVersion, inTransaction, readOr404, softDeleteRecord } from '../../core/data/records.js';
@@ -115,6 +115,17 @@ async function existingCategoryItems(ctx: RequestContext, given: number[]): Prom
 /** GraphQL only: removes a listing (a tombstone, reported by all/{modifiedsince}); 404 gone, 409 another version. */
 export function deleteDirectoryListing(ctx: RequestContext, directoryContactId: number, auditId: number): Promise<number> {
   return softDeleteRecord(ctx, DirectoryListing, directoryContactId, auditId, LISTING_NOUN);
+}
+
+/**
+ * A live listing the caller may change (its gallery): staff may change any, a member only the
+ * listing of its own contact (403). Another tenant's or a removed listing is not found (404).
+ */
+export async function editableListing(ctx: RequestContext, directoryContactId: number): Promise<number> {
+  const [listing] = await leanRows(ctx.reader, DirectoryListing, { fields: ['id', 'contact'], where: { id: directoryContactId, deletedAt: null }, limit: 1 });
+  if (!listing) throw new NotFound(LISTING_NOUN);
+  if (!ctx.isStaff && ctx.caller?.contactId !== idOf(listing.contact)) throw new Forbidden('Only staff or the listed contact may change the listing.');
+  return listing.id;
 }
 
 const changeList = defineList(DirectoryListing, { orderBy: { LastModifiedDate: 'updatedAt' }, defaultOrder: 'LastModifiedDate', search: [] }, 'many');

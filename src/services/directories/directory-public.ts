@@ -2,10 +2,11 @@ import type { RequestContext } from '../../core/context.js';
 import { BadInput, NotFound } from '../../core/errors.js';
 import { escapeLike } from '../../core/data/list-query.js';
 import { geocodePostalCode, normalizePostalCode } from '../../core/external/postal-geocode.js';
-import type { PostalAddress } from '../../entities/contact.js';
+import { displayName, type ContactKind, type PostalAddress } from '../../entities/contact.js';
 import { DEFAULT_SEARCH_SETTINGS, DEFAULT_VISIBILITY, type DirectorySearchSettings, type JsonData, type ListingVisibility } from '../../entities/directory.js';
-import type { DirectoryContactDetail, DirectoryDetail, DirectorySearch, DirectorySearchItem } from '../../schema/directories.js';
+import type { DirectoryContactDetail, DirectoryDetail, DirectoryRelatedContact, DirectorySearch, DirectorySearchItem } from '../../schema/directories.js';
 import { directoryIdOf } from './directories.js';
+import { galleryOf } from './directory-gallery.js';
 import { toAddress } from './directory-listings.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
@@ -180,6 +181,7 @@ interface DetailRow {
   latitude: number | null; kind: string; first_name: string | null; last_name: string | null; title: string | null; email: string | null; phone: string | null;
   addresses: PostalAddress[] | null; logo_url: string | null; logo_short_description: string | null; show_contact_details: string | null;
   show_custom_fields: string | null; enhanced_on_map: boolean | null; show_related_contacts: boolean | null; show_primary_contact: boolean | null;
+  contact_id: number; current_organization: string | null;
 }
 
 /** One public listing by DirectoryContactId, with only what its visibility and type allow. */
@@ -188,12 +190,24 @@ export async function publicDirectoryListing(ctx: RequestContext, directoryId: n
   const [row] = await tenantSql(ctx).all<DetailRow>(
     `select l.id, l.public_key, l.name, l.short_description, l.description, l.bio, l.highlights, l.keywords, l.website, l.category_item_ids, l.custom_fields,
             l.visibility, l.listing_type_id, l.latitude, c.kind, c.first_name, c.last_name, c.title, c.email, c.phone, c.addresses, c.logo_url, c.logo_short_description,
-            lt.show_contact_details, lt.show_custom_fields, lt.enhanced_on_map, lt.show_related_contacts, lt.show_primary_contact
+            lt.show_contact_details, lt.show_custom_fields, lt.enhanced_on_map, lt.show_related_contacts, lt.show_primary_contact,
+            l.contact_id, co.name as current_organization
        from directory_listing l join contact c on c.id = l.contact_id left join directory_listing_type lt on lt.id = l.listing_type_id
+            left join contact co on co.id = c.organization_id and ${tenantIs('co')} and co.deleted_at is null
       where ${SHOWN} and l.id = ?`,
     [directory.id, directoryContactId],
   );
   if (!row) throw new NotFound('The directory listing');
+  const person = row.kind === 'person';
+  const showRelated = row.show_related_contacts ?? directory.settings.ShowRelatedContacts;
+  const showPrimary = row.show_primary_contact ?? directory.settings.ShowPrimaryContact;
+  const [related, gallery] = await Promise.all([
+    showRelated || showPrimary ? relatedContacts(ctx, directory.id, row.contact_id) : Promise.resolve([]),
+    galleryOf(ctx, row.id),
+  ]);
+  const relatedPeople = related.filter((contact) => contact.ContactTypeId === 'person');
+  const relatedOrganizations = related.filter((contact) => contact.ContactTypeId === 'organization');
+  const primaryContact = person ? undefined : relatedPeople.find((contact) => contact.IsPrimary);
   const details = row.show_contact_details !== 'false';
   const shown: ListingVisibility = {
     Email: details && (row.visibility?.Email ?? DEFAULT_VISIBILITY.Email), Phone: details && (row.visibility?.Phone ?? DEFAULT_VISIBILITY.Phone),
@@ -202,12 +216,12 @@ export async function publicDirectoryListing(ctx: RequestContext, directoryId: n
     CustomFields: row.show_custom_fields !== 'false' && (row.visibility?.CustomFields ?? DEFAULT_VISIBILITY.CustomFields),
   };
   const addresses = shown.Address ? (row.addresses ?? []).map(toAddress) : [];
-  const person = row.kind === 'person';
   const contactFields = (['Email', 'Phone', 'Address', 'Website'] as const).filter((field) => shown[field]);
   const directoryFields = ['Name', 'ShortDescription', 'Categories', ...(shown.Description ? ['Description', 'Bio', 'Highlights', 'Keywords'] : []), ...(shown.CustomFields ? ['CustomFields'] : [])];
   return {
     DirectoryContactId: row.id, DirectoryId: directory.id, ContactId: null, HashedContactId: row.public_key, Name: row.name,
-    MainImage: row.logo_url, ImageUrl: row.logo_url, ImageShortDescription: row.logo_short_description, GalleryImages: [], GalleryImageDetails: [],
+    MainImage: row.logo_url, ImageUrl: row.logo_url, ImageShortDescription: row.logo_short_description,
+    GalleryImages: gallery.map((image) => image.Url), GalleryImageDetails: gallery,
     contactFields: [...contactFields], directoryFields, fieldOrder: [...directoryFields, ...contactFields],
     CustomFields: shown.CustomFields ? row.custom_fields : null, ShortDescription: row.short_description,
     Description: shown.Description ? row.description : null, Bio: shown.Description ? row.bio : null, Highlights: shown.Description ? row.highlights : null,
@@ -217,14 +231,44 @@ export async function publicDirectoryListing(ctx: RequestContext, directoryId: n
     primaryWebsiteId: null, PrimaryWebsite: shown.Website ? row.website : null, Websites: shown.Website && row.website ? [row.website] : [],
     PrimaryEmail: shown.Email ? row.email : null, primaryEmailId: null, EmailAddresses: shown.Email && row.email ? [row.email] : [],
     images: row.logo_url ? [row.logo_url] : [], Videos: [], EnhancedOnMap: row.enhanced_on_map ?? false,
-    ShowRelatedContacts: row.show_related_contacts ?? directory.settings.ShowRelatedContacts, ShowPrimaryContact: row.show_primary_contact ?? directory.settings.ShowPrimaryContact,
+    ShowRelatedContacts: showRelated, ShowPrimaryContact: showPrimary,
     visibilityJson: shown, visibility: shown, Visibility: shown, settingsJson: directory.settings, settings: directory.settings, Settings: directory.settings,
-    RelatedContacts: [], RelatedOrgs: [], RelatedOrgsAndContactsSorted: [], ContactTypeId: row.kind, MembershipType: null, MembershipTypes: [], PublicContent: null,
+    RelatedContacts: showRelated ? relatedPeople : [], RelatedOrgs: showRelated ? relatedOrganizations : [], RelatedOrgsAndContactsSorted: showRelated ? related : [],
+    ContactTypeId: row.kind, MembershipType: null, MembershipTypes: [], PublicContent: null,
     Prefix: null, FirstName: person ? row.first_name : null, MiddleName: null, LastName: person ? row.last_name : null, Suffix: null, Title: person ? row.title : null,
-    PrimaryOrg: null, PrimaryContactId: null, IsAddressValid: shown.Address && row.latitude !== null, MLSId: null, RETSVendorId: null, EditionFieldsJson: null,
+    PrimaryOrg: showPrimary && person ? row.current_organization : null, PrimaryContactId: showPrimary ? primaryContact?.DirectoryContactId?.toString() ?? null : null,
+    IsAddressValid: shown.Address && row.latitude !== null, MLSId: null, RETSVendorId: null, EditionFieldsJson: null,
     DirectoryListingTypeId: row.listing_type_id === null ? null : String(row.listing_type_id),
     OGMeta: { Title: row.name, Description: row.short_description, Type: 'profile' },
   };
+}
+
+/** The most related contacts a listing shows. */
+const RELATED_LIMIT = 200;
+
+interface RelatedRow {
+  kind: string; name: string | null; first_name: string | null; last_name: string | null; title: string | null; role: string | null; is_primary: boolean;
+  listing_id: number | null; public_key: string | null;
+}
+
+/**
+ * The live contacts related to the listed contact (an organization's people, a person's
+ * organizations: services/relationships/relationships.ts), by name, with their own visible
+ * listing in this directory when they have one. Names, roles and titles only. One statement.
+ */
+async function relatedContacts(ctx: RequestContext, directoryId: number, contactId: number): Promise<DirectoryRelatedContact[]> {
+  const rows = await tenantSql(ctx).all<RelatedRow>(
+    `select o.kind, o.name, o.first_name, o.last_name, o.title, r.role, r.is_primary, ol.id as listing_id, ol.public_key
+       from contact_relationship r
+       join contact o on o.id = case when r.person_id = ? then r.organization_id else r.person_id end and ${tenantIs('o')} and o.deleted_at is null
+       left join directory_listing ol on ol.contact_id = o.id and ol.directory_id = ? and ${tenantIs('ol')} and ol.deleted_at is null and ol.is_visible
+      where ${tenantIs('r')} and (r.person_id = ? or r.organization_id = ?)
+      order by lower(coalesce(o.name, concat_ws(' ', o.first_name, o.last_name))), o.id limit ${RELATED_LIMIT}`,
+    [contactId, directoryId, contactId, contactId]);
+  return rows.map((row) => ({
+    Name: displayName({ kind: row.kind as ContactKind, name: row.name, firstName: row.first_name, lastName: row.last_name }), ContactTypeId: row.kind,
+    Role: row.role, IsPrimary: row.is_primary, Title: row.kind === 'person' ? row.title : null, DirectoryContactId: row.listing_id, HashedContactId: row.public_key,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import type {
 import { createInvoice } from '../commerce/invoices.js';
 import { redeemVoucher, vouchersHeldBy } from '../store/vouchers.js';
 import { inGoodStandingOn } from '../memberships/good-standing.js';
+import { contactRoles } from '../relationships/relationships.js';
 import {
   attendeeViews, ATTENDEE_FIELDS, EVENT_FIELDS, EVENT_NOUN, isRegistrationOpen, iso, OFFERING_FIELDS, SESSION_FIELDS, toEventView, toOfferingView, toSessionView,
   toTypeView, TYPE_FIELDS, type EventRow, type OfferingRow, type TypeRow,
@@ -211,8 +212,9 @@ export async function declineInvitation(ctx: RequestContext, eventId: number, co
 
 /**
  * determinebillingcontact: matches the billing contact by e-mail and organization. Staff get the
- * matched contact (or ContactId null: a new one would be made); an anonymous or member caller gets
- * back only what it sent (its own contact excepted), so no one learns another contact's data.
+ * matched contact (or ContactId null: a new one would be made) with its roles at its organizations
+ * (ContactRoles, from its relationships); an anonymous or member caller gets back only what it
+ * sent (its own contact excepted), so no one learns another contact's data.
  */
 export async function determineBillingContact(ctx: RequestContext, input: BillingContactInfoInput): Promise<BillingContactInfo> {
   await ctx.usePublicTenant();
@@ -225,15 +227,16 @@ export async function determineBillingContact(ctx: RequestContext, input: Billin
   if (!input.EmailAddress) throw BadInput.field('EmailAddress', 'is required');
   const match = await matchContact(ctx, input.EmailAddress, input.OrganizationName ?? null);
   if (!match || !(ctx.isStaff || ctx.caller?.contactId === match.id)) return echo;
-  const [organization, memberships, vouchers] = await Promise.all([
+  const [organization, memberships, vouchers, roles] = await Promise.all([
     match.organization ? leanRows(ctx.reader, Contact, { fields: ['id', 'name'], where: { id: idOf(match.organization) }, limit: 1 }) : Promise.resolve([]),
     leanRows(ctx.reader, Membership, { fields: ['id'], where: { contact: match.id, ...inGoodStandingOn(todayUtc()) }, limit: 100 }),
     vouchersHeldBy(ctx, match.id),
+    contactRoles(ctx, match.id),
   ]);
   return {
     ...echo, ContactId: String(match.id), FirstName: match.firstName, LastName: match.lastName, Title: match.title, EmailAddress: match.email, Phone: match.phone,
     OrganizationContactId: organization[0] ? String(organization[0].id) : null, OrganizationName: organization[0]?.name ?? echo.OrganizationName,
-    MembershipIds: memberships.map((membership) => membership.id), IsMember: memberships.length > 0, ContactType: match.kind, Vouchers: vouchers,
+    MembershipIds: memberships.map((membership) => membership.id), IsMember: memberships.length > 0, ContactType: match.kind, Vouchers: vouchers, ContactRoles: roles,
   };
 }
 

@@ -6,11 +6,13 @@ import { BadInput, Forbidden, NotFound } from '../../core/errors.js';
 import { validateInput } from '../../core/requests/graphql-policies.js';
 import { deleteReturning, idOf, leanRows } from '../../core/data/lean-read.js';
 import { deleteRecordReturning, inTransaction, readOr404, withDuplicateLock } from '../../core/data/records.js';
+import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import { Contact } from '../../entities/contact.js';
 import { StoredImage } from '../../entities/image.js';
 import { StoreItem } from '../../entities/store.js';
 import { Tenant } from '../../entities/tenant.js';
 import { Image, ImageAddEditInput, ImageFile, ImageUsage } from '../../schema/images.js';
+import { editableListing } from '../directories/directory-listings.js';
 import { findFile, readFile, releaseFiles, storeFile, storeTenantFile, type FileRecord } from '../files/files.js';
 import { demoPng, imageFacts, imageFileName, inspectImage, planRegion, renderImage, type Crop, type ImageFacts } from './image-processing.js';
 
@@ -67,6 +69,8 @@ interface ImageFolder {
   staffOnly: boolean;
   /** The record keeps one image of its usage: attaching another replaces it. */
   single: boolean;
+  /** The record's images are kept in an order (`sortOrder`): an image attached to it goes last. */
+  ordered?: boolean;
   /**
    * Checks the record exists in the caller's tenant and the caller may attach to it (404 / 403);
    * answers the SourceId to store. Folders of areas not built yet accept any id until their area
@@ -112,7 +116,11 @@ const FOLDERS: readonly ImageFolder[] = [
       return storeItemId;
     },
   },
-  { sourceType: 'DirectoryGallery', usage: 'DirectoryGallery', staffOnly: false, single: false },
+  {
+    // A directory listing's gallery (objectid: its DirectoryContactId), changed by staff or the listed contact.
+    sourceType: 'DirectoryGallery', usage: 'DirectoryGallery', staffOnly: false, single: false, ordered: true,
+    target: (ctx, listingId) => (listingId === 0 ? Promise.resolve(0) : editableListing(ctx, listingId)),
+  },
   { sourceType: 'SocialFeed', usage: 'SocialFeed', staffOnly: false, single: false },
 ];
 
@@ -337,6 +345,7 @@ async function createImage(
 ): Promise<Image> {
   const shape = shapeOf(input, usageOf(input.ImageUsageId, target?.folder));
   const rendered = await render(ctx, original, shape);
+  const sortOrder = await nextPosition(ctx, target);
   const { image, released } = await commit(ctx, rendered.file, { target, usage: shape.usage?.id ?? null }, async () => ctx.em.create(StoredImage, {
     tenant: ctx.tenantId,
     file: original.file.id,
@@ -346,6 +355,7 @@ async function createImage(
     sourceId: target?.sourceId ?? null,
     ...cropColumns(shape.crop),
     forceAspect: shape.forceAspect,
+    sortOrder,
     caption: input.Caption ?? null,
     shortDescription: input.ShortDescription ?? null,
     name: original.file.name,
@@ -379,6 +389,7 @@ async function updateImage(ctx: RequestContext, imageId: number, input: ImageAdd
     ForceAspect: keep(input.ForceAspect, current.forceAspect),
   }, usage);
   const fileId = input.FileId || idOf(current.file);
+  const attachedElsewhere = (target?.folder.sourceType ?? null) !== current.sourceType || (target?.sourceId ?? null) !== current.sourceId;
 
   const changes: Partial<StoredImage> & Record<string, unknown> = {
     usage: shape.usage?.id ?? null,
@@ -388,6 +399,7 @@ async function updateImage(ctx: RequestContext, imageId: number, input: ImageAdd
     forceAspect: shape.forceAspect,
     ...(input.Caption !== undefined ? { caption: input.Caption } : {}),
     ...(input.ShortDescription !== undefined ? { shortDescription: input.ShortDescription } : {}),
+    ...(attachedElsewhere ? { sortOrder: await nextPosition(ctx, target) } : {}),
   };
   let rendition: FileRecord | null = null;
   const currentCrop = current.cropWidth ? cropOf(current) : null;
@@ -410,6 +422,14 @@ async function updateImage(ctx: RequestContext, imageId: number, input: ImageAdd
   });
   await releaseFiles(ctx, released);
   return toImage(image);
+}
+
+/** Where an image attached to `target` goes: after the record's images when they are ordered (ties, from concurrent uploads, fall back to the id). */
+async function nextPosition(ctx: RequestContext, target: Target | null): Promise<number> {
+  if (!target?.folder.ordered || target.sourceId <= 0) return 0;
+  const [row] = await tenantSql(ctx).all<{ next: number }>(
+    `select coalesce(max(sort_order), 0) + 1 as next from image where ${tenantIs()} and source_type = ? and source_id = ?`, [target.folder.sourceType, target.sourceId]);
+  return Number(row?.next ?? 1);
 }
 
 /** What a rendition depends on, as one comparable value. */
