@@ -176,6 +176,13 @@ export const configSchema = z.object({
    * tenant's captcha secret is sent there.
    */
   CAPTCHA_VERIFY_HOSTS: z.string().optional(),
+  /**
+   * The key payment gateway credentials are encrypted with (AES-256-GCM): 32 random bytes in
+   * base64 (`openssl rand -base64 32`). Unset: saving an account with a credential is refused
+   * (400 naming Secret); accounts without one work. Replacing it makes stored credentials
+   * unreadable: set them again (OPERATIONS.md, "Payment gateway credentials").
+   */
+  GATEWAY_SECRET_KEY: z.string().refine((value) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32, 'must be 32 bytes in base64').optional(),
 });
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };
