@@ -12,6 +12,7 @@ import { Membership, MembershipType } from '../src/entities/membership.js';
 import { gatewaySecretContext } from '../src/services/billing/gateway-accounts.js';
 import { scheduledBillingJobs } from '../src/services/billing/scheduled-billing.js';
 import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { waitFor } from './support/processes.js';
 
 // Issue 34 parts 3 and 4: billing schedules kept by staff, picked up by the billing runs, whose
 // membership changes are made when the invoice is paid (renewals as new terms, counted by the
@@ -33,21 +34,13 @@ async function sql<T>(query: string, params: unknown[] = []): Promise<T[]> {
   return server.orm.em.fork().getConnection().execute<T[]>(query, params);
 }
 
-async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /** Runs billing for `body` over REST and waits until every run of the tenant has finished. */
 async function runBilling(tenant: TestTenant, body: object): Promise<void> {
   expect((await rest(server, 'POST', `${SB}/items/run`, { token: tenant.staffToken, body })).status).toBe(200);
-  await eventually(async () => {
+  await waitFor('the runs to finish', async () => {
     const history = await rest(server, 'GET', `${SB}/run/history`, { token: tenant.staffToken });
     return history.body.HistoryItems.every((item: { State: string }) => item.State === 'completed' || item.State === 'failed');
-  });
+  }, Boolean, 30_000, 100);
 }
 
 const PAY = 'mutation($id: Int!, $amount: Float!) { payInvoice(invoiceId: $id, input: { Amount: $amount, Method: "card" }) { Status } }';
@@ -286,10 +279,9 @@ describe('billing runs: membership changes are made when the invoice is paid', (
       await holder.query('SELECT id FROM scheduled_billing WHERE id = ANY($1) FOR UPDATE', [scheduleIds]);
       expect((await rest(server, 'POST', `${SB}/items/run`, { token: f.tenant.staffToken, body: renew('2027-01-01') })).status).toBe(200);
       const payments = firstInvoices.map((invoice) => pay(f.tenant, invoice.id, 120.5));
-      await eventually(async () => {
-        const [{ waiting }] = await sql<{ waiting: number }>("SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
-        return waiting >= 2; // the run's item and at least one payment wait for the held rows
-      });
+      // The run's item and at least one payment wait for the held rows.
+      await waitFor('the run and the payments to wait for the held schedules', async () => (await sql<{ waiting: number }>(
+        "SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"))[0].waiting, (waiting) => waiting >= 2, 30_000, 100);
       await holder.query('COMMIT');
       expect((await Promise.all(payments)).map((response) => response.body.data?.payInvoice.Status)).toEqual(Array(12).fill('paid'));
     } finally {
