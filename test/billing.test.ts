@@ -364,11 +364,17 @@ describe('scheduled billing: runs', () => {
     expect(done.map(project)).toEqual(previewItems.map(project));
     expect(done[5].Reason).toBe('The contact was deleted.');
 
-    // One invoice per billed item, priced exactly; next bill dates advanced a year; memberships moved to Corporate/Silver over the period.
+    // One invoice per billed item, priced exactly; next bill dates advanced a year; once paid, memberships renewed as Corporate/Silver terms of the period.
     const invoices = await sql<{ source_key: string; total: string }>('SELECT source_key, total::text FROM invoice WHERE tenant_id = ? ORDER BY source_key', [f.tenant.id]);
     expect(invoices.map((invoice) => invoice.source_key).sort()).toEqual(
       [`scheduled-billing:${ids[0]}:2026-01-01`, `scheduled-billing:${ids[1]}:2026-01-01`, `scheduled-billing:${ids[2]}:2026-01-01`, `scheduled-billing:${ids[3]}:2026-01-01`, `scheduled-billing:${ids[4]}:2025-12-15`].sort());
     expect((await sql<{ sum: string }>('SELECT sum(total)::text AS sum FROM invoice WHERE tenant_id = ?', [f.tenant.id]))[0].sum).toBe('145.97');
+    expect(await sql('SELECT id FROM membership WHERE tenant_id = ? AND membership_type_id = ?', [f.tenant.id, corporate])).toEqual([]); // raised, not paid
+    for (const invoice of await sql<{ id: number; total: string }>('SELECT id, total::text FROM invoice WHERE tenant_id = ?', [f.tenant.id])) {
+      const paid = await graphql(server, 'mutation($id: Int!, $amount: Float!) { payInvoice(invoiceId: $id, input: { Amount: $amount, Method: "card" }) { Status } }',
+        { id: invoice.id, amount: Number(invoice.total) }, f.tenant.staffToken);
+      expect(paid.body.data).toEqual({ payInvoice: { Status: 'paid' } });
+    }
     const schedules = await sql<{ id: number; next: string; type: number; level: number | null; end_date: string }>(
       `SELECT s.id, to_char(s.next_bill_date, 'YYYY-MM-DD') AS next, m.membership_type_id AS type, m.membership_level_id AS level, to_char(m.end_date, 'YYYY-MM-DD') AS end_date
        FROM scheduled_billing s JOIN membership m ON m.id = s.membership_id WHERE s.tenant_id = ? ORDER BY s.id`, [f.tenant.id]);
@@ -407,7 +413,7 @@ describe('scheduled billing: runs', () => {
     expect(await sql('SELECT source_key FROM invoice WHERE tenant_id = ?', [f.tenant.id])).toEqual([{ source_key: `scheduled-billing:${scheduleId}:2026-01-01` }]);
   }, 60_000);
 
-  it('creates memberships for the billed period, and ends the current one', async () => {
+  it('creates memberships for the billed period, and ends the current one, when the invoice is paid', async () => {
     const f = await fixture('billing-create');
     const [individual] = f.types;
     const ids = await seedSchedules(f.tenant.id, [{ amount: '10.00', type: individual, item: f.items[0] }, { amount: '20.00', type: null, item: f.items[0] }]);
@@ -418,11 +424,17 @@ describe('scheduled billing: runs', () => {
     await rest(server, 'POST', `${SB}/items/run`, { token: f.tenant.staffToken, body: run });
     const [history] = await finishedRuns(f.tenant);
     expect(history).toMatchObject({ BilledCount: 1, FailedCount: 1 });
-    const memberships = await sql<{ status: string; start: string; end: string }>(
+    const memberships = () => sql<{ status: string; start: string; end: string }>(
       `SELECT status, to_char(start_date, 'YYYY-MM-DD') AS start, to_char(end_date, 'YYYY-MM-DD') AS end FROM membership WHERE tenant_id = ? ORDER BY id`, [f.tenant.id]);
-    expect(memberships).toEqual([{ status: 'lapsed', start: '2025-01-01', end: '2025-12-31' }, { status: 'active', start: '2026-01-01', end: '2026-12-31' }]);
+    const current = { status: 'active', start: '2025-01-01', end: '2025-12-31' };
+    expect(await memberships()).toEqual([current]); // raised, not paid: nothing changes yet
+    const [invoice] = await sql<{ id: number }>('SELECT id FROM invoice WHERE tenant_id = ?', [f.tenant.id]);
+    const paid = await graphql(server, 'mutation($id: Int!) { payInvoice(invoiceId: $id, input: { Amount: 10, Method: "cash" }) { Status } }', { id: invoice.id }, f.tenant.staffToken);
+    expect(paid.body.data).toEqual({ payInvoice: { Status: 'paid' } });
+    expect(await memberships()).toEqual([{ ...current, status: 'cancelled' }, { status: 'active', start: '2026-01-01', end: '2026-12-31' }]);
     const [schedule] = await sql<{ membership_id: number }>('SELECT membership_id FROM scheduled_billing WHERE id = ?', [ids[0]]);
-    expect(schedule.membership_id).not.toBeNull();
+    const [created] = await sql<{ id: number }>("SELECT id FROM membership WHERE tenant_id = ? AND start_date = '2026-01-01'", [f.tenant.id]);
+    expect(schedule.membership_id).toBe(created.id);
   }, 60_000);
 
   it('bills each due item once when the same run is started twice at once', async () => {

@@ -8,7 +8,8 @@ import { PaymentGatewayResolver, PaymentPlanResolver, ScheduledBillingResolver }
 import { billingRoutes } from '../rest/billing.js';
 import { seedPaymentGateways } from '../services/billing/payment-gateways.js';
 import { seedPaymentPlans } from '../services/billing/payment-plans.js';
-import { billingJobSettingsFromEnv, scheduledBillingJobs, seedScheduledBilling } from '../services/billing/scheduled-billing.js';
+import { applyPaidScheduledBilling } from '../services/billing/membership-changes.js';
+import { BILLING_SOURCE, billingJobSettingsFromEnv, scheduledBillingJobs, seedScheduledBilling } from '../services/billing/scheduled-billing.js';
 
 /** Scheduled billing of memberships (runs as jobs), payment gateway statements and membership type payment plans. */
 export const billingArea = defineArea({
@@ -17,6 +18,7 @@ export const billingArea = defineArea({
   resolvers: [ScheduledBillingResolver, PaymentGatewayResolver, PaymentPlanResolver],
   routes: billingRoutes,
   jobs: scheduledBillingJobs(billingJobSettingsFromEnv()),
+  paidInvoiceSources: { [BILLING_SOURCE]: applyPaidScheduledBilling },
   demo: async (em: EntityManager, tenant: Tenant, marker: string) => {
     await seedScheduledBilling(em, tenant, marker);
     await seedPaymentGateways(em, tenant, marker);

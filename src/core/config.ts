@@ -187,6 +187,13 @@ export const configSchema = z.object({
   SMTP_FROM: z.string().min(3).max(254).default('Membership API <no-reply@localhost>'),
   /** Attempts at one e-mail before it is marked failed (retried with exponential backoff from 10 s to an hour: 12 attempts span about 3.5 hours). */
   SMTP_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(12),
+  /**
+   * The key payment gateway credentials are encrypted with (AES-256-GCM): 32 random bytes in
+   * base64 (`openssl rand -base64 32`). Unset: saving an account with a credential is refused
+   * (400 naming Secret); accounts without one work. Replacing it makes stored credentials
+   * unreadable: set them again (OPERATIONS.md, "Payment gateway credentials").
+   */
+  GATEWAY_SECRET_KEY: z.string().refine((value) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32, 'must be 32 bytes in base64').optional(),
 });
 
 export type Config = z.infer<typeof configSchema> & { introspection: boolean; graphiql: boolean; isProduction: boolean };

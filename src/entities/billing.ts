@@ -17,13 +17,15 @@ export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
 /**
  * A recurring bill: `amount` of `saleableItem` to `contact` every `frequencyMonths`, next on
- * `nextBillDate`, usually for a membership (absent: a schedule with no membership). `categoryItemId`
- * (restrict) and `eventId` (set null) are keys, read as plain ids (migration 0036); `groupId` names a
- * contact group, which has no table yet.
+ * `nextBillDate`, usually for a membership (absent: a schedule with no membership). Staff keep
+ * schedules with `saveBillingSchedule` (services/billing/billing-schedules.ts); a billing run
+ * moves `nextBillDate` on (and the version with it). `categoryItemId` (restrict) and `eventId`
+ * (set null) are keys, read as plain ids (migration 0036); `groupId` names a contact group, which
+ * has no table yet.
  */
 @Entity()
 @Index({ properties: ['tenant', 'nextBillDate'] })
-export class ScheduledBilling extends TenantOwned {
+export class ScheduledBilling extends Versioned {
   @ManyToOne(() => Contact, { index: true, deleteRule: 'cascade' })
   contact!: Contact;
 
@@ -158,6 +160,18 @@ export class ScheduledBillingRunItem extends TenantOwned {
   @Property({ length: 64, nullable: true })
   membershipChange: string | null = null;
 
+  /** The membership term the change starts from, as the run found it (a billed item; null: none). */
+  @Property({ type: 'integer', nullable: true })
+  membershipId: number | null = null;
+
+  /** The last day of the billed period (a billed item). */
+  @Property({ type: 'date', nullable: true })
+  periodEnd: string | null = null;
+
+  /** When the membership change was applied: once, when the item's invoice was paid (services/billing/membership-changes.ts). */
+  @Property({ type: 'datetime', nullable: true })
+  membershipAppliedAt: Date | null = null;
+
   @Property({ type: 'text', nullable: true })
   reason: string | null = null;
 }
@@ -199,7 +213,7 @@ export const PLATFORM_PAY_TYPE_ID = 4;
 /** A tenant's (or one of its chapters') merchant account at a payment gateway. */
 @Entity()
 @Unique({ properties: ['tenant', 'gatewayTypeId', 'accountId'] })
-export class PaymentGatewayAccount extends TenantOwned {
+export class PaymentGatewayAccount extends Versioned {
   /** The gateway's own id of the account (`acct_1Nx…`). */
   @Property({ length: 100 })
   accountId!: string;
@@ -213,6 +227,13 @@ export class PaymentGatewayAccount extends TenantOwned {
   /** The chapter (an organization contact) the account belongs to; null: the tenant's own. A key, set null (migration 0036). */
   @Property({ type: 'integer', nullable: true })
   chapterId: number | null = null;
+
+  /**
+   * The gateway credential (API key) staff gave, encrypted with GATEWAY_SECRET_KEY (AES-256-GCM,
+   * core/runtime/secrets.ts); null: none set. Write-only: no answer carries it, only whether one is set.
+   */
+  @Property({ type: 'text', nullable: true, hidden: true, lazy: true })
+  secretEncrypted: string | null = null;
 }
 
 export const GATEWAY_TRANSACTION_KINDS = ['sale', 'refund', 'dispute', 'dispute_reversal', 'fee', 'transfer', 'transfer_reversal'] as const;

@@ -3,13 +3,16 @@ import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { FileDownload } from '../schema/file-download.js';
 import {
-  AccountMonthArgs, AccountTransactionsArgs, MonthlyStatement, PaymentGatewayTransactionImportInput, PaymentGatewayTransactionImportResult, TransferDetails, Transfers, Transactions,
+  AccountMonthArgs, AccountTransactionsArgs, MonthlyStatement, PaymentGatewayAccountInput, PaymentGatewayAccountView, PaymentGatewayTransactionImportInput,
+  PaymentGatewayTransactionImportResult, TransferDetails, Transfers, Transactions,
 } from '../schema/payment-gateways.js';
 import { PaymentPlanAddEdit, PaymentPlanAddEditInput, PaymentPlanCollectionItem, PaymentPlans } from '../schema/payment-plans.js';
 import {
-  PendingFileDownloadResult, ScheduledBillingFilterInput, ScheduledBillingHistory, ScheduledBillingHistoryItem, ScheduledBillingListResult, ScheduledBillingRun,
+  BillingSchedule, BillingScheduleInput, PendingFileDownloadResult, ScheduledBillingFilterInput, ScheduledBillingHistory, ScheduledBillingHistoryItem, ScheduledBillingListResult, ScheduledBillingRun,
   ScheduledBillingRunInput, ScheduledBillingRunItemView,
 } from '../schema/scheduled-billing.js';
+import * as schedules from '../services/billing/billing-schedules.js';
+import * as accounts from '../services/billing/gateway-accounts.js';
 import * as gateways from '../services/billing/payment-gateways.js';
 import * as plans from '../services/billing/payment-plans.js';
 import * as billing from '../services/billing/scheduled-billing.js';
@@ -63,6 +66,32 @@ export class ScheduledBillingResolver {
   scheduledBillingDownloadFile(@Ctx() ctx: RequestContext, @Arg('pendingDownloadFileId', () => Int) pendingDownloadFileId: number) {
     return billing.runDownloadFile(ctx, pendingDownloadFileId);
   }
+
+  @Authorized('staff')
+  @Query(() => BillingSchedule, { description: 'One billing schedule with its AuditId (the list is scheduledBillingItems).' })
+  billingSchedule(@Ctx() ctx: RequestContext, @Arg('scheduledBillingId', () => Int) scheduledBillingId: number) {
+    return schedules.getBillingSchedule(ctx, scheduledBillingId);
+  }
+
+  @Authorized('staff')
+  @Mutation(() => BillingSchedule, { description: 'Creates (scheduledBillingId 0) or updates a billing schedule; Status pauses, resumes or ends it (ended is final).' })
+  saveBillingSchedule(
+    @Ctx() ctx: RequestContext,
+    @Arg('scheduledBillingId', () => Int) scheduledBillingId: number,
+    @Arg('input', () => BillingScheduleInput) input: BillingScheduleInput,
+  ) {
+    return schedules.saveBillingSchedule(ctx, scheduledBillingId, input);
+  }
+
+  @Authorized('staff')
+  @Mutation(() => Int, { description: 'Deletes a billing schedule no run has billed (409 for one with run history: end it instead); answers its id.' })
+  deleteBillingSchedule(
+    @Ctx() ctx: RequestContext,
+    @Arg('scheduledBillingId', () => Int) scheduledBillingId: number,
+    @Arg('auditId', () => Int, { nullable: true, description: 'When given, the delete is refused (409) unless the schedule is still this version.' }) auditId?: number | null,
+  ) {
+    return schedules.deleteBillingSchedule(ctx, scheduledBillingId, auditId);
+  }
 }
 
 @Resolver()
@@ -107,6 +136,38 @@ export class PaymentGatewayResolver {
   @Query(() => [LookupChoiceInt], { description: 'The tenant\'s payment gateway accounts (ExtraData: JSON {AccountId, PaymentGatewayTypeId}).' })
   paymentGatewayLookup(@Ctx() ctx: RequestContext) {
     return gateways.gatewayAccountLookup(ctx, false);
+  }
+
+  @Authorized('staff')
+  @Query(() => [PaymentGatewayAccountView], { description: 'The tenant\'s payment gateway accounts, one page at a time (their credentials never).' })
+  paymentGatewayAccounts(@Ctx() ctx: RequestContext, @Arg('options', () => ListOptionsInput, { nullable: true }) options?: ListOptionsInput | null) {
+    return accounts.listGatewayAccounts(ctx, options);
+  }
+
+  @Authorized('staff')
+  @Query(() => PaymentGatewayAccountView, { description: 'One payment gateway account (HasSecret says whether a credential is stored; it is never returned).' })
+  paymentGatewayAccount(@Ctx() ctx: RequestContext, @Arg('gatewayAccountId', () => Int) gatewayAccountId: number) {
+    return accounts.getGatewayAccount(ctx, gatewayAccountId);
+  }
+
+  @Authorized('staff')
+  @Mutation(() => PaymentGatewayAccountView, { description: 'Creates (gatewayAccountId 0) or updates a payment gateway account; a Secret is stored encrypted and never returned.' })
+  savePaymentGatewayAccount(
+    @Ctx() ctx: RequestContext,
+    @Arg('gatewayAccountId', () => Int) gatewayAccountId: number,
+    @Arg('input', () => PaymentGatewayAccountInput) input: PaymentGatewayAccountInput,
+  ) {
+    return accounts.saveGatewayAccount(ctx, gatewayAccountId, input);
+  }
+
+  @Authorized('staff')
+  @Mutation(() => Int, { description: 'Deletes a payment gateway account (409 while transactions, chapters or the store settings use it); answers its id.' })
+  deletePaymentGatewayAccount(
+    @Ctx() ctx: RequestContext,
+    @Arg('gatewayAccountId', () => Int) gatewayAccountId: number,
+    @Arg('auditId', () => Int, { nullable: true, description: 'When given, the delete is refused (409) unless the account is still this version.' }) auditId?: number | null,
+  ) {
+    return accounts.deleteGatewayAccount(ctx, gatewayAccountId, auditId);
   }
 
   @Authorized('staff')

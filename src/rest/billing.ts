@@ -9,6 +9,9 @@ import type { RouteRow } from './route-table.js';
  */
 
 const SB = '/api/scheduledbilling/membershiptype';
+/** Our additions (issue 34): staff keep billing schedules and gateway accounts (paths checked against every documented one). */
+const SCHEDULES = '/api/scheduledbilling/schedules';
+const ACCOUNTS = '/api/paymentgateway/gatewayaccounts';
 
 export const billingRoutes: RouteRow[] = [
   { method: 'POST', path: `${SB}/items`, field: 'Query.scheduledBillingItems', body: 'filter' },
@@ -20,6 +23,27 @@ export const billingRoutes: RouteRow[] = [
   {
     method: 'GET', path: `${SB}/run/history/download/file/{pendingdownloadfileid}`, field: 'Query.scheduledBillingDownloadFile', download: true, extension: true,
     summary: 'The file a run/history/download request prepared (CSV); 409 while it is being prepared.',
+  },
+
+  { method: 'GET', path: `${SCHEDULES}/{scheduledbillingid}`, field: 'Query.billingSchedule', extension: true, summary: 'One billing schedule with its AuditId, staff only.' },
+  {
+    method: 'POST', path: `${SCHEDULES}/{scheduledbillingid}`, field: 'Mutation.saveBillingSchedule', body: 'input', extension: true,
+    summary: 'Creates (0) or updates a billing schedule; Status active, paused or ended (final). Staff only.',
+  },
+  {
+    method: 'DELETE', path: `${SCHEDULES}/{scheduledbillingid}`, field: 'Mutation.deleteBillingSchedule', extension: true,
+    summary: 'Deletes a billing schedule no run has billed (409 otherwise: end it); ?auditId= guards the version. Staff only.',
+  },
+
+  { method: 'GET', path: ACCOUNTS, field: 'Query.paymentGatewayAccounts', extension: true, summary: 'The payment gateway accounts (never their credentials), staff only.' },
+  { method: 'GET', path: `${ACCOUNTS}/{gatewayaccountid}`, field: 'Query.paymentGatewayAccount', extension: true, summary: 'One payment gateway account, staff only.' },
+  {
+    method: 'POST', path: `${ACCOUNTS}/{gatewayaccountid}`, field: 'Mutation.savePaymentGatewayAccount', body: 'input', extension: true,
+    summary: 'Creates (0) or updates a payment gateway account; its Secret is stored encrypted, never returned. Staff only.',
+  },
+  {
+    method: 'DELETE', path: `${ACCOUNTS}/{gatewayaccountid}`, field: 'Mutation.deletePaymentGatewayAccount', extension: true,
+    summary: 'Deletes a payment gateway account nothing uses (409 while transactions, chapters or store settings do). Staff only.',
   },
 
   { method: 'GET', path: '/api/paymentgateway/account/{accountid}/transfer/{id}/{paymentgatewaytypeid}/{date}', field: 'Query.paymentGatewayTransferDetails' },

@@ -1,6 +1,6 @@
 import { ArrayMaxSize, ArrayMinSize, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { ArgsType, Field, Float, InputType, Int, ObjectType } from 'type-graphql';
-import { GATEWAY_TRANSACTION_KINDS } from '../entities/billing.js';
+import { GATEWAY_TRANSACTION_KINDS, PAYMENT_GATEWAY_TYPES } from '../entities/billing.js';
 
 const GATEWAY_ID = /^[\w.:-]{1,100}$/;
 
@@ -138,4 +138,32 @@ export class PaymentGatewayTransactionImportResult {
   @Field(() => String) AccountId!: string;
   @Field(() => Int) Imported!: number;
   @Field(() => Int, { description: 'Transactions imported before (same gateway transaction id): left as they were.' }) AlreadyImported!: number;
+}
+
+@ObjectType('PaymentGatewayAccount', { description: 'A payment gateway account of the tenant or one of its chapters (not in the API documents). Its credential is never returned.' })
+export class PaymentGatewayAccountView {
+  @Field(() => Int, { description: 'The account\'s record id (the Id of the gateway lookups).' }) GatewayAccountId!: number;
+  @Field(() => String, { description: 'The gateway\'s own id of the account.' }) AccountId!: string;
+  @Field(() => Int, { description: 'The documented PaymentGatewayTypeId: 1 Stripe, 2 PayPal, 3 Authorize.Net, 4 PlatformPay.' }) PaymentGatewayTypeId!: number;
+  @Field(() => String) PaymentGatewayTypeName!: string;
+  @Field(() => String) Name!: string;
+  @Field(() => Int, { nullable: true, description: 'The chapter (its ChapterId) the account belongs to; null: the tenant\'s own.' }) ChapterId!: number | null;
+  @Field(() => Boolean, { description: 'Whether a credential is stored (it is kept encrypted and never shown).' }) HasSecret!: boolean;
+  @Field(() => Int) AuditId!: number;
+}
+
+@InputType('PaymentGatewayAccountInput', { description: 'A payment gateway account to create (gatewayAccountId 0) or update.' })
+export class PaymentGatewayAccountInput {
+  @Field(() => String) @Matches(GATEWAY_ID, { message: 'AccountId must be 1-100 letters, digits, _ . : -' }) AccountId!: string;
+  @Field(() => Int, { description: 'The documented PaymentGatewayTypeId: 1 Stripe, 2 PayPal, 3 Authorize.Net, 4 PlatformPay.' })
+  @IsIn(PAYMENT_GATEWAY_TYPES.map((type) => type.id), { message: `PaymentGatewayTypeId must be one of ${PAYMENT_GATEWAY_TYPES.map((type) => type.id).join(', ')}` })
+  PaymentGatewayTypeId!: number;
+  @Field(() => String) @IsString() @Length(1, 200) Name!: string;
+  @Field(() => Int, { nullable: true, description: 'A chapter of the tenant (its ChapterId); none: the tenant\'s own account.' }) @IsOptional() @IsInt() @Min(1) @Max(2147483647) ChapterId?: number | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'Write-only: the gateway credential (API key), stored encrypted. Absent: unchanged; empty: removed. No answer ever carries it.',
+  })
+  @IsOptional() @IsString() @Length(0, 4096) Secret?: string | null;
+  @Field(() => Int, { nullable: true, description: 'The version read (updates); a stale one is 409.' }) @IsOptional() @IsInt() AuditId?: number | null;
 }

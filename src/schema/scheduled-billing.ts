@@ -158,7 +158,9 @@ export class ScheduledBillingRunItemView {
   @Field(() => String, { nullable: true }) Description!: string | null;
   @Field(() => String, { description: 'yyyy-mm-dd: the period billed (its start).' }) PeriodStart!: string;
   @Field(() => Float) Amount!: number;
-  @Field(() => String, { nullable: true, description: 'changed, created, removed, created+removed (none: null).' }) MembershipChange!: string | null;
+  @Field(() => String, { nullable: true, description: 'changed, created, removed, created+removed (none: null); made when the item\'s invoice is paid.' }) MembershipChange!: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO 8601: when the membership change was made (its invoice paid); null: not yet, or none.' })
+  MembershipChangedAt!: string | null;
   @Field(() => String, { description: 'billed, skipped (billed already), failed; in a preview: due.' }) Outcome!: string;
   @Field(() => Int, { nullable: true }) InvoiceId!: number | null;
   @Field(() => String, { nullable: true, description: 'Why an item was skipped or failed.' }) Reason!: string | null;
@@ -215,4 +217,36 @@ export class PendingFileDownloadResult {
   @Field(() => Int) BackgroundJobEstimatedSeconds!: number;
   @Field(() => String, { nullable: true }) JobId!: string | null;
   @Field(() => Int) PendingDownloadFileId!: number;
+}
+
+@ObjectType('BillingSchedule', { description: 'One billing schedule, for editing (not in the API documents): the list item\'s fields and its version.' })
+export class BillingSchedule extends ScheduledBillingItem {
+  @Field(() => Int, { description: 'The version read; send it back to save or delete (a stale one is 409).' }) AuditId!: number;
+}
+
+@InputType('BillingScheduleInput', { description: 'A billing schedule to create (scheduledBillingId 0) or update. The payment profile is write-only.' })
+export class BillingScheduleInput {
+  @Field(() => Int) @IsInt() @Min(1) @Max(MAX_ID) ContactId!: number;
+  @Field(() => Int, { nullable: true, description: 'The membership billed (a membership of ContactId); none: a schedule of no membership.' })
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_ID) MembershipId?: number | null;
+  @Field(() => Int) @IsInt() @Min(1) @Max(MAX_ID) SaleableItemId!: number;
+  @Field(() => String) @IsString() @Length(1, 500) Description!: string;
+  @Field(() => Float, { description: 'Billed each period: at least 0.01, at most two decimals.' }) Amount!: number;
+  @Field(() => Int, { nullable: true, description: 'Months between bills, 1 to 120 (default 12).' }) @IsOptional() @IsInt() @Min(1) @Max(120) FrequencyMonths?: number | null;
+  @Field(() => String, { description: 'yyyy-mm-dd' }) @Matches(ISO_DATE, { message: 'StartDate must be a date (yyyy-mm-dd)' }) StartDate!: string;
+  @Field(() => String, { description: 'yyyy-mm-dd: the first day a run bills (not before StartDate).' })
+  @Matches(ISO_DATE, { message: 'NextBillDate must be a date (yyyy-mm-dd)' }) NextBillDate!: string;
+  @Field(() => String, { nullable: true, description: `One of ${SCHEDULE_STATUSES.join(', ')} (default active). Runs bill only active schedules; ended is final.` })
+  @IsOptional() @IsIn(SCHEDULE_STATUSES) Status?: string | null;
+  @Field(() => String, {
+    nullable: true,
+    description: 'The stored payment method the gateway charges: a token reference (letters, digits, _ - . :), never card data. Absent: unchanged; empty: removed. Never returned (HasProfile says whether one is set).',
+  })
+  @IsOptional() @IsString() @Length(0, 200) PaymentProfile?: string | null;
+  @Field(() => Int, { nullable: true }) @IsOptional() @IsInt() @Min(1) @Max(MAX_ID) GroupId?: number | null;
+  @Field(() => Int, { nullable: true, description: 'A category item of the tenant.' }) @IsOptional() @IsInt() @Min(1) @Max(MAX_ID) CategoryItemId?: number | null;
+  @Field(() => Int, { nullable: true, description: 'An event of the tenant.' }) @IsOptional() @IsInt() @Min(1) @Max(MAX_ID) EventId?: number | null;
+  @Field(() => [String], { nullable: true, description: 'Up to 20 tags (kept lower case).' }) @IsOptional() @ArrayMaxSize(20) @IsString({ each: true }) @Length(1, 50, { each: true })
+  Tags?: string[] | null;
+  @Field(() => Int, { nullable: true, description: 'The version read (updates); a stale one is 409.' }) @IsOptional() @IsInt() AuditId?: number | null;
 }

@@ -4292,6 +4292,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/scheduledbilling/schedules/{scheduledbillingid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One billing schedule with its AuditId, staff only.
+         * @description GraphQL: `query { billingSchedule }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_scheduledbilling_schedules_scheduledbillingid_"];
+        put?: never;
+        /**
+         * Creates (0) or updates a billing schedule; Status active, paused or ended (final). Staff only.
+         * @description GraphQL: `mutation { saveBillingSchedule }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_scheduledbilling_schedules_scheduledbillingid_"];
+        /**
+         * Deletes a billing schedule no run has billed (409 otherwise: end it); ?auditId= guards the version. Staff only.
+         * @description GraphQL: `mutation { deleteBillingSchedule }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        delete: operations["delete__api_scheduledbilling_schedules_scheduledbillingid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paymentgateway/gatewayaccounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The payment gateway accounts (never their credentials), staff only.
+         * @description GraphQL: `query { paymentGatewayAccounts }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_paymentgateway_gatewayaccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/paymentgateway/gatewayaccounts/{gatewayaccountid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One payment gateway account, staff only.
+         * @description GraphQL: `query { paymentGatewayAccount }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_paymentgateway_gatewayaccounts_gatewayaccountid_"];
+        put?: never;
+        /**
+         * Creates (0) or updates a payment gateway account; its Secret is stored encrypted, never returned. Staff only.
+         * @description GraphQL: `mutation { savePaymentGatewayAccount }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_paymentgateway_gatewayaccounts_gatewayaccountid_"];
+        /**
+         * Deletes a payment gateway account nothing uses (409 while transactions, chapters or store settings do). Staff only.
+         * @description GraphQL: `mutation { deletePaymentGatewayAccount }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        delete: operations["delete__api_paymentgateway_gatewayaccounts_gatewayaccountid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/membershiptypes/{membershiptypeid}/copypaymentplan/{membershiptypepaymentplanid}": {
         parameters: {
             query?: never;
@@ -5338,8 +5414,10 @@ export interface components {
             /** @description yyyy-mm-dd: the period billed (its start). */
             PeriodStart: string;
             Amount: number;
-            /** @description changed, created, removed, created+removed (none: null). */
+            /** @description changed, created, removed, created+removed (none: null); made when the item's invoice is paid. */
             MembershipChange?: string | null;
+            /** @description ISO 8601: when the membership change was made (its invoice paid); null: not yet, or none. */
+            MembershipChangedAt?: string | null;
             /** @description billed, skipped (billed already), failed; in a preview: due. */
             Outcome: string;
             /** Format: int32 */
@@ -5405,6 +5483,54 @@ export interface components {
             FailedCount: number;
             BilledAmount: number;
             Error?: string | null;
+        };
+        /** @description One billing schedule, for editing (not in the API documents): the list item's fields and its version. */
+        BillingSchedule: {
+            /** Format: int32 */
+            ScheduledBillingId: number;
+            /** Format: int32 */
+            ContactId: number;
+            ContactName?: string | null;
+            /** Format: int32 */
+            MembershipId?: number | null;
+            /** Format: int32 */
+            MembershipTypeId?: number | null;
+            MembershipTypeName?: string | null;
+            /** Format: int32 */
+            MembershipLevelId?: number | null;
+            MembershipLevelName?: string | null;
+            /** Format: int32 */
+            SaleableItemId: number;
+            SaleableItemName?: string | null;
+            SaleableItemType?: string | null;
+            Description: string;
+            /** @description Billed each period, exact to the cent. */
+            Amount: number;
+            /**
+             * Format: int32
+             * @description Months between bills.
+             */
+            FrequencyMonths: number;
+            /** @description yyyy-mm-dd */
+            StartDate: string;
+            /** @description yyyy-mm-dd */
+            NextBillDate: string;
+            /** @description One of active, paused, ended. */
+            Status: string;
+            /** @description Whether a stored payment profile is charged (the profile itself is never shown). */
+            HasProfile: boolean;
+            /** Format: int32 */
+            GroupId?: number | null;
+            /** Format: int32 */
+            CategoryItemId?: number | null;
+            /** Format: int32 */
+            EventId?: number | null;
+            Tags: string[];
+            /**
+             * Format: int32
+             * @description The version read; send it back to save or delete (a stale one is 409).
+             */
+            AuditId: number;
         };
         /** @description The transactions one payout paid out. */
         TransferDetails: {
@@ -5500,6 +5626,32 @@ export interface components {
              * @description The transactions it paid out.
              */
             TransactionCount: number;
+        };
+        /** @description A payment gateway account of the tenant or one of its chapters (not in the API documents). Its credential is never returned. */
+        PaymentGatewayAccount: {
+            /**
+             * Format: int32
+             * @description The account's record id (the Id of the gateway lookups).
+             */
+            GatewayAccountId: number;
+            /** @description The gateway's own id of the account. */
+            AccountId: string;
+            /**
+             * Format: int32
+             * @description The documented PaymentGatewayTypeId: 1 Stripe, 2 PayPal, 3 Authorize.Net, 4 PlatformPay.
+             */
+            PaymentGatewayTypeId: number;
+            PaymentGatewayTypeName: string;
+            Name: string;
+            /**
+             * Format: int32
+             * @description The chapter (its ChapterId) the account belongs to; null: the tenant's own.
+             */
+            ChapterId?: number | null;
+            /** @description Whether a credential is stored (it is kept encrypted and never shown). */
+            HasSecret: boolean;
+            /** Format: int32 */
+            AuditId: number;
         };
         /** @description A payment plan of a membership type, for editing. MembershipTypePaymentPlanId 0: a new plan (or a copy). */
         PaymentPlanAddEdit: {
@@ -8476,6 +8628,75 @@ export interface components {
             JobId?: string | null;
             /** Format: int32 */
             PendingDownloadFileId: number;
+        };
+        /** @description A billing schedule to create (scheduledBillingId 0) or update. The payment profile is write-only. */
+        BillingScheduleInput: {
+            /** Format: int32 */
+            ContactId: number;
+            /**
+             * Format: int32
+             * @description The membership billed (a membership of ContactId); none: a schedule of no membership.
+             */
+            MembershipId?: number | null;
+            /** Format: int32 */
+            SaleableItemId: number;
+            Description: string;
+            /** @description Billed each period: at least 0.01, at most two decimals. */
+            Amount: number;
+            /**
+             * Format: int32
+             * @description Months between bills, 1 to 120 (default 12).
+             */
+            FrequencyMonths?: number | null;
+            /** @description yyyy-mm-dd */
+            StartDate: string;
+            /** @description yyyy-mm-dd: the first day a run bills (not before StartDate). */
+            NextBillDate: string;
+            /** @description One of active, paused, ended (default active). Runs bill only active schedules; ended is final. */
+            Status?: string | null;
+            /** @description The stored payment method the gateway charges: a token reference (letters, digits, _ - . :), never card data. Absent: unchanged; empty: removed. Never returned (HasProfile says whether one is set). */
+            PaymentProfile?: string | null;
+            /** Format: int32 */
+            GroupId?: number | null;
+            /**
+             * Format: int32
+             * @description A category item of the tenant.
+             */
+            CategoryItemId?: number | null;
+            /**
+             * Format: int32
+             * @description An event of the tenant.
+             */
+            EventId?: number | null;
+            /** @description Up to 20 tags (kept lower case). */
+            Tags?: string[] | null;
+            /**
+             * Format: int32
+             * @description The version read (updates); a stale one is 409.
+             */
+            AuditId?: number | null;
+        };
+        /** @description A payment gateway account to create (gatewayAccountId 0) or update. */
+        PaymentGatewayAccountInput: {
+            AccountId: string;
+            /**
+             * Format: int32
+             * @description The documented PaymentGatewayTypeId: 1 Stripe, 2 PayPal, 3 Authorize.Net, 4 PlatformPay.
+             */
+            PaymentGatewayTypeId: number;
+            Name: string;
+            /**
+             * Format: int32
+             * @description A chapter of the tenant (its ChapterId); none: the tenant's own account.
+             */
+            ChapterId?: number | null;
+            /** @description Write-only: the gateway credential (API key), stored encrypted. Absent: unchanged; empty: removed. No answer ever carries it. */
+            Secret?: string | null;
+            /**
+             * Format: int32
+             * @description The version read (updates); a stale one is 409.
+             */
+            AuditId?: number | null;
         };
         PaymentGatewayTransactionImportResult: {
             AccountId: string;
@@ -27584,6 +27805,622 @@ export interface operations {
             };
             /** @description Conflict: stale AuditId or a duplicate. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_scheduledbilling_schedules_scheduledbillingid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                scheduledbillingid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingSchedule"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_scheduledbilling_schedules_scheduledbillingid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                scheduledbillingid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BillingScheduleInput"];
+                "text/json": components["schemas"]["BillingScheduleInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["BillingScheduleInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BillingSchedule"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_scheduledbilling_schedules_scheduledbillingid_: {
+        parameters: {
+            query?: {
+                /** @description When given, the delete is refused (409) unless the schedule is still this version. */
+                auditId?: number | null;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                scheduledbillingid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_paymentgateway_gatewayaccounts: {
+        parameters: {
+            query?: {
+                options?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentGatewayAccount"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_paymentgateway_gatewayaccounts_gatewayaccountid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                gatewayaccountid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentGatewayAccount"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_paymentgateway_gatewayaccounts_gatewayaccountid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                gatewayaccountid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentGatewayAccountInput"];
+                "text/json": components["schemas"]["PaymentGatewayAccountInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["PaymentGatewayAccountInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentGatewayAccount"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_paymentgateway_gatewayaccounts_gatewayaccountid_: {
+        parameters: {
+            query?: {
+                /** @description When given, the delete is refused (409) unless the account is still this version. */
+                auditId?: number | null;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                gatewayaccountid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -33,6 +33,7 @@ import { MembershipStanding } from './0033-membership-standing.js';
 import { ContactRelationships } from './0035-contact-relationships.js';
 import { CrossAreaForeignKeys } from './0036-cross-area-foreign-keys.js';
 import { MembershipLifecycle } from './0037-membership-lifecycle.js';
+import { BillingSchedulesAndGatewayAccounts } from './0038-billing-schedules-and-gateway-accounts.js';
 import { StoreVouchers } from './0039-store-vouchers.js';
 import { EventRegistrationPaid } from './0040-event-registration-paid.js';
 import { OutboxDelivery } from './0042-outbox-delivery.js';
@@ -72,6 +73,7 @@ export const migrations: MigrationObject[] = [
   { name: '0035-contact-relationships', class: ContactRelationships },
   { name: '0036-cross-area-foreign-keys', class: CrossAreaForeignKeys },
   { name: '0037-membership-lifecycle', class: MembershipLifecycle },
+  { name: '0038-billing-schedules-and-gateway-accounts', class: BillingSchedulesAndGatewayAccounts },
   { name: '0039-store-vouchers', class: StoreVouchers },
   { name: '0040-event-registration-paid', class: EventRegistrationPaid },
   { name: '0042-outbox-delivery', class: OutboxDelivery },

@@ -192,7 +192,7 @@ export async function gatewayAccountLookup(ctx: RequestContext, platformPayOnly:
   })));
 }
 
-function gatewayName(typeId: number): string {
+export function gatewayName(typeId: number): string {
   return PAYMENT_GATEWAY_TYPES.find((type) => type.id === typeId)?.name ?? `Gateway ${typeId}`;
 }
 
@@ -223,7 +223,8 @@ export async function importTransactions(ctx: RequestContext, input: PaymentGate
       `INSERT INTO payment_gateway_account (tenant_id, account_id, gateway_type_id, name, chapter_id, created_at, updated_at)
        VALUES (${TENANT}, ?, ?, ?, ?, now(), now())
        ON CONFLICT (tenant_id, gateway_type_id, account_id)
-       DO UPDATE SET name = coalesce(?, payment_gateway_account.name), chapter_id = coalesce(?, payment_gateway_account.chapter_id), updated_at = now()
+       DO UPDATE SET name = coalesce(?, payment_gateway_account.name), chapter_id = coalesce(?, payment_gateway_account.chapter_id),
+         audit_id = payment_gateway_account.audit_id + 1, updated_at = now()
        RETURNING id`,
       [input.AccountId, input.PaymentGatewayTypeId, input.Name?.trim() || `${gatewayName(input.PaymentGatewayTypeId)} ${input.AccountId}`, input.ChapterId ?? null,
         input.Name?.trim() || null, input.ChapterId ?? null],

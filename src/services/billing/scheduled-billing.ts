@@ -24,6 +24,7 @@ import type {
   ScheduledBillingRun, ScheduledBillingRunInput, ScheduledBillingRunItemView,
 } from '../../schema/scheduled-billing.js';
 import { createInvoice } from '../commerce/invoices.js';
+import { membershipChangeLabel, membershipProblem } from './membership-changes.js';
 import { fileChunks, StreamedFileWriter } from '../files/files.js';
 import { loadConfig } from '../../core/config.js';
 import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
@@ -47,7 +48,8 @@ import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  * - Exactly once: each item is billed in its own transaction that locks the schedule row, checks
  *   it is still due, raises the invoice with sourceKey `scheduled-billing:<id>:<periodStart>`
  *   (unique per tenant: a second invoice for the same period cannot exist), advances the next bill
- *   date, applies the membership changes and records the item and the run's counters. A run
+ *   date (and the schedule's version), and records the item — with the membership change the run
+ *   asks for, which the invoice's payment makes (membership-changes.ts) — and the run's counters. A run
  *   started twice, a job retried after its worker died, or two workers on one run, therefore
  *   never bill a period twice; whoever comes second finds the item no longer due (skipped).
  * - A poison item (its contact deleted, a membership change it cannot take, any error) is
@@ -63,17 +65,19 @@ import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  */
 
 export const RUN_QUEUE = 'scheduled-billing-run';
+/** The sourceKey prefix of the invoices a run raises (`scheduled-billing:<schedule>:<period start>`), and of their paid-invoice handler. */
+export const BILLING_SOURCE = 'scheduled-billing';
 export const DOWNLOAD_QUEUE = 'scheduled-billing-download';
 /** The most items a preview lists (its count and totals cover all of them). */
 export const PREVIEW_ITEM_LIMIT = 1000;
 /** The most schedules one export writes. */
 export const EXPORT_LIMIT = 100_000;
 
-const SCHEDULE_FIELDS = [
+export const SCHEDULE_FIELDS = [
   'id', 'contact', 'membership', 'saleableItem', 'description', 'amount', 'frequencyMonths', 'startDate', 'nextBillDate', 'status', 'paymentProfile',
   'groupId', 'categoryItemId', 'eventId', 'tags',
 ] as const;
-type ScheduleRow = Pick<ScheduledBilling, (typeof SCHEDULE_FIELDS)[number]>;
+export type ScheduleRow = Pick<ScheduledBilling, (typeof SCHEDULE_FIELDS)[number]>;
 
 const scheduleList = defineList(ScheduledBilling, {
   orderBy: { NextBillDate: 'nextBillDate', Amount: 'amount', Description: 'description', StartDate: 'startDate', ScheduledBillingId: 'id' },
@@ -177,7 +181,7 @@ function criteriaOf(filter: ScheduledBillingFilterInput | null | undefined): Sch
 }
 
 /** Rows as ScheduledBillingItems: their contacts, memberships (with types and levels) and items in batched loads. */
-async function toItems(ctx: RequestContext, rows: ScheduleRow[]): Promise<ScheduledBillingItem[]> {
+export async function toItems(ctx: RequestContext, rows: ScheduleRow[]): Promise<ScheduledBillingItem[]> {
   const [contacts, memberships, saleableItems] = await Promise.all([
     loadAll(ctx, Contact, rows.map((row) => idOf(row.contact))),
     loadAll(ctx, Membership, rows.map((row) => idOf(row.membership))),
@@ -317,26 +321,10 @@ async function planRun(ctx: RequestContext, parameters: RunParameters): Promise<
     const problem = contact ? membershipProblem(parameters, memberships.get(idOf(row.membership) ?? 0) ?? null) : 'The contact was deleted.';
     return {
       ScheduledBillingId: row.id, ContactId: idOf(row.contact), ContactName: contact ? displayName(contact) : null, Description: row.description,
-      PeriodStart: row.nextBillDate, Amount: toMoneyNumber(row.amount), MembershipChange: problem ? null : membershipChangeLabel(parameters),
+      PeriodStart: row.nextBillDate, Amount: toMoneyNumber(row.amount), MembershipChange: problem ? null : membershipChangeLabel(parameters), MembershipChangedAt: null,
       Outcome: problem ? 'failed' : 'due', InvoiceId: null, Reason: problem,
     };
   });
-}
-
-function membershipChangeLabel(parameters: RunParameters): string | null {
-  const changes = [
-    parameters.changeCurrentMembership ? 'changed' : null,
-    parameters.removeMembership ? 'removed' : null,
-    parameters.createMembership ? 'created' : null,
-  ].filter(Boolean);
-  return changes.length ? changes.join('+') : null;
-}
-
-/** Why a schedule cannot take the run's membership changes (null: it can). */
-function membershipProblem(parameters: RunParameters, membership: object | null): string | null {
-  if ((parameters.changeCurrentMembership || parameters.removeMembership) && !membership) return 'The schedule has no membership to change or end.';
-  if (parameters.createMembership && !parameters.membershipTypeId && !membership) return 'No membership type to create a membership of (give MembershipTypeId).';
-  return null;
 }
 
 /** A poison item: recorded as failed with this reason, the run goes on. */
@@ -371,7 +359,7 @@ export async function executeRun(em: EntityManager, tenantId: number, runId: num
       // Lost the database (not the item's fault): stop, so pg-boss retries the run and this item with it.
       if (!(error instanceof ItemRefused) && !(await databaseReachable(base, tenantId))) throw error;
       await recordItem(jobContext(base.fork(), tenantId, deps), runId, {
-        scheduleId: row.id, periodStart: row.nextBillDate, outcome: 'failed', amount: row.amount, invoiceId: null, membershipChange: null,
+        scheduleId: row.id, periodStart: row.nextBillDate, outcome: 'failed', amount: row.amount,
         reason: error instanceof ItemRefused ? error.message : `Billing failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 2000),
       });
     }
@@ -410,75 +398,68 @@ async function billItem(ctx: RequestContext, runId: number, parameters: RunParam
     const [schedule] = await tenantSql({ em: ctx.em, tenantId }).all<LockedSchedule>(
       `SELECT id, contact_id, membership_id, saleable_item_id, description, amount::text AS amount, frequency_months, to_char(next_bill_date, 'YYYY-MM-DD') AS next_bill_date, status
        FROM scheduled_billing WHERE id = ? AND ${tenantIs()} FOR UPDATE`, [scheduleId]);
-    if (!schedule || schedule.status !== 'active' || schedule.next_bill_date > parameters.billDate) {
-      // Billed meanwhile by another run (or paused): nothing to bill for this run.
+    if (!schedule) {
+      // Deleted since the run selected it: nothing to bill, and no item to record (it would name no schedule).
+      await tenantSql({ em: ctx.em, tenantId }).run(
+        `UPDATE scheduled_billing_run_record SET item_count = item_count - 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [runId]);
+      return;
+    }
+    if (schedule.status !== 'active' || schedule.next_bill_date > parameters.billDate) {
+      // Billed meanwhile by another run (or paused or ended): nothing to bill for this run.
       await recordItem(ctx, runId, {
-        scheduleId, periodStart: schedule?.next_bill_date ?? parameters.billDate, outcome: 'skipped', amount: schedule?.amount ?? '0.00', invoiceId: null, membershipChange: null,
-        reason: 'No longer due: billed by another run, paused or removed.',
+        scheduleId, periodStart: schedule.next_bill_date, outcome: 'skipped', amount: schedule.amount, reason: 'No longer due: billed by another run, paused or ended.',
       });
       return;
     }
     const [contact] = await leanRows(ctx.reader, Contact, { fields: ['id'], where: { id: schedule.contact_id }, limit: 1 });
     if (!contact) throw new ItemRefused('The contact was deleted.');
-    const [membership] = schedule.membership_id === null ? [] : await leanRows(ctx.reader, Membership, { fields: ['id', 'membershipType', 'membershipLevel'], where: { id: schedule.membership_id }, limit: 1 });
+    const [membership] = schedule.membership_id === null ? [] : await leanRows(ctx.reader, Membership, { fields: ['id'], where: { id: schedule.membership_id }, limit: 1 });
     const problem = membershipProblem(parameters, membership ?? null);
     if (problem) throw new ItemRefused(problem);
 
     const periodStart = schedule.next_bill_date;
-    const nextPeriod = addMonths(periodStart, schedule.frequency_months);
+    const periodEnd = addDays(addMonths(periodStart, schedule.frequency_months), -1);
     const { invoice, created } = await createInvoice(ctx, {
       contactId: schedule.contact_id,
       lines: [{ saleableItemId: schedule.saleable_item_id, description: schedule.description, quantity: 1, unitPrice: schedule.amount }],
       source: 'scheduled-billing',
-      sourceKey: `scheduled-billing:${schedule.id}:${periodStart}`,
+      sourceKey: `${BILLING_SOURCE}:${schedule.id}:${periodStart}`,
       invoiceDate: parameters.billDate,
       dueDate: periodStart > parameters.billDate ? periodStart : parameters.billDate,
-      memo: `${schedule.description} (${periodStart} to ${addDays(nextPeriod, -1)})`,
+      memo: `${schedule.description} (${periodStart} to ${periodEnd})`,
     });
-    await tenantSql({ em: ctx.em, tenantId }).run(`UPDATE scheduled_billing SET next_bill_date = ?, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [nextPeriod, schedule.id]);
-    const change = await applyMembershipChanges(ctx, parameters, schedule, membership ?? null, periodStart, addDays(nextPeriod, -1));
-    await recordItem(ctx, runId, {
-      scheduleId, periodStart, outcome: created ? 'billed' : 'skipped', amount: schedule.amount, invoiceId: invoice.id, membershipChange: change,
-      reason: created ? null : `Billed already (invoice ${invoice.number}).`,
-    });
+    await tenantSql({ em: ctx.em, tenantId }).run(
+      `UPDATE scheduled_billing SET next_bill_date = ?, audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [addDays(periodEnd, 1), schedule.id]);
+    // The membership change is only recorded here; the payment of the invoice makes it (membership-changes.ts).
+    await recordItem(ctx, runId, created
+      ? {
+        scheduleId, periodStart, periodEnd, outcome: 'billed', amount: schedule.amount, invoiceId: invoice.id,
+        membershipChange: membershipChangeLabel(parameters), membershipId: membership?.id ?? null,
+      }
+      : { scheduleId, periodStart, outcome: 'skipped', amount: schedule.amount, invoiceId: invoice.id, reason: `Billed already (invoice ${invoice.number}).` });
   });
 }
 
-async function applyMembershipChanges(
-  ctx: RequestContext, parameters: RunParameters, schedule: { id: number; contact_id: number },
-  membership: { id: number; membershipType: unknown; membershipLevel: unknown } | null, periodStart: string, periodEnd: string,
-): Promise<string | null> {
-  const tenantId = ctx.tenantId;
-  if (parameters.changeCurrentMembership && membership) {
-    await tenantSql({ em: ctx.em, tenantId }).run(
-      `UPDATE membership SET membership_type_id = ?, membership_level_id = ?, end_date = greatest(coalesce(end_date, ?::date), ?::date), status = 'active',
-         audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [parameters.membershipTypeId, parameters.membershipLevelId, periodEnd, periodEnd, membership.id]);
-  }
-  if (parameters.removeMembership && membership) {
-    await tenantSql({ em: ctx.em, tenantId }).run(
-      `UPDATE membership SET end_date = ?::date - 1, status = 'lapsed', audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [periodStart, membership.id]);
-  }
-  if (parameters.createMembership) {
-    const typeId = parameters.membershipTypeId ?? idOf(membership!.membershipType as number);
-    const levelId = parameters.membershipTypeId ? parameters.membershipLevelId : idOf(membership?.membershipLevel as number | null);
-    const [created] = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number }>(
-      `INSERT INTO membership (tenant_id, contact_id, membership_type_id, membership_level_id, start_date, end_date, status, audit_id, created_at, updated_at)
-       VALUES (${TENANT}, ?, ?, ?, ?, ?, 'active', 1, now(), now()) RETURNING id`,
-      [schedule.contact_id, typeId, levelId, periodStart, periodEnd],
-    );
-    await tenantSql({ em: ctx.em, tenantId }).run(`UPDATE scheduled_billing SET membership_id = ? WHERE id = ? AND ${tenantIs()}`, [created.id, schedule.id]);
-  }
-  return membershipChangeLabel(parameters);
+/** What a run did with one schedule: billed (with the membership change its payment makes), skipped or failed (why). */
+interface ItemRecord {
+  scheduleId: number;
+  periodStart: string;
+  periodEnd?: string;
+  outcome: 'billed' | 'skipped' | 'failed';
+  amount: string;
+  invoiceId?: number;
+  membershipChange?: string | null;
+  membershipId?: number | null;
+  reason?: string;
 }
 
 /** Records what happened to one schedule and moves the run's counters, once per (run, schedule). */
-async function recordItem(ctx: RequestContext, runId: number, item: {
-  scheduleId: number; periodStart: string; outcome: 'billed' | 'skipped' | 'failed'; amount: string; invoiceId: number | null; membershipChange: string | null; reason: string | null;
-}): Promise<void> {
+async function recordItem(ctx: RequestContext, runId: number, item: ItemRecord): Promise<void> {
   await tenantSql(ctx).run(
     `WITH recorded AS (
-       INSERT INTO scheduled_billing_run_item (tenant_id, run_id, schedule_id, period_start, outcome, amount, invoice_id, membership_change, reason, created_at, updated_at)
-       VALUES (${TENANT}, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())
+       INSERT INTO scheduled_billing_run_item
+         (tenant_id, run_id, schedule_id, period_start, period_end, outcome, amount, invoice_id, membership_change, membership_id, reason, created_at, updated_at)
+       VALUES (${TENANT}, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now())
        ON CONFLICT (run_id, schedule_id) DO NOTHING
        RETURNING outcome, amount
      )
@@ -490,7 +471,8 @@ async function recordItem(ctx: RequestContext, runId: number, item: {
        billed_amount = r.billed_amount + (CASE WHEN recorded.outcome = 'billed' THEN recorded.amount ELSE 0 END),
        updated_at = now()
      FROM recorded WHERE r.id = ? AND ${tenantIs('r')}`,
-    [runId, item.scheduleId, item.periodStart, item.outcome, item.amount, item.invoiceId, item.membershipChange, item.reason, runId],
+    [runId, item.scheduleId, item.periodStart, item.periodEnd ?? null, item.outcome, item.amount, item.invoiceId ?? null, item.membershipChange ?? null,
+      item.membershipId ?? null, item.reason ?? null, runId],
   );
 }
 
@@ -508,7 +490,7 @@ export async function runItems(ctx: RequestContext, runId: number): Promise<Sche
   return runItemViews(ctx, await leanRows(ctx.reader, ScheduledBillingRunItem, { fields: [...RUN_ITEM_FIELDS], where: { run: runId }, orderBy: [{ schedule: 'asc' }] }));
 }
 
-const RUN_ITEM_FIELDS = ['schedule', 'periodStart', 'outcome', 'amount', 'invoiceId', 'membershipChange', 'reason'] as const;
+const RUN_ITEM_FIELDS = ['schedule', 'periodStart', 'outcome', 'amount', 'invoiceId', 'membershipChange', 'membershipAppliedAt', 'reason'] as const;
 
 /** Run items as views: their schedules and contacts in batched loads. */
 async function runItemViews(ctx: RequestContext, items: Pick<ScheduledBillingRunItem, (typeof RUN_ITEM_FIELDS)[number]>[]): Promise<ScheduledBillingRunItemView[]> {
@@ -520,6 +502,7 @@ async function runItemViews(ctx: RequestContext, items: Pick<ScheduledBillingRun
     return {
       ScheduledBillingId: idOf(item.schedule), ContactId: schedule ? idOf(schedule.contact) : null, ContactName: contact ? displayName(contact) : null,
       Description: schedule?.description ?? null, PeriodStart: item.periodStart, Amount: toMoneyNumber(item.amount), MembershipChange: item.membershipChange,
+      MembershipChangedAt: item.membershipAppliedAt === null ? null : new Date(item.membershipAppliedAt).toISOString(),
       Outcome: item.outcome, InvoiceId: item.invoiceId, Reason: item.reason,
     };
   });
