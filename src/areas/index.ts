@@ -11,6 +11,7 @@ import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
 import { categoryListsArea } from './category-lists.js';
 import { chaptersArea } from './chapters.js';
+import { contactsArea } from './contacts.js';
 import { commerceArea } from './commerce.js';
 import { corsOriginsArea } from './cors-origins.js';
 import { dashboardsArea } from './dashboards.js';
@@ -55,6 +56,7 @@ export const areas: readonly Area[] = [
   billingArea,
   auditArea,
   corsOriginsArea,
+  contactsArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

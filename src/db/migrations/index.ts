@@ -30,6 +30,7 @@ import { TenantRowSecurity } from './0030-tenant-row-security.js';
 import { ServingRoleMembership } from './0031-serving-role-membership.js';
 import { ScheduledBillingDownloadFiles } from './0032-scheduled-billing-download-files.js';
 import { MembershipStanding } from './0033-membership-standing.js';
+import { Contacts } from './0034-contacts.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -63,4 +64,5 @@ export const migrations: MigrationObject[] = [
   { name: '0031-serving-role-membership', class: ServingRoleMembership },
   { name: '0032-scheduled-billing-download-files', class: ScheduledBillingDownloadFiles },
   { name: '0033-membership-standing', class: MembershipStanding },
+  { name: '0034-contacts', class: Contacts },
 ];
