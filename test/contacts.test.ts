@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Contact, Login, Tenant } from '../src/entities/index.js';
+import { Login, Tenant } from '../src/entities/index.js';
 import { Membership, MembershipType } from '../src/entities/membership.js';
 import { ScheduledBilling } from '../src/entities/billing.js';
 import { SaleableItem } from '../src/entities/commerce.js';
-import { createApiKey, createLogin, createSession } from '../src/services/login/identity.js';
+import { createApiKey, createLogin, createSession, enableLogin, findLogin } from '../src/services/login/identity.js';
 import { addDays, todayUtc } from '../src/core/dates.js';
 import { createTestTenant, graphql, rest, startTestServer, useRaceServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 
@@ -120,7 +120,7 @@ describe('contacts over REST', () => {
     const restored = await restore(contact.ContactId);
     expect(restored.status).toBe(200);
     expect(restored.body).toMatchObject({ IsArchived: false, ArchivedDate: null, AuditId: 3 });
-    expect(restored.body.LastModifiedDate > contact.LastModifiedDate).toBe(true);
+    expect(restored.body.LastModifiedDate > String(contact.LastModifiedDate)).toBe(true);
     expect((await list({ Filter: 'archive-me' })).body.TotalRecordAvailable).toBe('1');
     // Restoring a live contact changes nothing.
     expect((await restore(contact.ContactId)).body.AuditId).toBe(3);
@@ -240,7 +240,7 @@ describe('rules', () => {
   });
 
   it('shows the primary e-mail and phone another area wrote into the columns', async () => {
-    const contact = await created(person({ Emails: [{ EmailAddress: 'old@x.example' }, { EmailAddress: 'second@x.example', IsPrimary: false }], Phones: [{ PhoneNumber: '111' }] }));
+    const contact = await created(person({ Emails: [{ EmailAddress: 'old@x.example', IsPrimary: true }, { EmailAddress: 'second@x.example' }], Phones: [{ PhoneNumber: '111' }] }));
     await sql('UPDATE contact SET email = ?, phone = NULL WHERE id = ?', ['second@x.example', contact.ContactId]);
     const shown = (await read(contact.ContactId)).body;
     expect(shown).toMatchObject({ EmailAddress: 'second@x.example', PhoneNumber: null, Phones: [] });
@@ -311,6 +311,19 @@ describe('archiving a contact with everything hanging on it', () => {
     expect((await rest(server, 'GET', '/api/login/aboutme', { token: session.token })).status).toBe(401);
     expect(await sql(`SELECT count(*)::int AS running FROM membership WHERE contact_id = ? AND status IN ('active', 'pending')`, [contactId])).toEqual([{ running: 0 }]);
     expect(await sql('SELECT disabled_at IS NOT NULL AS disabled FROM login WHERE id = ?', [login.id])).toEqual([{ disabled: true }]);
+    // Re-enabled by an operator (CLI `login enable`), it signs in again with a new credential; the revoked ones stay revoked.
+    const again = server.orm.em.fork();
+    const reloaded = await findLogin(again, await again.findOneOrFail(Tenant, { id: acme.id }), 'leaving@acme.example');
+    await enableLogin(again, reloaded);
+    expect((await rest(server, 'GET', '/api/login/aboutme', { token: (await createSession(again, reloaded, 1)).token })).status).toBe(200);
+    expect((await rest(server, 'GET', '/api/login/aboutme', { token: session.token })).status).toBe(401);
+  });
+
+  it('keeps a login of an archived contact disabled until the contact is restored', async () => {
+    const em = server.orm.em.fork();
+    const login = await createLogin(em, await em.findOneOrFail(Tenant, { id: acme.id }), { email: 'still-away@acme.example', role: 'member' });
+    expect((await archive(login.contact!.id, (await read(login.contact!.id)).body.AuditId)).body.LoginsDisabled).toBe(1);
+    await expect(enableLogin(em, login)).rejects.toThrow('archived');
   });
 
   it('refuses a chapter\'s organization and an organization with people or child organizations (409 with the reason), changing nothing', async () => {

@@ -72,7 +72,7 @@ export class Contact extends Versioned {
   @Property({ length: 100, nullable: true })
   middleName: string | null = null;
 
-  @Property({ length: 20, nullable: true })
+  @Property({ length: 40, nullable: true })
   suffix: string | null = null;
 
   /** Organization name, or a person's display name when set. */
@@ -82,7 +82,7 @@ export class Contact extends Versioned {
   @Property({ length: 100, nullable: true })
   title: string | null = null;
 
-  @Property({ length: 100, nullable: true })
+  @Property({ length: 200, nullable: true })
   jobTitle: string | null = null;
 
   @Property({ length: 254, nullable: true })

@@ -84,10 +84,10 @@ export class ContactInput {
   @Field(() => String, { nullable: true, description: 'A person needs FirstName or LastName.' }) @IsOptional() @Length(0, 100) FirstName?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) MiddleName?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) LastName?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 20) Suffix?: string | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 40) Suffix?: string | null;
   @Field(() => String, { nullable: true, description: 'Required for an organization; a person\'s optional display name.' }) @IsOptional() @Length(0, 200) Name?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) Title?: string | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) JobTitle?: string | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 200) JobTitle?: string | null;
   @Field(() => [ContactEmail], { nullable: true }) @IsOptional() @ArrayMaxSize(MAX_CONTACT_LIST_ENTRIES) @ValidateNested({ each: true }) Emails?: ContactEmail[] | null;
   @Field(() => [ContactPhone], { nullable: true }) @IsOptional() @ArrayMaxSize(MAX_CONTACT_LIST_ENTRIES) @ValidateNested({ each: true }) Phones?: ContactPhone[] | null;
   @Field(() => [ContactAddress], { nullable: true }) @IsOptional() @ArrayMaxSize(MAX_CONTACT_LIST_ENTRIES) @ValidateNested({ each: true }) Addresses?: ContactAddress[] | null;

@@ -21,8 +21,8 @@ export class Contacts extends Migration {
     end $$;`);
     this.addSql(`alter table "contact"
       add column "audit_id" int not null default 1,
-      add column "prefix" varchar(20) null, add column "middle_name" varchar(100) null, add column "suffix" varchar(20) null,
-      add column "job_title" varchar(100) null,
+      add column "prefix" varchar(20) null, add column "middle_name" varchar(100) null, add column "suffix" varchar(40) null,
+      add column "job_title" varchar(200) null,
       add column "emails" jsonb null, add column "phones" jsonb null, add column "websites" jsonb null,
       add column "is_tax_exempt" boolean not null default false, add column "tax_exempt_number" varchar(64) null,
       add column "sort_name" text generated always as (lower(coalesce(nullif(name, ''), coalesce(last_name, '') || ' ' || coalesce(first_name, '')))) stored not null,

@@ -105,8 +105,7 @@ async function readContact(ctx: RequestContext, em: RequestContext['em'], contac
  * stale → 409; likely duplicates on create → 409 unless ForceSave; NationalID taken → 409.
  */
 export async function saveContact(ctx: RequestContext, contactId: number, input: ContactInput): Promise<ContactModel> {
-  const kind = kindOf(input.Kind);
-  const fields = contactFields(kind, input);
+  const { kind, ...fields } = contactColumns(input);
   try {
     const saved = await withDuplicateLock(ctx, ...SAVE_LOCK, async () => {
       if (contactId) {
@@ -147,11 +146,20 @@ export async function restoreContact(ctx: RequestContext, contactId: number): Pr
   return getContactAfterWrite(ctx, contactId);
 }
 
-type ContactFields = Pick<Contact,
+export type ContactFields = Pick<Contact,
   'prefix' | 'firstName' | 'middleName' | 'lastName' | 'suffix' | 'name' | 'title' | 'jobTitle' | 'email' | 'secondaryEmail' | 'phone' | 'mobilePhone'
   | 'emails' | 'phones' | 'addresses' | 'websites' | 'isTaxExempt' | 'taxExemptNumber' | 'nationalId' | 'stateId'> & { organizationId: number | null };
 
-/** The input as columns, after the rules that need no database (400 naming the field). */
+/**
+ * A contact input as the columns it is stored in, after the rules that need no database (400
+ * naming the field): what `saveContact` stores, and what the seed inserts in bulk (its contacts
+ * are made unique by the seed itself, so they need none of the checks against other records).
+ */
+export function contactColumns(input: ContactInput): ContactFields & { kind: ContactKind } {
+  const kind = kindOf(input.Kind);
+  return { kind, ...contactFields(kind, input) };
+}
+
 function contactFields(kind: ContactKind, input: ContactInput): ContactFields {
   const firstName = text(input.FirstName);
   const lastName = text(input.LastName);
@@ -195,7 +203,7 @@ function toPostalAddress(entry: ContactAddress): PostalAddress {
     region: text(entry.State) ?? undefined, postalCode: text(entry.PostalCode) ?? undefined, country: text(entry.Country) ?? undefined, isPrimary: entry.IsPrimary === true,
   };
   // Absent parts are left out of the stored JSON rather than kept as nulls.
-  return Object.fromEntries(Object.entries(address).filter(([, value]) => value !== undefined)) as PostalAddress;
+  return Object.fromEntries(Object.entries(address).filter(([, value]) => value !== undefined));
 }
 
 /** A person's organization must be a live organization contact of the tenant (400). */

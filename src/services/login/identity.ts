@@ -104,6 +104,18 @@ function refuseDisabled(login: Login): void {
   if (login.disabledAt) throw new Unauthenticated('This login is disabled.');
 }
 
+/**
+ * Lets a login disabled by archiving its contact sign in again (its revoked credentials stay
+ * revoked); refused while the contact is still archived.
+ */
+export async function enableLogin(em: EntityManager, login: Login): Promise<void> {
+  if (login.contact && (await em.count(Contact, { id: login.contact.id, tenant: login.tenant, deletedAt: { $ne: null } }, { filters: false }))) {
+    throw BadInput.field('email', 'signs in as an archived contact; restore the contact first');
+  }
+  login.disabledAt = null;
+  await em.flush();
+}
+
 /** Revokes an API key of a tenant by id; revoking twice is harmless. */
 export async function revokeApiKey(em: EntityManager, tenant: Tenant, credentialId: number): Promise<void> {
   const credential = await em.findOne(Credential, { id: credentialId, tenant, kind: 'api_key' }, { filters: false });
