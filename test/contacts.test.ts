@@ -5,7 +5,7 @@ import { ScheduledBilling } from '../src/entities/billing.js';
 import { SaleableItem } from '../src/entities/commerce.js';
 import { createApiKey, createLogin, createSession, enableLogin, findLogin } from '../src/services/login/identity.js';
 import { addDays, todayUtc } from '../src/core/dates.js';
-import { createTestTenant, graphql, rest, startTestServer, useRaceServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, useRaceServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 
 // 401/403/400 shapes, tenant isolation and the fuzz of every operation: test/sweeps.test.ts. Here: the area's own rules.
 let server: TestServer;
@@ -124,6 +124,18 @@ describe('contacts over REST', () => {
     expect((await list({ Filter: 'archive-me' })).body.TotalRecordAvailable).toBe('1');
     // Restoring a live contact changes nothing.
     expect((await restore(contact.ContactId)).body.AuditId).toBe(3);
+  });
+});
+
+describe('statements per page', () => {
+  it('reads a page of contacts, their total and their organizations at the same cost for 5 rows as for 50', async () => {
+    const organization = await created({ Kind: 'organization', Name: `Counted Org ${unique++}` });
+    for (let index = 0; index < 55; index++) await created(person({ OrganizationId: organization.ContactId }));
+    await expectStatementsIndependentOfPageSize(server, async (take) => {
+      const page = await list({ Take: String(take), Criteria: { OrganizationId: organization.ContactId } });
+      expect(page.body.Results).toHaveLength(take);
+      expect(page.body.ModelItems).toMatchObject([{ Id: organization.ContactId, Name: organization.Name }]);
+    }, 3);
   });
 });
 
