@@ -9,7 +9,7 @@ import { progressReporter } from './core/runtime/progress.js';
 import { callbackJobs, queueCallbacks } from './services/callbacks/callback-processing.js';
 import { setCallbackSecret } from './services/callbacks/callbacks.js';
 import { lapseEndedMemberships } from './services/memberships/lapse.js';
-import { createApiKey, createLogin, createSession, createTenant, findLogin, findTenant, revokeApiKey } from './services/login/identity.js';
+import { createApiKey, createLogin, createSession, createTenant, enableLogin, findLogin, findTenant, revokeApiKey } from './services/login/identity.js';
 import { describeSeed, SEED_SIZES, seedTenant, type SeedSize } from './services/seed/seed.js';
 import { writeMigrationIndex } from './db/migration-index.js';
 import type { Runtime } from './runtime.js';
@@ -36,6 +36,12 @@ export const commands: Record<string, (runtime: Runtime, options: Options) => Pr
       firstName: options['first-name'], lastName: options['last-name'],
     });
     return `login ${login.email} created (id ${login.id}, role ${login.roles.join(',')})`;
+  },
+  async 'login enable'(runtime, options) {
+    const em = runtime.orm.em.fork();
+    const login = await findLogin(em, await findTenant(em, required(options, 'tenant')), required(options, 'email'));
+    await enableLogin(em, login);
+    return `login ${login.email} enabled`;
   },
   async token(runtime, options) {
     const em = runtime.orm.em.fork();

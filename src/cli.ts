@@ -9,6 +9,7 @@ const help: Record<string, string> = {
   token: 'token --tenant KEY --email EMAIL\n    prints a new session token (only the token)',
   'apikey create': 'apikey create --tenant KEY --email EMAIL --name NAME [--expires ISO-DATE]\n    prints a new API key for a partner integration (only the key; shown once)',
   'apikey revoke': 'apikey revoke --tenant KEY --id ID\n    revokes an API key',
+  'login enable': 'login enable --tenant KEY --email EMAIL\n    lets a login disabled by archiving its contact sign in again (restore the contact first)',
   'callback-secret set': 'callback-secret set --tenant KEY --provider emailprovider1|emailprovider2|emailprovider3|emailprovider4|meetingprovider\n' +
     '    prints a new callback signing secret (only the secret; shown once)',
   'callbacks requeue': 'callbacks requeue [--tenant KEY]\n    queues dead-lettered callbacks for processing again',

@@ -11,6 +11,7 @@ import { calendarsArea } from './calendars.js';
 import { callbacksArea } from './callbacks.js';
 import { categoryListsArea } from './category-lists.js';
 import { chaptersArea } from './chapters.js';
+import { contactsArea } from './contacts.js';
 import { commerceArea } from './commerce.js';
 import { corsOriginsArea } from './cors-origins.js';
 import { dashboardsArea } from './dashboards.js';
@@ -61,6 +62,7 @@ export const areas: readonly Area[] = [
   auditArea,
   corsOriginsArea,
   mailArea,
+  contactsArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -1,11 +1,14 @@
 import { Entity, Filter, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
-import { TenantOwned } from './base.js';
+import type { Opt } from '@mikro-orm/core';
+import { Versioned } from './base.js';
 
 export type ContactKind = 'person' | 'organization';
 
 /** One postal address of a contact, kept as JSON on the contact. */
 export interface PostalAddress {
   kind?: string;
+  /** The contact's primary address (staff-managed contacts keep it first in the list). */
+  isPrimary?: boolean;
   line1?: string;
   line2?: string;
   city?: string;
@@ -14,16 +17,45 @@ export interface PostalAddress {
   country?: string;
 }
 
+/** One e-mail address of a contact (the primary one is also `email`). */
+export interface ContactEmail {
+  address: string;
+  kind: string | null;
+  isPrimary: boolean;
+}
+
+/** One phone number of a contact (the primary one is also `phone`). */
+export interface ContactPhone {
+  number: string;
+  kind: string | null;
+  isPrimary: boolean;
+}
+
+/** One website of a contact. */
+export interface ContactWebsite {
+  url: string;
+  kind: string | null;
+  isPrimary: boolean;
+}
+
+/** NationalID is unique among a tenant's live contacts (an archived contact's may be taken by another; restoring it then is a 409). */
+export const NATIONAL_ID_UNIQUE = 'create unique index "contact_national_id_unique" on "contact" ("tenant_id", "national_id") where "national_id" is not null and "deleted_at" is null';
+
 /**
  * A person or an organization. Chapters are organizations with a parent organization, which
  * gives the organization hierarchy; a person's current organization is `organization`.
- * Deleting a contact only stamps `deletedAt` (the `notDeleted` filter hides it).
+ * Deleting a contact only stamps `deletedAt` (the `notDeleted` filter hides it): staff call it
+ * archiving (services/contacts). `auditId` moves on with every change, whoever makes it; code that
+ * updates a contact by SQL bumps it too.
  */
 @Entity()
 @Filter({ name: 'notDeleted', cond: { deletedAt: null }, default: true })
 @Index({ properties: ['tenant', 'lastName', 'firstName'] })
 @Index({ name: 'contact_tenant_id_email_lower_index', expression: 'create index "contact_tenant_id_email_lower_index" on "contact" ("tenant_id", lower("email"))' })
-export class Contact extends TenantOwned {
+@Index({ name: 'contact_national_id_unique', expression: NATIONAL_ID_UNIQUE })
+@Index({ name: 'contact_person_name_index', expression: 'create index "contact_person_name_index" on "contact" ("tenant_id", lower(trim("last_name")), lower(trim("first_name"))) where "deleted_at" is null' })
+@Index({ name: 'contact_organization_name_index', expression: 'create index "contact_organization_name_index" on "contact" ("tenant_id", lower(trim("name"))) where "deleted_at" is null' })
+export class Contact extends Versioned {
 
   @Property({ type: 'string', length: 16 })
   kind!: ContactKind;
@@ -34,12 +66,24 @@ export class Contact extends TenantOwned {
   @Property({ length: 100, nullable: true })
   lastName: string | null = null;
 
+  @Property({ length: 20, nullable: true })
+  prefix: string | null = null;
+
+  @Property({ length: 100, nullable: true })
+  middleName: string | null = null;
+
+  @Property({ length: 40, nullable: true })
+  suffix: string | null = null;
+
   /** Organization name, or a person's display name when set. */
   @Property({ length: 200, nullable: true })
   name: string | null = null;
 
   @Property({ length: 100, nullable: true })
   title: string | null = null;
+
+  @Property({ length: 200, nullable: true })
+  jobTitle: string | null = null;
 
   @Property({ length: 254, nullable: true })
   email: string | null = null;
@@ -56,7 +100,24 @@ export class Contact extends TenantOwned {
   @Property({ type: 'json', nullable: true })
   addresses: PostalAddress[] | null = null;
 
-  /** Partner (national organization) identifier, used by partner synchronization. */
+  /** Every e-mail address, the primary one included (null: only `email`, as other areas write it). */
+  @Property({ type: 'json', nullable: true })
+  emails: ContactEmail[] | null = null;
+
+  /** Every phone number, the primary one included (null: only `phone`/`mobilePhone`). */
+  @Property({ type: 'json', nullable: true })
+  phones: ContactPhone[] | null = null;
+
+  @Property({ type: 'json', nullable: true })
+  websites: ContactWebsite[] | null = null;
+
+  @Property({ type: 'boolean', default: false })
+  isTaxExempt: Opt<boolean> = false;
+
+  @Property({ length: 64, nullable: true })
+  taxExemptNumber: string | null = null;
+
+  /** Partner (national organization) identifier, used by partner synchronization; unique among the tenant's live contacts. */
   @Property({ length: 64, nullable: true })
   nationalId: string | null = null;
 
@@ -88,6 +149,17 @@ export class Contact extends TenantOwned {
   /** Why: `hard_bounce` or `spam_report`. */
   @Property({ length: 32, nullable: true })
   emailSuppressionReason: string | null = null;
+
+  /** What the staff list orders by: the organization's (or display) name, else last and first name, lower case (computed by PostgreSQL). */
+  @Property({ type: 'text', generated: `(lower(coalesce(nullif(name, ''), coalesce(last_name, '') || ' ' || coalesce(first_name, '')))) stored` })
+  sortName?: string;
+
+  /** What the staff list's Filter matches: names and the primary e-mail, lower case (computed by PostgreSQL). */
+  @Property({
+    type: 'text',
+    generated: `(lower(coalesce(name, '') || ' ' || coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, ''))) stored`,
+  })
+  searchText?: string;
 }
 
 /** The display name: an organization's name, or a person's first and last name. */

@@ -22,4 +22,8 @@ export class Login extends TenantOwned {
 
   @Property({ type: 'datetime', nullable: true })
   lastSignInAt: Date | null = null;
+
+  /** Set when the login may no longer sign in (its contact was archived); its credentials were revoked then. */
+  @Property({ type: 'datetime', nullable: true })
+  disabledAt: Date | null = null;
 }

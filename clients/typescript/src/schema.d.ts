@@ -4540,6 +4540,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/contacts/items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One page of people and organizations with the total (staff).
+         * @description GraphQL: `query { contacts }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_contacts_items"];
+        put?: never;
+        /**
+         * One page of people and organizations with the total, filtered by the body (staff).
+         * @description GraphQL: `query { contacts }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_contacts_items"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contactid}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores an archived contact; revives nothing else (staff).
+         * @description GraphQL: `mutation { restoreContact }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_contacts_contactid_restore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/vendors": {
         parameters: {
             query?: never;
@@ -5007,6 +5051,50 @@ export interface paths {
          */
         post: operations["post__api_memberships_membershipid_"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contactid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One person or organization, archived or not (staff).
+         * @description GraphQL: `query { contact }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_contacts_contactid_"];
+        put?: never;
+        /**
+         * Creates (contactid 0) or updates a person or organization (staff).
+         * @description GraphQL: `mutation { saveContact }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_contacts_contactid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contacts/{contactid}/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Archives a contact and what hangs on it, answering what it did (staff).
+         * @description GraphQL: `mutation { deleteContact }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        delete: operations["delete__api_contacts_contactid_auditid_"];
         options?: never;
         head?: never;
         patch?: never;
@@ -6033,6 +6121,159 @@ export interface components {
             CreatedAt: string;
             /** @description ISO 8601. */
             FinishedAt?: string | null;
+        };
+        /** @description ListResult of contacts (OrderBy Name (default), LastName, FirstName, EmailAddress, ContactId, LastModifiedDate). */
+        ContactListResult: {
+            /** @description The criteria the list was read with, as applied (null: none). */
+            Criteria?: components["schemas"]["ContactListCriteria"] | null;
+            /** @description The kinds (Id 0 person, 1 organization). */
+            CriteriaItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description How many records match over all pages, as a string of digits (documented str). */
+            TotalRecordAvailable: string;
+            /** @description The organizations of this page's people (Id = OrganizationId, Name). */
+            ModelItems: components["schemas"]["LookupChoiceInt"][];
+            /** @description This page of the list (Skip/Take). */
+            Results: components["schemas"]["ContactModel"][];
+        };
+        /** @description Criteria of the contact list; every one given must match. */
+        ContactListCriteria: {
+            /** @description person or organization. */
+            Kind?: string | null;
+            /**
+             * Format: int32
+             * @description Only the people of this organization.
+             */
+            OrganizationId?: number | null;
+            /** @description Only contacts whose primary e-mail is this address (case-insensitive). */
+            EmailAddress?: string | null;
+            /** @description true: only archived contacts; false or absent: only live ones (unless IncludeArchived). */
+            IsArchived?: boolean | null;
+            /** @description true: live and archived contacts together. */
+            IncludeArchived?: boolean | null;
+        };
+        /** @description A person or an organization, as staff read and edit it (our extension; AuditId as in the documented models). */
+        ContactModel: {
+            /** Format: int32 */
+            ContactId: number;
+            /** @description person or organization. */
+            Kind: string;
+            /** @description The organization's name, else the person's Name, else first and last name. */
+            DisplayName: string;
+            Prefix?: string | null;
+            FirstName?: string | null;
+            MiddleName?: string | null;
+            LastName?: string | null;
+            Suffix?: string | null;
+            /** @description The organization's name, or a person's display name. */
+            Name?: string | null;
+            Title?: string | null;
+            JobTitle?: string | null;
+            /** @description The primary e-mail address. */
+            EmailAddress?: string | null;
+            /** @description The primary phone number. */
+            PhoneNumber?: string | null;
+            Emails: components["schemas"]["ContactEmail"][];
+            Phones: components["schemas"]["ContactPhone"][];
+            Addresses: components["schemas"]["ContactAddress"][];
+            Websites: components["schemas"]["ContactWebsite"][];
+            IsTaxExempt: boolean;
+            TaxExemptNumber?: string | null;
+            /** @description Partner (national) identifier; unique among the tenant's live contacts. */
+            NationalID?: string | null;
+            StateID?: string | null;
+            /**
+             * Format: int32
+             * @description A person's current organization.
+             */
+            OrganizationId?: number | null;
+            OrganizationName?: string | null;
+            /**
+             * Format: int32
+             * @description An organization's parent (chapters; read only here).
+             */
+            ParentOrganizationId?: number | null;
+            IsArchived: boolean;
+            /** @description ISO 8601 instant the contact was archived. */
+            ArchivedDate?: string | null;
+            /** @description ISO 8601 instant of the last change. */
+            LastModifiedDate: string;
+            /**
+             * Format: int32
+             * @description Record version for optimistic concurrency (send it back when saving or archiving).
+             */
+            AuditId: number;
+        };
+        /** @description One e-mail address of a contact. */
+        ContactEmail: {
+            EmailAddress: string;
+            /** @description Free text, e.g. Work, Home. */
+            Kind?: string | null;
+            /** @description The primary one of the list (exactly one when the list is not empty; a single entry is primary by default). */
+            IsPrimary?: boolean | null;
+        };
+        /** @description One phone number of a contact. */
+        ContactPhone: {
+            PhoneNumber: string;
+            /** @description Free text, e.g. Work, Home; Mobile also fills the contact's mobile phone. */
+            Kind?: string | null;
+            /** @description The primary one of the list (exactly one when the list is not empty; a single entry is primary by default). */
+            IsPrimary?: boolean | null;
+        };
+        /** @description One postal address of a contact. */
+        ContactAddress: {
+            /** @description Free text, e.g. Physical, Mailing (the partner feed reads those two). */
+            Kind?: string | null;
+            Line1?: string | null;
+            Line2?: string | null;
+            City?: string | null;
+            /** @description State, province or region. */
+            State?: string | null;
+            PostalCode?: string | null;
+            Country?: string | null;
+            /** @description The primary one of the list (exactly one when the list is not empty; a single entry is primary by default). */
+            IsPrimary?: boolean | null;
+        };
+        /** @description One website of a contact. */
+        ContactWebsite: {
+            Url: string;
+            /** @description Free text, e.g. Company, Blog. */
+            Kind?: string | null;
+            /** @description The primary one of the list (exactly one when the list is not empty; a single entry is primary by default). */
+            IsPrimary?: boolean | null;
+        };
+        /** @description FilterBase (Filter matches names and the primary e-mail) plus Criteria. */
+        ContactListFilterInput: {
+            /** @description Alias of Take. */
+            Top?: string | null;
+            /** @description Page size. */
+            Take?: string | null;
+            /** @description Rows to skip. */
+            Skip?: string | null;
+            /** @description Case-insensitive text match. */
+            Filter?: string | null;
+            /** @description "Field" or "Field desc", documented field names only. */
+            OrderBy?: string | null;
+            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            CalendarStartDate?: string | null;
+            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            CalendarEndDate?: string | null;
+            Criteria?: components["schemas"]["ContactListCriteriaInput"] | null;
+        };
+        /** @description Criteria of the contact list; every one given must match. */
+        ContactListCriteriaInput: {
+            /** @description person or organization. */
+            Kind?: string | null;
+            /**
+             * Format: int32
+             * @description Only the people of this organization.
+             */
+            OrganizationId?: number | null;
+            /** @description Only contacts whose primary e-mail is this address (case-insensitive). */
+            EmailAddress?: string | null;
+            /** @description true: only archived contacts; false or absent: only live ones (unless IncludeArchived). */
+            IsArchived?: boolean | null;
+            /** @description true: live and archived contacts together. */
+            IncludeArchived?: boolean | null;
         };
         /** @description Something the tenant sells (GraphQL only): store items, event fees, membership dues and scheduled billing name one. */
         SaleableItem: {
@@ -8868,6 +9109,119 @@ export interface components {
             MarkAsPrimary?: boolean | null;
             /** @description Ignored (server-owned). */
             ContactHasPrimary?: boolean | null;
+        };
+        /** @description A person or an organization to create (contactId 0) or update. Lists are replaced as sent; a field left out (null) is cleared. */
+        ContactInput: {
+            /** @description person or organization; cannot change once created. */
+            Kind: string;
+            Prefix?: string | null;
+            /** @description A person needs FirstName or LastName. */
+            FirstName?: string | null;
+            MiddleName?: string | null;
+            LastName?: string | null;
+            Suffix?: string | null;
+            /** @description Required for an organization; a person's optional display name. */
+            Name?: string | null;
+            Title?: string | null;
+            JobTitle?: string | null;
+            Emails?: components["schemas"]["ContactEmailInput"][] | null;
+            Phones?: components["schemas"]["ContactPhoneInput"][] | null;
+            Addresses?: components["schemas"]["ContactAddressInput"][] | null;
+            Websites?: components["schemas"]["ContactWebsiteInput"][] | null;
+            IsTaxExempt?: boolean | null;
+            /** @description The exemption certificate or number, when tax exempt. */
+            TaxExemptNumber?: string | null;
+            /** @description Unique among the tenant's live contacts (409 naming NationalID otherwise). */
+            NationalID?: string | null;
+            StateID?: string | null;
+            /**
+             * Format: int32
+             * @description A person's current organization: an organization contact of the tenant (0 or null: none).
+             */
+            OrganizationId?: number | null;
+            /**
+             * Format: int32
+             * @description The AuditId read with the contact; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
+            /** @description Create even when likely duplicates (same e-mail or name) exist; without it they answer 409 listing them. */
+            ForceSave?: boolean | null;
+        };
+        ContactEmailInput: {
+            EmailAddress: string;
+            /** @description Free text, e.g. Work, Home. */
+            Kind?: string | null;
+            /** @description The primary one of the list (exactly one when the list is not empty; a single entry is primary by default). */
+            IsPrimary?: boolean | null;
+        };
+        ContactPhoneInput: {
+            PhoneNumber: string;
+            /** @description Free text, e.g. Work, Home; Mobile also fills the contact's mobile phone. */
+            Kind?: string | null;
+            /** @description The primary one of the list (exactly one when the list is not empty; a single entry is primary by default). */
+            IsPrimary?: boolean | null;
+        };
+        ContactAddressInput: {
+            /** @description Free text, e.g. Physical, Mailing (the partner feed reads those two). */
+            Kind?: string | null;
+            Line1?: string | null;
+            Line2?: string | null;
+            City?: string | null;
+            /** @description State, province or region. */
+            State?: string | null;
+            PostalCode?: string | null;
+            Country?: string | null;
+            /** @description The primary one of the list (exactly one when the list is not empty; a single entry is primary by default). */
+            IsPrimary?: boolean | null;
+        };
+        ContactWebsiteInput: {
+            Url: string;
+            /** @description Free text, e.g. Company, Blog. */
+            Kind?: string | null;
+            /** @description The primary one of the list (exactly one when the list is not empty; a single entry is primary by default). */
+            IsPrimary?: boolean | null;
+        };
+        /** @description What archiving a contact did, in the one transaction that archived it. */
+        ContactArchived: {
+            /** Format: int32 */
+            ContactId: number;
+            /**
+             * Format: int32
+             * @description The archived contact's new AuditId.
+             */
+            AuditId: number;
+            /**
+             * Format: int32
+             * @description Logins of the contact disabled (they cannot sign in until re-enabled).
+             */
+            LoginsDisabled: number;
+            /**
+             * Format: int32
+             * @description Credentials (sessions, API keys) revoked.
+             */
+            CredentialsRevoked: number;
+            /**
+             * Format: int32
+             * @description Pending and active memberships cancelled (end date the day before today, never before the start − 1).
+             */
+            MembershipsCancelled: number;
+            /**
+             * Format: int32
+             * @description Billing schedules ended.
+             */
+            BillingSchedulesEnded: number;
+            /** @description Pending store orders cancelled (stock back, invoice voided). */
+            StoreOrdersCancelled: number[];
+            /**
+             * Format: int32
+             * @description Contact-chapter links removed.
+             */
+            ChapterLinksRemoved: number;
+            /**
+             * Format: int32
+             * @description Registrations of the contact for events not yet ended cancelled (seats back, invoices credited or voided).
+             */
+            EventRegistrationsCancelled: number;
         };
         /** @description A saleable item to create or update. */
         SaleableItemInput: {
@@ -29418,6 +29772,285 @@ export interface operations {
             };
         };
     };
+    get__api_contacts_items: {
+        parameters: {
+            query?: {
+                /** @description Alias of Take. */
+                Top?: string | null;
+                /** @description Page size. */
+                Take?: string | null;
+                /** @description Rows to skip. */
+                Skip?: string | null;
+                /** @description Case-insensitive text match. */
+                Filter?: string | null;
+                /** @description "Field" or "Field desc", documented field names only. */
+                OrderBy?: string | null;
+                /** @description ISO 8601 date: only records on or after it (lists with dates). */
+                CalendarStartDate?: string | null;
+                /** @description ISO 8601 date: only records on or before it (lists with dates). */
+                CalendarEndDate?: string | null;
+                Criteria?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_contacts_items: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ContactListFilterInput"] | null;
+                "text/json": components["schemas"]["ContactListFilterInput"] | null;
+                "application/x-www-form-urlencoded": components["schemas"]["ContactListFilterInput"] | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactListResult"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_contacts_contactid_restore: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactModel"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get__api_vendors: {
         parameters: {
             query?: {
@@ -32319,6 +32952,274 @@ export interface operations {
             };
             /** @description The body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_contacts_contactid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contactid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactModel"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_contacts_contactid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContactInput"];
+                "text/json": components["schemas"]["ContactInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["ContactInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactModel"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_contacts_contactid_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                contactid: number;
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContactArchived"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: stale AuditId or a duplicate. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

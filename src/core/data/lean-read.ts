@@ -1,5 +1,6 @@
 import { raw, type EntityClass, type EntityData, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { TENANT_FILTER } from '../../entities/base.js';
 import { cachedStatement } from './statement-cache.js';
 
 export interface LeanQuery<T> {
@@ -8,6 +9,11 @@ export interface LeanQuery<T> {
   orderBy?: QueryOrderMap<T>[];
   limit?: number;
   offset?: number;
+  /**
+   * Default filters turned off for this read, e.g. `{ notDeleted: false }` for a list that may
+   * show archived records. The tenant filter can never be turned off here.
+   */
+  filters?: Record<string, false>;
 }
 
 /**
@@ -43,7 +49,7 @@ async function buildRowQuery<T extends object>(em: EntityManager, entity: Entity
   if (query.orderBy?.length) qb.orderBy(query.orderBy);
   if (query.limit !== undefined) qb.limit(query.limit);
   if (query.offset) qb.offset(query.offset);
-  await qb.applyFilters();
+  await qb.applyFilters(withoutTenantSwitch(query.filters));
   return qb;
 }
 
@@ -115,12 +121,19 @@ function idOrValue(value: unknown): unknown {
   return value !== null && typeof value === 'object' && 'id' in value ? value.id : value;
 }
 
-/** How many records match `where` (the EntityManager's filters applied, as in `leanRows`). */
-export async function leanCount<T extends object>(em: EntityManager, entity: EntityClass<T>, where: FilterQuery<T>): Promise<number> {
+/** How many records match `where` (the EntityManager's filters applied, as in `leanRows`, but for the `filters` turned off). */
+export async function leanCount<T extends object>(em: EntityManager, entity: EntityClass<T>, where: FilterQuery<T>, filters?: Record<string, false>): Promise<number> {
   const qb = rowQuery(em, entity);
   qb.where(where);
-  await qb.applyFilters();
+  await qb.applyFilters(withoutTenantSwitch(filters));
   return qb.getCount();
+}
+
+/** The filter switches of a read, never one for the tenant filter. */
+function withoutTenantSwitch(filters: Record<string, false> | undefined): Record<string, false> | undefined {
+  if (!filters) return undefined;
+  const { [TENANT_FILTER]: _tenant, ...others } = filters;
+  return others;
 }
 
 /**
@@ -160,7 +173,7 @@ interface RowQuery {
   orderBy(order: object[]): RowQuery;
   limit(limit: number): RowQuery;
   offset(offset: number): RowQuery;
-  applyFilters(): Promise<void>;
+  applyFilters(filterOptions?: Record<string, boolean>): Promise<void>;
   toQuery(): { sql: string; params: readonly unknown[] };
   execute(method: 'all', options: { mapResults: boolean }): Promise<unknown[]>;
   getCount(): Promise<number>;

@@ -165,14 +165,14 @@ export async function listQuery<T extends object, F extends keyof T & string>(
   entity: EntityClass<T>,
   spec: ListSpec<T>,
   options: ListOptions | FilterBaseValues | null | undefined,
-  query: { fields: readonly F[]; where?: FilterQuery<T>; total?: boolean },
+  query: { fields: readonly F[]; where?: FilterQuery<T>; total?: boolean; filters?: Record<string, false> },
 ): Promise<ListPage<Pick<T, F>>> {
   const list = isParsed(options) ? options : parseListOptions(options, spec);
   const find = toFindOptions(list, spec);
   const where = allOf<T>(query.where, find.where);
   const [rows, total] = await Promise.all([
-    leanRows(ctx.reader, entity, { fields: [...query.fields], where, orderBy: find.orderBy, limit: find.limit, offset: find.offset }),
-    query.total ? leanCount(ctx.reader, entity, where) : Promise.resolve(null),
+    leanRows(ctx.reader, entity, { fields: [...query.fields], where, orderBy: find.orderBy, limit: find.limit, offset: find.offset, filters: query.filters }),
+    query.total ? leanCount(ctx.reader, entity, where, query.filters) : Promise.resolve(null),
   ]);
   return { rows, total };
 }

@@ -1,4 +1,4 @@
-import type { EntityClass, EntityData, FilterQuery, QueryOrderMap, RequiredEntityData } from '@mikro-orm/core';
+import { raw, type EntityClass, type EntityData, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
 import type { TenantOwned, Versioned } from '../../entities/base.js';
 import type { RequestContext } from '../context.js';
 import { NotFound, staleAuditId } from '../errors.js';
@@ -139,6 +139,14 @@ export async function likelyDuplicates<T extends TenantOwned & { nameKey: string
     orderBy: [{ id: 'asc' } as QueryOrderMap<T>],
     limit: 100,
   });
+}
+
+/**
+ * The value that moves a versioned record's `auditId` on in a `nativeUpdate` (which, unlike a
+ * flush, does not): a change made in one statement must still make a client's AuditId stale.
+ */
+export function nextVersion(): RawQueryFragment {
+  return raw('"audit_id" + 1');
 }
 
 /** A client that sends the AuditId it read must still hold the current version (409 otherwise). */

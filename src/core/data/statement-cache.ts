@@ -36,6 +36,8 @@ export interface LeanQueryParts<W> {
   orderBy?: unknown;
   limit?: number;
   offset?: number;
+  /** Default filters turned off (part of the shape: they change the SQL). */
+  filters?: Record<string, false>;
 }
 
 /** The values of a query of the shape, replaced by sentinels, for building the shape's SQL once. */
@@ -96,7 +98,7 @@ export async function cachedStatement<W>(em: EntityManager, parts: LeanQueryPart
 /** The shape of a lean query and its values, or null when it cannot be cached. */
 function shapeOf(em: EntityManager, parts: LeanQueryParts<unknown>): Shaped | null {
   const values: unknown[] = [];
-  const out = [parts.entity, '|', parts.fields.join(','), '|', JSON.stringify(parts.orderBy ?? null), '|'];
+  const out = [parts.entity, '|', parts.fields.join(','), '|', JSON.stringify(parts.orderBy ?? null), '|', JSON.stringify(parts.filters ?? null), '|'];
   if (!describe(parts.where, values, out)) return null;
   const tenant = tenantFilterId(em);
   out.push('|t', tenant === undefined ? '-' : '#', '|l', parts.limit === undefined ? '-' : '#', '|o', parts.offset ? '#' : '-');

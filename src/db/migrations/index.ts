@@ -30,6 +30,7 @@ import { TenantRowSecurity } from './0030-tenant-row-security.js';
 import { ServingRoleMembership } from './0031-serving-role-membership.js';
 import { ScheduledBillingDownloadFiles } from './0032-scheduled-billing-download-files.js';
 import { MembershipStanding } from './0033-membership-standing.js';
+import { Contacts } from './0034-contacts.js';
 import { ContactRelationships } from './0035-contact-relationships.js';
 import { CrossAreaForeignKeys } from './0036-cross-area-foreign-keys.js';
 import { MembershipLifecycle } from './0037-membership-lifecycle.js';
@@ -70,6 +71,7 @@ export const migrations: MigrationObject[] = [
   { name: '0031-serving-role-membership', class: ServingRoleMembership },
   { name: '0032-scheduled-billing-download-files', class: ScheduledBillingDownloadFiles },
   { name: '0033-membership-standing', class: MembershipStanding },
+  { name: '0034-contacts', class: Contacts },
   { name: '0035-contact-relationships', class: ContactRelationships },
   { name: '0036-cross-area-foreign-keys', class: CrossAreaForeignKeys },
   { name: '0037-membership-lifecycle', class: MembershipLifecycle },

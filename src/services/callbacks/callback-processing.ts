@@ -175,7 +175,7 @@ async function recordEmailEvents(em: EntityManager, callback: CallbackRow, event
        WHERE kind = 'spam_report' OR (kind = 'bounce' AND bounce_type = 'hard')
        GROUP BY lower(email)
      )
-     UPDATE contact SET email_suppressed_at = s.occurred_at, email_suppression_reason = s.reason, updated_at = now()
+     UPDATE contact SET email_suppressed_at = s.occurred_at, email_suppression_reason = s.reason, updated_at = now(), audit_id = contact.audit_id + 1
      FROM suppress s
      WHERE ${tenantIs('contact')} AND lower(contact.email) = s.email
        AND contact.deleted_at IS NULL AND contact.email_suppressed_at IS NULL`,

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js';
 import { idOf, leanCount, leanRows } from '../../core/data/lean-read.js';
 import { listQuery, defineList } from '../../core/data/list-query.js';
-import { assertCurrentVersion } from '../../core/data/records.js';
+import { assertCurrentVersion, nextVersion } from '../../core/data/records.js';
 import { Calendar } from '../../entities/calendar.js';
 import { Chapter, ContactChapter } from '../../entities/chapter.js';
 import { Contact, type PostalAddress } from '../../entities/contact.js';
@@ -145,7 +145,7 @@ export function deleteChapter(ctx: RequestContext, chapterId: number, auditId: n
     await promotePrimaries(ctx.em, ctx.tenantId, links.filter((link) => link.is_primary).map((link) => link.contact_id));
     await ctx.em.nativeDelete(Chapter, { id: chapter.id, tenant: ctx.tenantId });
     await unlinkChapterDirectory(ctx, chapterId);
-    await ctx.em.nativeUpdate(Contact, { id: chapterId, tenant: ctx.tenantId }, { deletedAt: new Date(), updatedAt: new Date() });
+    await ctx.em.nativeUpdate(Contact, { id: chapterId, tenant: ctx.tenantId }, { deletedAt: new Date(), updatedAt: new Date(), auditId: nextVersion() });
     return chapterId;
   });
 }

@@ -5,7 +5,7 @@ import type { RequestContext } from '../../core/context.js';
 import { BadInput, Forbidden, NotFound } from '../../core/errors.js';
 import { validateInput } from '../../core/requests/graphql-policies.js';
 import { deleteReturning, idOf, leanRows } from '../../core/data/lean-read.js';
-import { deleteRecordReturning, inTransaction, readOr404, withDuplicateLock } from '../../core/data/records.js';
+import { deleteRecordReturning, inTransaction, nextVersion, readOr404, withDuplicateLock } from '../../core/data/records.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import { Contact } from '../../entities/contact.js';
 import { StoredImage } from '../../entities/image.js';
@@ -93,7 +93,7 @@ const FOLDERS: readonly ImageFolder[] = [
     },
     async link(ctx, contactId, image, previousUrl) {
       const where = { id: contactId, tenant: ctx.tenantId, ...(previousUrl ? { logoUrl: previousUrl } : {}) };
-      await ctx.em.nativeUpdate(Contact, where, { logoUrl: image?.url ?? null, logoShortDescription: image?.shortDescription ?? null });
+      await ctx.em.nativeUpdate(Contact, where, { logoUrl: image?.url ?? null, logoShortDescription: image?.shortDescription ?? null, auditId: nextVersion() });
     },
   },
   {

@@ -48,7 +48,7 @@ export async function authenticate(em: EntityManager, authorization: string | un
     const [row] = await finder.execute<CredentialRow[]>(
       `SELECT c.id, c.tenant_id, c.login_id, l.contact_id, l.email, c.kind, l.roles, c.expires_at, c.last_used_at
        FROM credential c JOIN login l ON l.id = c.login_id
-       WHERE c.token_hash = ? AND c.revoked_at IS NULL LIMIT 1`,
+       WHERE c.token_hash = ? AND c.revoked_at IS NULL AND l.disabled_at IS NULL LIMIT 1`,
       [tokenHash], 'all', finder.getLoggerContext(),
     );
     if (!row) return null;
@@ -79,6 +79,7 @@ export interface IssuedToken {
 
 /** Starts a session for a login; the token is returned once and only its hash is kept. */
 export async function createSession(em: EntityManager, login: Login, ttlHours: number): Promise<IssuedToken> {
+  refuseDisabled(login);
   const token = newToken(SESSION_PREFIX);
   const expiresAt = new Date(Date.now() + ttlHours * 3600_000);
   const credential = em.create(Credential, { tenant: login.tenant, login, kind: 'session', tokenHash: hashToken(token), expiresAt });
@@ -90,11 +91,29 @@ export async function createSession(em: EntityManager, login: Login, ttlHours: n
 
 /** Creates a named API key for a login; the token is shown once. */
 export async function createApiKey(em: EntityManager, login: Login, name: string, expiresAt: Date | null): Promise<IssuedToken> {
+  refuseDisabled(login);
   if (!name.trim() || name.length > 100) throw BadInput.field('name', 'must be 1 to 100 characters');
   const token = newToken(API_KEY_PREFIX);
   const credential = em.create(Credential, { tenant: login.tenant, login, kind: 'api_key', name: name.trim(), tokenHash: hashToken(token), expiresAt });
   await em.persist(credential).flush();
   return { token, credentialId: credential.id, expiresAt };
+}
+
+/** A disabled login (its contact archived) gets no new credential. */
+function refuseDisabled(login: Login): void {
+  if (login.disabledAt) throw new Unauthenticated('This login is disabled.');
+}
+
+/**
+ * Lets a login disabled by archiving its contact sign in again (its revoked credentials stay
+ * revoked); refused while the contact is still archived.
+ */
+export async function enableLogin(em: EntityManager, login: Login): Promise<void> {
+  if (login.contact && (await em.count(Contact, { id: login.contact.id, tenant: login.tenant, deletedAt: { $ne: null } }, { filters: false }))) {
+    throw BadInput.field('email', 'signs in as an archived contact; restore the contact first');
+  }
+  login.disabledAt = null;
+  await em.flush();
 }
 
 /** Revokes an API key of a tenant by id; revoking twice is harmless. */

@@ -33,7 +33,8 @@ export async function requestMagicLinks(ctx: RequestContext, addresses: string[]
 
   await em.transactional(async (tx) => {
     await enforceRateLimit(app, tx, emails);
-    const logins = await tx.find(Login, { email: { $in: emails } }, { filters: false, populate: ['tenant'] });
+    // A disabled login (its contact archived) gets no link, and is not told so.
+    const logins = await tx.find(Login, { email: { $in: emails }, disabledAt: null }, { filters: false, populate: ['tenant'] });
     for (const login of logins) {
       if (loginType === 'staff' && !login.roles.includes('staff')) continue;
       const token = newToken('mml');
@@ -78,6 +79,7 @@ export async function redeemMagicLink(ctx: RequestContext, token: string): Promi
   const loginId = consumed[0]?.login_id;
   if (loginId === undefined) throw invalidLink();
   const login = await em.findOneOrFail(Login, { id: loginId }, { filters: false });
+  if (login.disabledAt) throw invalidLink();
   const session = await createSession(em, login, app.config.SESSION_TTL_HOURS);
   return { Token: session.token, ExpiresAt: session.expiresAt?.toISOString() ?? null };
 }

@@ -199,6 +199,9 @@ function applyData(contact: Contact, link: PartnerRecord, record: PartnerAuditIn
   set(record.Email, (value) => { contact.email = value; });
   set(record.Phone, (value) => { contact.phone = value; });
   set(record.MobilePhone, (value) => { contact.mobilePhone = value; });
+  // Kept in the contact's own columns too, where staff edit them (services/contacts).
+  set(record.Suffix, (value) => { contact.suffix = value; });
+  set(record.JobTitle, (value) => { contact.jobTitle = value; });
   const details = { ...link.details };
   for (const field of DETAIL_FIELDS) set(record[field], (value) => { details[field] = value; });
   link.details = details;
@@ -310,6 +313,8 @@ interface AuditRow {
   first_name: string | null;
   last_name: string | null;
   title: string | null;
+  suffix: string | null;
+  job_title: string | null;
   email: string | null;
   phone: string | null;
   mobile_phone: string | null;
@@ -330,7 +335,7 @@ const CHANGED_AT = 'GREATEST(c.updated_at, coalesce(c.deleted_at, c.updated_at))
 
 /** A partner record with its contact, as one row: the PartnerAudit view. The parent's NationalID is the current parent's, when it is linked. */
 function auditSelect(where: string, orderAndLimit = ''): string {
-  return `SELECT c.id AS contact_id, c.kind, c.name, c.first_name, c.last_name, c.title, c.email, c.phone, c.mobile_phone, c.addresses,
+  return `SELECT c.id AS contact_id, c.kind, c.name, c.first_name, c.last_name, c.title, c.suffix, c.job_title, c.email, c.phone, c.mobile_phone, c.addresses,
       p.id AS parent_contact_id, l.national_id, l.state_id, l.contact_type, l.affiliation,
       CASE WHEN p.id IS NULL THEN NULL ELSE coalesce(pl.national_id, l.parent_national_id) END AS parent_national_id,
       l.details, c.deleted_at IS NOT NULL AS deleted,
@@ -407,9 +412,9 @@ function toAudit(row: AuditRow): PartnerAudit {
     URL: detail('URL'), Name: row.name, FirstName: row.first_name, LastName: row.last_name, Email: row.email, Title: row.title,
     Designation: detail('Designation'), OU: detail('OU'), NumberOfEmployees: detail('NumberOfEmployees'), AgencyType: detail('AgencyType'),
     EOPolicyNumber: detail('EOPolicyNumber'), Status: detail('Status'), ParentNationalId: row.parent_national_id, PlatformParentId: row.parent_contact_id,
-    ParentAgency: detail('ParentAgency'), InformalFirstName: detail('InformalFirstName'), Suffix: detail('Suffix'), MiddleInitial: detail('MiddleInitial'),
+    ParentAgency: detail('ParentAgency'), InformalFirstName: detail('InformalFirstName'), Suffix: row.suffix ?? detail('Suffix'), MiddleInitial: detail('MiddleInitial'),
     SocialLinkA: detail('SocialLinkA'), SocialLinkB: detail('SocialLinkB'), SocialLinkC: detail('SocialLinkC'), FederalID: detail('FederalID'),
-    Description: detail('Description'), SocialLinkD: detail('SocialLinkD'), SocialLinkE: detail('SocialLinkE'), JobTitle: detail('JobTitle'),
+    Description: detail('Description'), SocialLinkD: detail('SocialLinkD'), SocialLinkE: detail('SocialLinkE'), JobTitle: row.job_title ?? detail('JobTitle'),
     Department: detail('Department'), WorkPhoneExtension: detail('WorkPhoneExtension'), HomePhoneExtension: detail('HomePhoneExtension'),
     OtherPhoneExtension: detail('OtherPhoneExtension'), PhoneExtension: detail('PhoneExtension'), WorkPhone: detail('WorkPhone'), HomePhone: detail('HomePhone'),
     OtherPhone: detail('OtherPhone'), MobilePhone: row.mobile_phone, Fax: detail('Fax'), Phone: row.phone,

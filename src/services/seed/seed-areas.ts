@@ -15,7 +15,9 @@ import { StoreItem, StoreSettings } from '../../entities/store.js';
 import { Vendor, vendorNameKey } from '../../entities/vendor.js';
 import type { MembershipStatus } from '../../entities/membership.js';
 import type { PostalAddress } from '../../entities/contact.js';
+import type { ContactAddress } from '../../schema/contacts.js';
 import { foldKey } from '../chapters/chapter-hierarchy.js';
+import { contactColumns } from '../contacts/contacts.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /**
@@ -238,6 +240,11 @@ function address(faker: Faker, chapters: LocalChapter[], chapter: number | null)
   };
 }
 
+/** A seeded address as the contacts service takes it. */
+function addressInput(address: PostalAddress): ContactAddress {
+  return { Kind: address.kind, Line1: address.line1, City: address.city, State: address.region, PostalCode: address.postalCode, Country: address.country };
+}
+
 function someChapter(faker: Faker, chapters: LocalChapter[], share: number): number | null {
   return chapters.length && faker.datatype.boolean(share) ? faker.number.int(chapters.length - 1) : null;
 }
@@ -252,10 +259,10 @@ export async function seedOrganizations(seeding: Seeding, chapters: LocalChapter
     const postal = address(faker, chapters, someChapter(faker, chapters, 0.7));
     const latitude = faker.location.latitude({ min: 25, max: 49, precision: 4 });
     made.push({ name, domain, postalCode: postal.postalCode, latitude, longitude: faker.location.longitude({ min: -124, max: -67, precision: 4 }) });
-    return {
-      tenant: tenantId, kind: 'organization' as const, name, email: `info@${domain}`, phone: faker.phone.number({ style: 'national' }), addresses: [postal],
-      logoShortDescription: faker.company.catchPhrase(),
-    };
+    const { organizationId: _none, ...columns } = contactColumns({
+      Kind: 'organization', Name: name, Emails: [{ EmailAddress: `info@${domain}` }], Phones: [{ PhoneNumber: faker.phone.number({ style: 'national' }) }], Addresses: [addressInput(postal)],
+    });
+    return { tenant: tenantId, ...columns, logoShortDescription: faker.company.catchPhrase() };
   });
   return made.map((organization, index) => ({ ...organization, id: ids[index] }));
 }
@@ -272,10 +279,14 @@ export async function seedPeople(seeding: Seeding, chapters: LocalChapter[], org
     const chapter = someChapter(faker, chapters, 0.8);
     const postal = address(faker, chapters, chapter);
     made.push({ firstName, lastName, email, postalCode: postal.postalCode, chapter });
-    return {
-      tenant: tenantId, kind: 'person' as const, firstName, lastName, email, title: employer ? faker.person.jobTitle() : null, organization: employer?.id ?? null,
-      phone: faker.phone.number({ style: 'national' }), mobilePhone: faker.datatype.boolean(0.6) ? faker.phone.number({ style: 'national' }) : null, addresses: [postal],
-    };
+    const title = employer ? faker.person.jobTitle() : null;
+    const phone = faker.phone.number({ style: 'national' });
+    const mobilePhone = faker.datatype.boolean(0.6) ? faker.phone.number({ style: 'national' }) : null;
+    const { organizationId, ...columns } = contactColumns({
+      Kind: 'person', FirstName: firstName, LastName: lastName, Title: title, OrganizationId: employer?.id ?? null, Emails: [{ EmailAddress: email }],
+      Phones: [{ PhoneNumber: phone, IsPrimary: true }, ...(mobilePhone ? [{ PhoneNumber: mobilePhone, Kind: 'Mobile' }] : [])], Addresses: [addressInput(postal)],
+    });
+    return { tenant: tenantId, ...columns, organization: organizationId };
   });
   return made.map((person, index) => ({ ...person, id: ids[index] }));
 }
