@@ -9,7 +9,8 @@ const packageDir = (name: string) => path.dirname(require.resolve(`${name}/packa
 /** A first GraphiQL query that works on any tenant: who am I, and one page of a list. */
 export const EXAMPLE_QUERY = `# Send your token in the Headers tab: {"Authorization": "Bearer <token>"}
 # (npm start prints one for the demo tenant; npm run cli -- token --tenant KEY --email EMAIL makes one).
-query FirstSteps {
+# An anonymous operation: GraphiQL would keep a name and send it with whatever replaces this text.
+{
   aboutMe { TenantName FirstName LastName AllRoles }
   vendors(options: { Take: 5 }) { VendorId Name WebsiteUrl }
 }
