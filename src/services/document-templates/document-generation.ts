@@ -72,8 +72,8 @@ const GROUPS: Record<RecordType, Group[]> = {
   ],
 };
 
-/** Columns that are bookkeeping, not document content. */
-const HIDDEN = new Set(['auditId', 'updatedAt', 'deletedAt', 'emailSuppressedAt', 'emailSuppressionReason', 'nameKey', 'key']);
+/** Columns that are bookkeeping (versions, search keys computed for lists), not document content. */
+const HIDDEN = new Set(['auditId', 'updatedAt', 'deletedAt', 'emailSuppressedAt', 'emailSuppressionReason', 'nameKey', 'key', 'searchText', 'sortName']);
 /** Column types a document can show, by the column's SQL type (JSON, arrays and bytes cannot be shown). */
 const SHOWN_COLUMNS: Record<string, string> = {
   varchar: 'string', 'character varying': 'string', text: 'string', char: 'string', character: 'string', uuid: 'string',
