@@ -20,6 +20,7 @@ const CACHE_SECONDS = 300;
 export const calendarFeedRoutes: AreaRoutes = {
   operations: [{
     method: 'GET', path: '/ical/{tenantkey}/{calendarid}.ics', authentication: 'none', extension: true,
+    pathRules: { tenantkey: { type: 'string', pattern: TENANT_KEY_PATTERN.source } }, answers: { mediaTypes: ['text/calendar'] },
     summary: 'The iCalendar feed of a published calendar (public; 404 for any calendar not published).',
   }],
   register(server, contextFor) {

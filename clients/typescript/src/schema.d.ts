@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The provider's SAML 2.0 metadata XML, as a file download (application/samlmetadata+xml). */
+        /**
+         * The provider's SAML 2.0 metadata XML, as a file download (application/samlmetadata+xml).
+         * @description Needs role: staff.
+         */
         get: operations["get__api_saml_serviceproviders_samlserviceproviderid_download"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bytes of an uploaded image file (ETag, 304 on If-None-Match). */
+        /**
+         * The bytes of an uploaded image file (ETag, 304 on If-None-Match).
+         * @description Any signed-in login.
+         */
         get: operations["get__api_images_file_fileid_"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bytes of an image's current rendition (ETag, 304 on If-None-Match). */
+        /**
+         * The bytes of an image's current rendition (ETag, 304 on If-None-Match).
+         * @description Any signed-in login.
+         */
         get: operations["get__api_images_image_imageid_"];
         put?: never;
         /**
@@ -72,7 +81,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** multipart/form-data upload of one image file; answers its FileId and facts. */
+        /**
+         * multipart/form-data upload of one image file; answers its FileId and facts.
+         * @description Any signed-in login.
+         */
         post: operations["post__api_images_upload"];
         delete?: never;
         options?: never;
@@ -89,7 +101,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** multipart/form-data upload of one image for an object; answers the Image. */
+        /**
+         * multipart/form-data upload of one image for an object; answers the Image.
+         * @description Any signed-in login.
+         */
         post: operations["post__api_images_upload_foldertype_objectid_"];
         delete?: never;
         options?: never;
@@ -104,7 +119,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The iCalendar feed of a published calendar (public; 404 for any calendar not published). */
+        /**
+         * The iCalendar feed of a published calendar (public; 404 for any calendar not published).
+         * @description Public. Not in the original API documents: an addition of this service.
+         */
         get: operations["get__ical_tenantkey_calendarid_ics"];
         put?: never;
         post?: never;
@@ -123,7 +141,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored. */
+        /**
+         * Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored.
+         * @description Authenticated by the provider's signature.
+         */
         post: operations["post__api_callback_emailprovider1"];
         delete?: never;
         options?: never;
@@ -138,10 +159,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The provider's probe: 200 with an empty body. */
+        /**
+         * The provider's probe: 200 with an empty body.
+         * @description Public.
+         */
         get: operations["get__api_callback_emailprovider2"];
         put?: never;
-        /** Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored. */
+        /**
+         * Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored.
+         * @description Authenticated by the provider's signature.
+         */
         post: operations["post__api_callback_emailprovider2"];
         delete?: never;
         options?: never;
@@ -158,7 +185,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored. */
+        /**
+         * Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored.
+         * @description Authenticated by the provider's signature.
+         */
         post: operations["post__api_callback_emailprovider3"];
         delete?: never;
         options?: never;
@@ -175,7 +205,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored. */
+        /**
+         * Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored.
+         * @description Authenticated by the provider's signature.
+         */
         post: operations["post__api_callback_emailprovider4"];
         delete?: never;
         options?: never;
@@ -192,7 +225,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored. */
+        /**
+         * Signed provider callback: X-Callback-Timestamp and X-Callback-Signature (HMAC-SHA256 of "<timestamp>.<raw body>" with the tenant's secret), tenant key in ?tenant=. 200 once stored.
+         * @description Authenticated by the provider's signature.
+         */
         post: operations["post__api_callback_meetingprovider"];
         delete?: never;
         options?: never;
@@ -209,7 +245,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** multipart/form-data upload of a file to sell as a download (staff); answers its FileId. */
+        /**
+         * multipart/form-data upload of a file to sell as a download (staff); answers its FileId.
+         * @description Needs role: staff. Not in the original API documents: an addition of this service.
+         */
         post: operations["post__api_store_downloadfiles_upload"];
         delete?: never;
         options?: never;
@@ -224,7 +263,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bytes of a bought download (its buyer or staff; 403 once expired or without a required active membership). */
+        /**
+         * The bytes of a bought download (its buyer or staff; 403 once expired or without a required active membership).
+         * @description Any signed-in login. Not in the original API documents: an addition of this service.
+         */
         get: operations["get__api_store_storedownloads_storeitemdigitaldownloadpurchaseid_file"];
         put?: never;
         post?: never;
@@ -241,7 +283,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The CSV of a completed report run (staff; 409 while it is not completed), streamed. */
+        /**
+         * The CSV of a completed report run (staff; 409 while it is not completed), streamed.
+         * @description Needs role: staff. Not in the original API documents: an addition of this service.
+         */
         get: operations["get__api_reporting_runs_reportrunid_csv"];
         put?: never;
         post?: never;
@@ -258,7 +303,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The template's DOCX file (Content-Type, Content-Disposition attachment). */
+        /**
+         * The template's DOCX file (Content-Type, Content-Disposition attachment).
+         * @description Needs role: staff.
+         */
         get: operations["get__api_documentgenerationtemplates_download_documentgenerationtemplateid_fileid_"];
         put?: never;
         post?: never;
@@ -425,7 +473,7 @@ export interface paths {
         };
         /**
          * Public: one listing of a public directory by its DirectoryContactId, with only what its visibility allows.
-         * @description GraphQL: `query { publicDirectoryListing }`. Public.
+         * @description GraphQL: `query { publicDirectoryListing }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         get: operations["get__api_directory_directories_directoryid_public_details_id_"];
         put?: never;
@@ -445,7 +493,7 @@ export interface paths {
         };
         /**
          * Public: searches a public directory. term: words in name, keywords or short description; nameStartsWithTerm: name prefix; advFilter/parsedFilter: JSON { CategoryItemId, CategoryItemIds, PostalCode, RadiusMiles, Latitude, Longitude }; pid: page (1-based, 50 per page); tenantId and organizationId are accepted and not used.
-         * @description GraphQL: `query { publicDirectorySearch }`. Public.
+         * @description GraphQL: `query { publicDirectorySearch }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         get: operations["get__api_directory_directories_directoryid_public_find"];
         put?: never;
@@ -465,7 +513,7 @@ export interface paths {
         };
         /**
          * Public: a public directory's front page (visible listings counted per category).
-         * @description GraphQL: `query { publicDirectoryIndex }`. Public.
+         * @description GraphQL: `query { publicDirectoryIndex }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         get: operations["get__api_directory_directories_directoryid_public_index"];
         put?: never;
@@ -487,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Public: the invitee declines the invitation to event `id`.
-         * @description GraphQL: `mutation { declineEventInvitation }`. Public.
+         * @description GraphQL: `mutation { declineEventInvitation }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         post: operations["post__api_public_events_decline_invitation_id_contactid_"];
         delete?: never;
@@ -765,7 +813,7 @@ export interface paths {
         };
         /**
          * Questions offered for account recovery (public).
-         * @description GraphQL: `query { securityQuestions }`. Public.
+         * @description GraphQL: `query { securityQuestions }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         get: operations["get__api_login_securityquestions_lookup"];
         put?: never;
@@ -787,7 +835,7 @@ export interface paths {
         put?: never;
         /**
          * Exchanges the token of a sign-in link for a session token (single use).
-         * @description GraphQL: `mutation { redeemMagicLink }`. Public. Not in the original API documents: an addition of this service.
+         * @description GraphQL: `mutation { redeemMagicLink }`. Public: name the tenant with X-Tenant-Key or ?tenant=. Not in the original API documents: an addition of this service.
          */
         post: operations["post__api_login_magiclink_redeem"];
         delete?: never;
@@ -1011,7 +1059,7 @@ export interface paths {
         put?: never;
         /**
          * Public: matches the billing contact by e-mail and organization; anonymous callers get back only what they sent.
-         * @description GraphQL: `mutation { determineBillingContact }`. Public.
+         * @description GraphQL: `mutation { determineBillingContact }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         post: operations["post__api_public_events_determinebillingcontact"];
         delete?: never;
@@ -1029,7 +1077,7 @@ export interface paths {
         };
         /**
          * Public (getenv): the registration environment. Contact defaults and an existing registration are shown only to staff or to that contact signed in.
-         * @description GraphQL: `query { eventRegistrationEnvironment }`. Public.
+         * @description GraphQL: `query { eventRegistrationEnvironment }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         get: operations["get__api_public_events_getenv_id_contactid_null_regid_null_"];
         put?: never;
@@ -1051,7 +1099,7 @@ export interface paths {
         put?: never;
         /**
          * Public (register, SaveRegisterAttendees): registers the attendees once (a repeated submission answers the same registration); IsFirstStep only checks (Data null).
-         * @description GraphQL: `mutation { registerEventAttendees }`. Public.
+         * @description GraphQL: `mutation { registerEventAttendees }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         post: operations["post__api_public_events_register_id_"];
         delete?: never;
@@ -1071,7 +1119,7 @@ export interface paths {
         put?: never;
         /**
          * Public (register_v2, SaveEventRegisterV2): registers attendees, sponsorships, exhibitors, purchases and donations once, priced by the server, with an invoice.
-         * @description GraphQL: `mutation { registerForEvent }`. Public.
+         * @description GraphQL: `mutation { registerForEvent }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         post: operations["post__api_public_events_register_v2_id_"];
         delete?: never;
@@ -1091,7 +1139,7 @@ export interface paths {
         put?: never;
         /**
          * Public (splits): the saleable items a registration uses and the amounts, per line, with what is paid when it is registered.
-         * @description GraphQL: `mutation { eventRegistrationSplits }`. Public.
+         * @description GraphQL: `mutation { eventRegistrationSplits }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         post: operations["post__api_public_events_splits_id_"];
         delete?: never;
@@ -1111,7 +1159,7 @@ export interface paths {
         put?: never;
         /**
          * Public (submit): submits a SaveEventRegisterV2 form (the documents list no body); the same idempotent save as register_v2.
-         * @description GraphQL: `mutation { submitEventRegistration }`. Public.
+         * @description GraphQL: `mutation { submitEventRegistration }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         post: operations["post__api_public_events_submit_id_"];
         delete?: never;
@@ -1131,7 +1179,7 @@ export interface paths {
         put?: never;
         /**
          * Public: checks a registration as register would (but the single-use captcha) and prices it; nothing is saved.
-         * @description GraphQL: `mutation { validateEventRegistration }`. Public.
+         * @description GraphQL: `mutation { validateEventRegistration }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         post: operations["post__api_public_events_validate_id_"];
         delete?: never;
@@ -2472,7 +2520,7 @@ export interface paths {
         post?: never;
         /**
          * Removes a user and its sessions everywhere; needs the server master key.
-         * @description GraphQL: `mutation { deleteLogin }`. Public.
+         * @description GraphQL: `mutation { deleteLogin }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         delete: operations["delete__api_login_delete"];
         options?: never;
@@ -2511,7 +2559,7 @@ export interface paths {
         put?: never;
         /**
          * Sends a sign-in link to each known address; answers the same for unknown ones.
-         * @description GraphQL: `mutation { requestMagicLink }`. Public.
+         * @description GraphQL: `mutation { requestMagicLink }`. Public: name the tenant with X-Tenant-Key or ?tenant=.
          */
         post: operations["post__api_login_requestmagiclink"];
         delete?: never;
@@ -4570,6 +4618,7 @@ export interface components {
             status: number;
             detail: string;
             code?: string;
+            instance?: string;
             errors?: {
                 field?: string;
                 message?: string;
@@ -4608,25 +4657,25 @@ export interface components {
             /** @description The x-request-id of the request. */
             RequestId?: string | null;
             /** @description The changed columns as they were (updates, deletes); secrets (password, token, secret, hash, salt columns) as "[redacted]". */
-            Before?: string | null;
+            Before?: Record<string, never> | null;
             /** @description The changed columns as they became (inserts, updates); secrets as "[redacted]". */
-            After?: string | null;
+            After?: Record<string, never> | null;
         };
         /** @description Which audit entries to list, newest first: FilterBase paging (OrderBy AuditEntryId, OccurredAt, TableName, Operation, ActorLogin), CalendarStartDate/CalendarEndDate bound OccurredAt (a date includes its whole day; a date-time is exact), Filter matches table, operation and login; and exact matches on the fields below. */
         AuditTrailFilterInput: {
-            /** @description Alias of Take. */
-            Top?: string | null;
-            /** @description Page size. */
-            Take?: string | null;
-            /** @description Rows to skip. */
-            Skip?: string | null;
+            /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Top?: string | number | null;
+            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Take?: string | number | null;
+            /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+            Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
             /** @description "Field" or "Field desc", documented field names only. */
             OrderBy?: string | null;
-            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
-            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
             /** @description The table (entity) of the changed records, e.g. vendor. */
             TableName?: string | null;
@@ -4669,19 +4718,19 @@ export interface components {
         };
         /** @description Paging, ordering and a text filter: Skip, Take (alias Top; default 100, at most 1000), Filter (case-insensitive text match), OrderBy ("Name" or "Name desc"), CalendarStartDate, CalendarEndDate. */
         ListOptions: {
-            /** @description Alias of Take. */
-            Top?: string | null;
-            /** @description Page size. */
-            Take?: string | null;
-            /** @description Rows to skip. */
-            Skip?: string | null;
+            /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Top?: string | number | null;
+            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Take?: string | number | null;
+            /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+            Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
             /** @description "Field" or "Field desc", documented field names only. */
             OrderBy?: string | null;
-            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
-            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
         };
         /** @description A benefit package as read for editing. */
@@ -4853,28 +4902,31 @@ export interface components {
         };
         /** @description FilterBase plus the scheduled billing criteria, all combined with AND (absent: not filtered). Filter matches the description and the contact's name. OrderBy: NextBillDate (default), Amount, Description, StartDate, ScheduledBillingId. GroupId, CategoryItemId and EventId match the ids a schedule carries (its contact group, category list item and event; those areas are not built yet, so the ids are stored on the schedule without a foreign key); Tags matches schedules carrying any of the tags. */
         ScheduledBillingFilterInput: {
-            /** @description Alias of Take. */
-            Top?: string | null;
-            /** @description Page size. */
-            Take?: string | null;
-            /** @description Rows to skip. */
-            Skip?: string | null;
+            /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Top?: string | number | null;
+            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Take?: string | number | null;
+            /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+            Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
             /** @description "Field" or "Field desc", documented field names only. */
             OrderBy?: string | null;
-            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
-            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
             /** @description Memberships of any of these types (JSON array of ids). */
             MembershipTypeIds?: number[] | null;
             /** Format: int32 */
             SaleableItemId?: number | null;
-            /** @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other. */
-            SaleableItemType?: string | null;
+            /**
+             * @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other.
+             * @enum {string|null}
+             */
+            SaleableItemType?: "membership" | "event" | "store" | "donation" | "sponsorship" | "fee" | "other" | null;
             /** @description Schedules in any of these states: active, paused, ended (JSON array). */
-            StatusTypeOptions?: string[] | null;
+            StatusTypeOptions?: ("active" | "paused" | "ended")[] | null;
             AmountBetween?: components["schemas"]["ScheduledBillingAmountRangeInput"] | null;
             DateRange?: components["schemas"]["ScheduledBillingDateRangeInput"] | null;
             /** @description yyyy-mm-dd: schedules due on or before this day (what a run on that day bills). */
@@ -5434,7 +5486,7 @@ export interface components {
             PostalCodesJson: string[];
             IsDefaultPostalCodeEmpty: boolean;
             /** @description Kept as sent (a JSON object). */
-            AffiliateTenantModel?: string | null;
+            AffiliateTenantModel?: Record<string, never> | null;
             ShouldAllowChapterTenantEditing: boolean;
             ForceSave: boolean;
             /**
@@ -5574,23 +5626,24 @@ export interface components {
         };
         /** @description Which invoices to list: FilterBase paging plus a contact and a status (Filter matches the memo). */
         InvoiceFilterInput: {
-            /** @description Alias of Take. */
-            Top?: string | null;
-            /** @description Page size. */
-            Take?: string | null;
-            /** @description Rows to skip. */
-            Skip?: string | null;
+            /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Top?: string | number | null;
+            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Take?: string | number | null;
+            /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+            Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
             /** @description "Field" or "Field desc", documented field names only. */
             OrderBy?: string | null;
-            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
-            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
             /** Format: int32 */
             ContactId?: number | null;
-            Status?: string | null;
+            /** @enum {string|null} */
+            Status?: "open" | "paid" | "void" | null;
         };
         /** @description A chart: the series names, the points (one value per series) and figures about the whole chart. */
         ChartData: {
@@ -5782,19 +5835,19 @@ export interface components {
         };
         /** @description FilterBase plus Criteria. OrderBy: Name (default), SortOrder, DirectoryId. */
         DirectoriesListFilterInput: {
-            /** @description Alias of Take. */
-            Top?: string | null;
-            /** @description Page size. */
-            Take?: string | null;
-            /** @description Rows to skip. */
-            Skip?: string | null;
+            /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Top?: string | number | null;
+            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Take?: string | number | null;
+            /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+            Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
             /** @description "Field" or "Field desc", documented field names only. */
             OrderBy?: string | null;
-            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
-            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
             Criteria?: components["schemas"]["DirectoriesListCriteriaInput"] | null;
         };
@@ -5827,8 +5880,8 @@ export interface components {
             HubIconCssClass?: string | null;
             SearchFilterOptions: components["schemas"]["DirectorySearchSettings"];
             /** @description Stored and answered as sent; a term search always reads name, keywords and short description. */
-            KeywordSearchOptions?: string | null;
-            CustomFields?: string | null;
+            KeywordSearchOptions?: unknown;
+            CustomFields?: unknown;
             IsMultiTenant: boolean;
             AutomaticallyAddRemoveMembers: boolean;
             ObjectTypeId?: string | null;
@@ -5903,7 +5956,7 @@ export interface components {
             DirectLinkToDestinationSite: boolean;
             OpenLinksInNewTab: boolean;
             /** @description Free-form options (JSON). */
-            Options?: string | null;
+            Options?: unknown;
             Retargeting?: string | null;
             EnhancedOnMap: boolean;
             /** @description False while a directory or listing uses the type. */
@@ -6010,7 +6063,7 @@ export interface components {
             ListItems: components["schemas"]["DirectorySearchItem"][];
             DisplayRadiusSearch: boolean;
             /** @description The advanced filter as applied. */
-            AdvancedSearchFilter?: string | null;
+            AdvancedSearchFilter?: unknown;
             /** @description How many listings match over all pages (string of digits). */
             ResultCount: string;
             DefaultLayout?: string | null;
@@ -6057,7 +6110,7 @@ export interface components {
             /** @description The listing fields shown. */
             directoryFields: string[];
             fieldOrder: string[];
-            CustomFields?: string | null;
+            CustomFields?: unknown;
             ShortDescription?: string | null;
             Description?: string | null;
             Bio?: string | null;
@@ -6109,7 +6162,7 @@ export interface components {
             IsAddressValid: boolean;
             MLSId?: string | null;
             RETSVendorId?: string | null;
-            EditionFieldsJson?: string | null;
+            EditionFieldsJson?: unknown;
             DirectoryListingTypeId?: string | null;
             OGMeta: components["schemas"]["DirectoryOGMeta"];
         };
@@ -6827,19 +6880,19 @@ export interface components {
         };
         /** @description ReportAdvancedFilter: FilterBase (OrderBy Name, ReportId, DateAdded, LastUsed, ReportCategoryId) plus the report criteria. TenantId and ShowCustomReportsAcrossCustomers are ignored (a tenant sees only its own reports). */
         ReportAdvancedFilterInput: {
-            /** @description Alias of Take. */
-            Top?: string | null;
-            /** @description Page size. */
-            Take?: string | null;
-            /** @description Rows to skip. */
-            Skip?: string | null;
+            /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Top?: string | number | null;
+            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Take?: string | number | null;
+            /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+            Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
             /** @description "Field" or "Field desc", documented field names only. */
             OrderBy?: string | null;
-            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
-            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
             /**
              * Format: int32
@@ -7092,7 +7145,7 @@ export interface components {
             /** @description Product, Download, Voucher or Information. */
             ItemTypeStr: string;
             SettingJson?: string | null;
-            Settings?: string | null;
+            Settings?: unknown;
             /** @description The CategoryItemId (names arrive with the category lists area). */
             Category?: string | null;
             Price: number;
@@ -7108,19 +7161,19 @@ export interface components {
         };
         /** @description The documented StoreListFilter: FilterBase plus Criteria, and StoreItemType for the item and add-on lists ("0"–"3" or Product, Download, Voucher, Information). */
         StoreListFilterInput: {
-            /** @description Alias of Take. */
-            Top?: string | null;
-            /** @description Page size. */
-            Take?: string | null;
-            /** @description Rows to skip. */
-            Skip?: string | null;
+            /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Top?: string | number | null;
+            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Take?: string | number | null;
+            /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+            Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
             /** @description "Field" or "Field desc", documented field names only. */
             OrderBy?: string | null;
-            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
-            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
             StoreItemType?: string | null;
             Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
@@ -7152,7 +7205,7 @@ export interface components {
             /** @description Settings as JSON text. */
             SettingsJson?: string | null;
             /** @description Free-form display settings (a JSON object). */
-            Settings?: string | null;
+            Settings?: unknown;
             Price: number;
             ShowAvailableQuantity: boolean;
             HasManualTracking: boolean;
@@ -7233,7 +7286,7 @@ export interface components {
             /** @description Settings as JSON text. */
             SettingsJson?: string | null;
             /** @description Free-form display settings (a JSON object). */
-            Settings?: string | null;
+            Settings?: unknown;
             Price: number;
             ShowAvailableQuantity: boolean;
             HasManualTracking: boolean;
@@ -7285,7 +7338,7 @@ export interface components {
             /** @description Settings as JSON text. */
             SettingsJson?: string | null;
             /** @description Free-form display settings (a JSON object). */
-            Settings?: string | null;
+            Settings?: unknown;
             Price: number;
             ShowAvailableQuantity: boolean;
             HasManualTracking: boolean;
@@ -7336,7 +7389,7 @@ export interface components {
             /** @description Settings as JSON text. */
             SettingsJson?: string | null;
             /** @description Free-form display settings (a JSON object). */
-            Settings?: string | null;
+            Settings?: unknown;
             Price: number;
             ShowAvailableQuantity: boolean;
             HasManualTracking: boolean;
@@ -7658,21 +7711,21 @@ export interface components {
         };
         /** @description FilterBase plus LoginTypes and Criteria. TenantId is server-owned and ignored. OrderBy: ActionDate (default, newest first), TermUserResponseId, TermsOfUseId, LoginId, ContactId, IsAccepted, UserLoginTypeId. */
         UserTermsAcceptanceFilterInput: {
-            /** @description Alias of Take. */
-            Top?: string | null;
-            /** @description Page size. */
-            Take?: string | null;
-            /** @description Rows to skip. */
-            Skip?: string | null;
+            /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Top?: string | number | null;
+            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            Take?: string | number | null;
+            /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+            Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
             /** @description "Field" or "Field desc", documented field names only. */
             OrderBy?: string | null;
-            /** @description ISO 8601 date: only records on or after it (lists with dates). */
+            /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
-            /** @description ISO 8601 date: only records on or before it (lists with dates). */
+            /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
-            /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. */
+            /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. Also matches /^(staff|member)$/i. */
             LoginTypes?: string[] | null;
             Criteria?: components["schemas"]["UserTermsAcceptanceCriteriaInput"] | null;
         };
@@ -7729,7 +7782,8 @@ export interface components {
             /** Format: int32 */
             VendorId?: number | null;
             Name: string;
-            WebsiteUrl?: string | null;
+            /** @description An empty string means none. */
+            WebsiteUrl?: ((string | "" | unknown | null) | null) | "" | unknown | null;
             /**
              * Format: int32
              * @description The AuditId read with the vendor; a stale one is refused with 409.
@@ -7821,8 +7875,11 @@ export interface components {
         /** @description One gateway transaction. Amount and Fee are magnitudes (not negative); the Type says how they move the balance (see PaymentGatewayTransaction). */
         PaymentGatewayTransactionImportItemInput: {
             TransactionId: string;
-            /** @description One of sale, refund, dispute, dispute_reversal, fee, transfer, transfer_reversal. */
-            Type: string;
+            /**
+             * @description One of sale, refund, dispute, dispute_reversal, fee, transfer, transfer_reversal.
+             * @enum {string}
+             */
+            Type: "sale" | "refund" | "dispute" | "dispute_reversal" | "fee" | "transfer" | "transfer_reversal";
             /** @description ISO 8601 date-time. */
             Date: string;
             Amount: number;
@@ -7876,8 +7933,8 @@ export interface components {
             AllowMemberSubmission?: boolean | null;
             IsICalPublishingEnabled?: boolean | null;
             AddCalendarICalMessage?: string | null;
-            /** @description The id (as a string) of the chapter the calendar belongs to: a contact of kind 'organization' with a parent organization. Null or "" for none. */
-            GroupId?: string | null;
+            /** @description The id (as a string) of the chapter the calendar belongs to: a contact of kind 'organization' with a parent organization. Null or "" for none. An empty string means none. */
+            GroupId?: ((string | "" | unknown | null) | null) | "" | unknown | null;
         };
         /** @description A category list to create or update (the path id wins over CategoryListId). IsSystem is server-owned and ignored. Items absent: the items stay as they are; present: the list holds exactly these, in this order. */
         CategoryListAddEditInput: {
@@ -7945,7 +8002,7 @@ export interface components {
             /** @description Postal codes (at most 5000, each up to 20 characters); absent keeps them. */
             PostalCodesJson?: string[] | null;
             IsDefaultPostalCodeEmpty?: boolean | null;
-            AffiliateTenantModel?: string | null;
+            AffiliateTenantModel?: Record<string, never> | null;
             ShouldAllowChapterTenantEditing?: boolean | null;
             /** @description Save even when another chapter has the same name or number (as does forcesave in the path). */
             ForceSave?: boolean | null;
@@ -7968,7 +8025,8 @@ export interface components {
         /** @description A saleable item to create or update. */
         SaleableItemInput: {
             Name: string;
-            ItemType: string;
+            /** @enum {string} */
+            ItemType: "membership" | "event" | "store" | "donation" | "sponsorship" | "fee" | "other";
             /** @description At most two decimals, not negative. */
             Price: number;
             AccountingClass?: string | null;
@@ -8011,8 +8069,11 @@ export interface components {
         ProjectInput: {
             Name: string;
             Description?: string | null;
-            /** @description One of planned, active, completed, cancelled; planned when absent. */
-            Status?: string | null;
+            /**
+             * @description One of planned, active, completed, cancelled; planned when absent.
+             * @enum {string|null}
+             */
+            Status?: "planned" | "active" | "completed" | "cancelled" | null;
             /** @description yyyy-mm-dd; today when absent. */
             StartDate?: string | null;
             /** @description yyyy-mm-dd, not before StartDate. */
@@ -8043,8 +8104,11 @@ export interface components {
              * @description A login of the tenant.
              */
             SalesPersonLoginId?: number | null;
-            /** @description One of lead, qualified, proposal, negotiation, won, lost; lead when absent. */
-            Stage?: string | null;
+            /**
+             * @description One of lead, qualified, proposal, negotiation, won, lost; lead when absent.
+             * @enum {string|null}
+             */
+            Stage?: "lead" | "qualified" | "proposal" | "negotiation" | "won" | "lost" | null;
             /** @description At most two decimals, not negative. */
             Amount: number;
             /** @description yyyy-mm-dd; today when absent. */
@@ -8077,8 +8141,8 @@ export interface components {
             IsHub?: boolean | null;
             HubIconCssClass?: string | null;
             SearchFilterOptions?: components["schemas"]["DirectorySearchSettingsInput"] | null;
-            KeywordSearchOptions?: string | null;
-            CustomFields?: string | null;
+            KeywordSearchOptions?: unknown;
+            CustomFields?: unknown;
             IsMultiTenant?: boolean | null;
             AutomaticallyAddRemoveMembers?: boolean | null;
             ObjectTypeId?: string | null;
@@ -8131,7 +8195,7 @@ export interface components {
             ShowPrimaryContact?: boolean | null;
             DirectLinkToDestinationSite?: boolean | null;
             OpenLinksInNewTab?: boolean | null;
-            Options?: string | null;
+            Options?: unknown;
             Retargeting?: string | null;
             EnhancedOnMap?: boolean | null;
             ShowRETSDirectoryLinkOption?: boolean | null;
@@ -8181,9 +8245,10 @@ export interface components {
             Bio?: string | null;
             Highlights?: string | null;
             Keywords?: string | null;
+            /** Format: uri */
             Website?: string | null;
             CategoryItemIds?: number[] | null;
-            CustomFields?: string | null;
+            CustomFields?: unknown;
             Visibility?: components["schemas"]["DirectoryListingVisibilityInput"] | null;
             /** @description A hidden listing is never shown publicly. */
             IsVisible?: boolean | null;
@@ -8233,6 +8298,7 @@ export interface components {
             OrganizationName?: string | null;
             Title?: string | null;
             IsTaxExempt?: boolean | null;
+            /** Format: email */
             EmailAddress?: string | null;
             Address?: string | null;
             Phone?: string | null;
@@ -8245,8 +8311,11 @@ export interface components {
             /** @description Ignored (server-owned). */
             IsMember?: boolean | null;
             TaxSet?: string | null;
-            /** @description person or organization. */
-            ContactType?: string | null;
+            /**
+             * @description person or organization.
+             * @enum {string|null}
+             */
+            ContactType?: "person" | "organization" | "Person" | "Organization" | null;
         };
         /** @description PublicApiResponse with the priced lines in Data (validate: everything register checks, nothing saved). */
         EventSplitsResponse: {
@@ -8305,6 +8374,7 @@ export interface components {
         EventBillingInfoInput: {
             FirstName: string;
             LastName: string;
+            /** Format: email */
             EmailAddress: string;
             OrganizationName?: string | null;
             Phone?: string | null;
@@ -8315,6 +8385,7 @@ export interface components {
             EventRegistrationTypeId: number;
             FirstName: string;
             LastName: string;
+            /** Format: email */
             EmailAddress: string;
             /** @description Ignored: the server's price applies. */
             Price?: number | null;
@@ -8424,8 +8495,11 @@ export interface components {
             /** @description ISO 8601, not before StartDate. */
             EndDate: string;
             Venue?: string | null;
-            /** @description One of draft, open, closed, cancelled; default draft. */
-            Status?: string | null;
+            /**
+             * @description One of draft, open, closed, cancelled; default draft.
+             * @enum {string|null}
+             */
+            Status?: "draft" | "open" | "closed" | "cancelled" | null;
             /** Format: int32 */
             Capacity?: number | null;
             RegistrationOpensAt?: string | null;
@@ -8478,8 +8552,11 @@ export interface components {
         EventOfferingInput: {
             /** Format: int32 */
             EventId: number;
-            /** @description One of sponsorship, exhibitor, purchase, donation. */
-            Kind: string;
+            /**
+             * @description One of sponsorship, exhibitor, purchase, donation.
+             * @enum {string}
+             */
+            Kind: "sponsorship" | "exhibitor" | "purchase" | "donation";
             Name: string;
             Price: number;
             /** Format: int32 */
@@ -8504,11 +8581,17 @@ export interface components {
         };
         /** @description The tenant's captcha provider for public registration (the secret is stored, never answered). */
         EventCaptchaSettingInput: {
-            /** @description One of turnstile, hcaptcha. */
-            Provider: string;
+            /**
+             * @description One of turnstile, hcaptcha.
+             * @enum {string}
+             */
+            Provider: "turnstile" | "hcaptcha";
             SiteKey: string;
             Secret: string;
-            /** @description Overrides the provider's siteverify address: https, on a known provider's host or one the operator allows (CAPTCHA_VERIFY_HOSTS), never a private address. */
+            /**
+             * Format: uri
+             * @description Overrides the provider's siteverify address: https, on a known provider's host or one the operator allows (CAPTCHA_VERIFY_HOSTS), never a private address.
+             */
             VerifyUrl?: string | null;
         };
         /** @description An image to create (ImageId 0: from an uploaded FileId) or update. On update, fields left out keep their value; null clears. */
@@ -8545,7 +8628,7 @@ export interface components {
             CropHeight?: string | null;
             /** @description Crop width in pixels. */
             CropWidth?: string | null;
-            /** @description "true" (the default where the usage has an AspectRatio) trims to it, "false" keeps the crop's shape, a ratio ("16:9", "1.5") trims to that. */
+            /** @description "true" (the default where the usage has an AspectRatio) trims to it, "false" keeps the crop's shape, a ratio ("16:9", "1.5") trims to that. Also matches /^\s*(true|false|\d{1,4}(\.\d{1,4})?(:\d{1,4}(\.\d{1,4})?)?)?\s*$/i. */
             ForceAspect?: string | null;
             Caption?: string | null;
             /** @description Alternative text. */
@@ -8588,7 +8671,7 @@ export interface components {
         PartnerTransactionDataInput: {
             /** @description The partner's unique id of this message: a TransactionId applied before is recorded as a duplicate and changes nothing. */
             TransactionId: string;
-            /** @description When the change happened at the partner (ISO 8601; no zone means UTC; millisecond precision; at most a day ahead of our clock). */
+            /** @description When the change happened at the partner (ISO 8601; no zone means UTC; millisecond precision; at most a day ahead of our clock). Also matches /^(?!0000)\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i. */
             ChangedAt: string;
             /** @description The record. Upsert: its fields. Move: only StateID, Affiliation, ParentNationalId and ParentAgency are read (the new affiliation). Delete: only NationalID (or StateID). */
             Record: components["schemas"]["PartnerAuditInput"];
@@ -8721,10 +8804,10 @@ export interface components {
             Name: string;
             /** @description The provider's own name, shown to users in its metadata (1-200 characters). */
             ServiceProviderName: string;
-            /** @description Addition to the documented model. The SAML entity id (http(s) URL or URN, at most 1024 characters), unique in the tenant. Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default. */
-            EntityId?: string | null;
-            /** @description Addition to the documented model. The assertion consumer service URL (absolute http(s), at most 2048 characters). Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default. */
-            AssertionConsumerServiceUrl?: string | null;
+            /** @description Addition to the documented model. The SAML entity id (http(s) URL or URN, at most 1024 characters), unique in the tenant. Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default. An empty string means none. Also checked by isSamlEntityId. */
+            EntityId?: ((string | "" | unknown | null) | null) | "" | unknown | null;
+            /** @description Addition to the documented model. The assertion consumer service URL (absolute http(s), at most 2048 characters). Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default. An empty string means none. Also checked by isAcsUrl. */
+            AssertionConsumerServiceUrl?: ((string | "" | unknown | null) | null) | "" | unknown | null;
         };
         /** @description A signature to create (path id 0) or update. */
         SignatureAddEditInput: {
@@ -8734,8 +8817,8 @@ export interface components {
              */
             SignatureId?: number | null;
             Name: string;
-            /** @description The owner's contact id. Staff may name any contact of the tenant (default: the caller on create, unchanged on update); a member's signatures are always the member's own, so a member's ContactId is ignored. */
-            ContactId?: string | null;
+            /** @description The owner's contact id. Staff may name any contact of the tenant (default: the caller on create, unchanged on update); a member's signatures are always the member's own, so a member's ContactId is ignored. An empty string means none. */
+            ContactId?: ((string | "" | unknown | null) | null) | "" | unknown | null;
             /** @description HTML; scripts, event handlers and URLs other than http(s), mailto and tel are removed before it is stored. */
             SignatureHtml?: string | null;
         };
@@ -8749,7 +8832,8 @@ export interface components {
             MembershipActivationId?: string | null;
             ContentItemId?: string | null;
             SocialFeedTypeId?: string | null;
-            Url?: string | null;
+            /** @description An empty string means none. */
+            Url?: ((string | "" | unknown | null) | null) | "" | unknown | null;
             MessageText?: string | null;
             /** @description One iframe from an allowed video host; anything else in it is removed. */
             EmbedCodeHtml?: string | null;
@@ -8791,7 +8875,7 @@ export interface components {
             /** @description A JSON object as text (Settings wins when both are sent). */
             SettingsJson?: string | null;
             /** @description A JSON object. */
-            Settings?: string | null;
+            Settings?: unknown;
             /** @description At most two decimals, not negative. */
             Price: number;
             ShowAvailableQuantity?: boolean | null;
@@ -8818,7 +8902,7 @@ export interface components {
             TrackInventory?: boolean | null;
             AllowBackorder?: boolean | null;
             /** @description Ignored: the gallery is changed through the preimage operations. */
-            Images?: string | null;
+            Images?: unknown;
             /**
              * Format: int32
              * @description The AuditId read; a stale one is 409.
@@ -8854,7 +8938,7 @@ export interface components {
             /** @description A JSON object as text (Settings wins when both are sent). */
             SettingsJson?: string | null;
             /** @description A JSON object. */
-            Settings?: string | null;
+            Settings?: unknown;
             /** @description At most two decimals, not negative. */
             Price: number;
             ShowAvailableQuantity?: boolean | null;
@@ -8881,7 +8965,7 @@ export interface components {
             TrackInventory?: boolean | null;
             AllowBackorder?: boolean | null;
             /** @description Ignored: the gallery is changed through the preimage operations. */
-            Images?: string | null;
+            Images?: unknown;
             /**
              * Format: int32
              * @description The AuditId read; a stale one is 409.
@@ -8905,7 +8989,7 @@ export interface components {
             /** @description A JSON object as text (Settings wins when both are sent). */
             SettingsJson?: string | null;
             /** @description A JSON object. */
-            Settings?: string | null;
+            Settings?: unknown;
             /** @description At most two decimals, not negative. */
             Price: number;
             ShowAvailableQuantity?: boolean | null;
@@ -8932,7 +9016,7 @@ export interface components {
             TrackInventory?: boolean | null;
             AllowBackorder?: boolean | null;
             /** @description Ignored: the gallery is changed through the preimage operations. */
-            Images?: string | null;
+            Images?: unknown;
             /**
              * Format: int32
              * @description The AuditId read; a stale one is 409.
@@ -8957,7 +9041,7 @@ export interface components {
             /** @description A JSON object as text (Settings wins when both are sent). */
             SettingsJson?: string | null;
             /** @description A JSON object. */
-            Settings?: string | null;
+            Settings?: unknown;
             /** @description At most two decimals, not negative. */
             Price: number;
             ShowAvailableQuantity?: boolean | null;
@@ -8984,7 +9068,7 @@ export interface components {
             TrackInventory?: boolean | null;
             AllowBackorder?: boolean | null;
             /** @description Ignored: the gallery is changed through the preimage operations. */
-            Images?: string | null;
+            Images?: unknown;
             /**
              * Format: int32
              * @description The AuditId read; a stale one is 409.
@@ -9092,6 +9176,7 @@ export interface components {
         /** @description A cart to buy (GraphQL only; not a documented REST operation). No prices: the server prices every line, adds shipping and tax from the store settings, reserves the stock and bills the order. */
         StoreCheckoutInput: {
             ContactName?: string | null;
+            /** Format: email */
             EmailAddress?: string | null;
             PhoneNumber?: string | null;
             ShipToCompanyName?: string | null;
@@ -9109,7 +9194,7 @@ export interface components {
              */
             ContactId?: number | null;
             Items: components["schemas"]["StoreCheckoutLineInput"][];
-            /** @description Ship (default) or Pickup. */
+            /** @description Ship (default) or Pickup. Also matches /^(ship|pickup)$/i. */
             ShippingOption?: string | null;
             Notes?: string | null;
         };
@@ -9127,6 +9212,7 @@ export interface components {
         /** @description Changes to an order: status, shipping details and notes. Totals, lines and ShippingOption are the server's and are ignored. */
         StoreOrderInput: {
             ContactName?: string | null;
+            /** Format: email */
             EmailAddress?: string | null;
             PhoneNumber?: string | null;
             ShipToCompanyName?: string | null;
@@ -9167,7 +9253,7 @@ export interface components {
              * @description The AuditId read with the terms; a stale one is refused with 409.
              */
             AuditId?: number | null;
-            /** @description "staff" (back office) or "hub" (member hub), any case. New terms default to staff; absent on update keeps it. */
+            /** @description "staff" (back office) or "hub" (member hub), any case. New terms default to staff; absent on update keeps it. Also matches /^(staff|hub)$/i. */
             LoginType?: string | null;
             /** @description False (default): a save that would give two terms the same name in the tenant is refused with 409 listing them. True: save anyway. */
             forceSave?: boolean | null;
@@ -9193,18 +9279,89 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                samlserviceproviderid: string;
+                samlserviceproviderid: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description The file itself. */
             200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/samlmetadata+xml": string;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -9213,18 +9370,90 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                fileid: string;
+                fileid: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description The file itself. */
             200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -9233,18 +9462,90 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                imageid: string;
+                imageid: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description The file itself. */
             200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/gif": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -9252,7 +9553,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9295,7 +9596,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9304,8 +9605,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9313,7 +9614,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9331,9 +9652,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9346,7 +9680,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9381,7 +9715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9390,8 +9724,133 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_images_upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One file part named `file` (image/jpeg, image/png, image/gif, image/webp), at most UPLOAD_MAX_BYTES (default 10485760 bytes). */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageFile"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9408,32 +9867,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
-            503: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-        };
-    };
-    post__api_images_upload: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK (raw response: see the summary). */
-            200: {
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -9447,14 +9901,119 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description One file part named `file` (image/jpeg, image/png, image/gif, image/webp), at most UPLOAD_MAX_BYTES (default 10485760 bytes). */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    file: string;
+                } & components["schemas"]["ImageAddEditInput"];
+            };
+        };
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Image"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -9464,36 +10023,169 @@ export interface operations {
             header?: never;
             path: {
                 tenantkey: string;
-                calendarid: string;
+                calendarid: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description The file itself. */
             200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
     post__api_callback_emailprovider1: {
         parameters: {
-            query?: never;
-            header?: never;
+            query: {
+                /** @description The key of the tenant the callback is for. */
+                tenant: string;
+            };
+            header: {
+                /** @description Unix seconds; a stale one is a 401. */
+                "X-Callback-Timestamp": string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The provider's event, as it sent it (at most the callback body limit). */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description Done (empty body). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -9506,84 +10198,435 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description Done (empty body). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
     post__api_callback_emailprovider2: {
         parameters: {
-            query?: never;
-            header?: never;
+            query: {
+                /** @description The key of the tenant the callback is for. */
+                tenant: string;
+            };
+            header: {
+                /** @description Unix seconds; a stale one is a 401. */
+                "X-Callback-Timestamp": string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The provider's event, as it sent it (at most the callback body limit). */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description Done (empty body). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
     post__api_callback_emailprovider3: {
         parameters: {
-            query?: never;
-            header?: never;
+            query: {
+                /** @description The key of the tenant the callback is for. */
+                tenant: string;
+            };
+            header: {
+                /** @description Unix seconds; a stale one is a 401. */
+                "X-Callback-Timestamp": string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The provider's event, as it sent it (at most the callback body limit). */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description Done (empty body). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
     post__api_callback_emailprovider4: {
         parameters: {
-            query?: never;
-            header?: never;
+            query: {
+                /** @description The key of the tenant the callback is for. */
+                tenant: string;
+            };
+            header: {
+                /** @description Unix seconds; a stale one is a 401. */
+                "X-Callback-Timestamp": string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The provider's event, as it sent it (at most the callback body limit). */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description Done (empty body). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     post__api_callback_meetingprovider: {
         parameters: {
-            query?: never;
-            header?: never;
+            query: {
+                /** @description The key of the tenant the callback is for. */
+                tenant: string;
+            };
+            header: {
+                /** @description Unix seconds; a stale one is a 401. */
+                "X-Callback-Timestamp": string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The provider's event, as it sent it (at most the callback body limit). */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description Done (empty body). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -9594,14 +10637,125 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description One file part named `file` (*\/*), at most UPLOAD_MAX_BYTES (default 10485760 bytes). */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    file: string;
+                };
+            };
+        };
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description OK */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        FileId: number;
+                        Name: string;
+                        MediaType: string;
+                        Size: number;
+                        Sha256: string;
+                    };
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -9610,76 +10764,17 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                storeitemdigitaldownloadpurchaseid: string;
+                storeitemdigitaldownloadpurchaseid: number;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description OK (raw response: see the summary). */
+            /** @description The file itself. */
             200: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    get__api_reporting_runs_reportrunid_csv: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                reportrunid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK (raw response: see the summary). */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    get__api_documentgenerationtemplates_download_documentgenerationtemplateid_fileid_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                documentgenerationtemplateid: string;
-                fileid: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK (raw response: see the summary). */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
-    };
-    get__api_scheduledbilling_membershiptype_run_history_download_file_pendingdownloadfileid_: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                pendingdownloadfileid: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The file itself (Content-Disposition: attachment). */
-            200: {
-                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9713,7 +10808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9722,8 +10817,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9731,9 +10826,307 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_reporting_runs_reportrunid_csv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                reportrunid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file itself. */
+            200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_documentgenerationtemplates_download_documentgenerationtemplateid_fileid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                documentgenerationtemplateid: number;
+                fileid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file itself. */
+            200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_scheduledbilling_membershiptype_run_history_download_file_pendingdownloadfileid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pendingdownloadfileid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file itself. */
+            200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9746,7 +11139,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -9796,7 +11189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9805,8 +11198,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9814,7 +11207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -9823,18 +11216,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9847,7 +11244,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -9893,7 +11290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9902,9 +11299,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9920,9 +11328,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9949,15 +11370,6 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -9976,27 +11388,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10009,7 +11416,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10048,7 +11455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10057,8 +11464,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10066,7 +11484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10084,9 +11502,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10142,27 +11573,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10175,7 +11601,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10225,7 +11651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10234,8 +11660,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10243,7 +11669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10252,18 +11678,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10319,27 +11749,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10352,7 +11777,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10402,7 +11827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10411,8 +11836,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10420,7 +11845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10429,18 +11854,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10451,8 +11880,14 @@ export interface operations {
     };
     get__api_directory_directories_directoryid_public_details_id_: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 directoryid: number;
                 id: number;
@@ -10479,7 +11914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10488,8 +11923,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10497,18 +11932,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10521,21 +11960,26 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Same shape as advFilter; its fields win. */
-                parsedfilter?: string | null;
-                defaultlayout?: string | null;
+                parsedfilter?: string;
+                defaultlayout?: string;
                 /** @description Accepted, not used. */
-                organizationid?: string | null;
-                showpostalcodefilter?: string | null;
+                organizationid?: string;
+                showpostalcodefilter?: string;
                 /** @description Ignored: the tenant is the one the request names. */
-                tenantid?: string | null;
-                advfilter?: string | null;
+                tenantid?: string;
+                advfilter?: string;
                 /** @description "true": answer coordinates and allow a radius search. */
-                returngeodata?: string | null;
-                namestartswithterm?: string | null;
-                term?: string | null;
-                pid?: string | null;
+                returngeodata?: string;
+                namestartswithterm?: string;
+                term?: string;
+                pid?: string;
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 directoryid: string;
             };
@@ -10561,7 +12005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10570,8 +12014,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10579,18 +12023,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10601,8 +12049,14 @@ export interface operations {
     };
     get__api_directory_directories_directoryid_public_index: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 directoryid: number;
             };
@@ -10628,7 +12082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10637,8 +12091,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10646,18 +12100,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10668,8 +12126,14 @@ export interface operations {
     };
     post__api_public_events_decline_invitation_id_contactid_: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 id: number;
                 contactid: string;
@@ -10696,7 +12160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10705,27 +12169,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10772,7 +12251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10781,8 +12260,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10790,9 +12269,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10819,15 +12311,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterContactSelect"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -10837,27 +12320,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10884,15 +12362,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -10902,27 +12371,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10935,7 +12399,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -10983,7 +12447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -10992,8 +12456,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11001,7 +12476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11019,9 +12494,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11034,7 +12522,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11084,7 +12572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11093,8 +12581,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11102,7 +12601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11120,9 +12619,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11135,7 +12647,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11185,7 +12697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11194,8 +12706,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11203,7 +12726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11221,9 +12744,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11236,7 +12772,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11286,7 +12822,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11295,8 +12831,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11304,7 +12851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11322,9 +12869,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11337,7 +12897,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11387,7 +12947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11396,8 +12956,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11405,7 +12976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11423,9 +12994,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11481,27 +13065,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11514,7 +13093,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11528,13 +13107,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The file itself (Content-Disposition: attachment). */
+            /** @description The file itself. */
             200: {
                 headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "text/csv": string;
                 };
             };
             /** @description Bad input; `errors` names each field. */
@@ -11564,7 +13145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11573,8 +13154,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11582,7 +13163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11591,18 +13172,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11615,7 +13200,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -11663,7 +13248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11672,8 +13257,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11681,7 +13277,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11699,9 +13295,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11757,27 +13366,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11804,15 +13408,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -11831,27 +13426,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11862,8 +13452,14 @@ export interface operations {
     };
     get__api_login_securityquestions_lookup: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11887,7 +13483,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11896,27 +13492,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11927,8 +13518,14 @@ export interface operations {
     };
     post__api_login_magiclink_redeem: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11958,7 +13555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11967,8 +13564,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11976,7 +13584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -11985,18 +13593,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12046,7 +13658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12055,8 +13667,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12064,9 +13676,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12114,7 +13739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12123,8 +13748,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12132,9 +13757,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12147,7 +13785,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12191,7 +13829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12200,8 +13838,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12209,7 +13847,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12227,9 +13885,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12242,7 +13913,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12277,7 +13948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12286,9 +13957,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12304,9 +13986,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12319,7 +14014,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -12354,7 +14049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12363,9 +14058,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12381,9 +14087,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12410,15 +14129,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -12437,27 +14147,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12504,7 +14209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12513,8 +14218,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12522,9 +14227,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12571,7 +14289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12580,8 +14298,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12589,9 +14307,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12604,7 +14335,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -12652,7 +14383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12661,8 +14392,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12670,7 +14412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12688,9 +14430,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12740,7 +14495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12749,8 +14504,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12758,9 +14513,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12773,19 +14541,19 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Alias of Take. */
-                Top?: string | null;
+                Top?: string | number | null;
                 /** @description Page size. */
-                Take?: string | null;
+                Take?: string | number | null;
                 /** @description Rows to skip. */
-                Skip?: string | null;
+                Skip?: string | number | null;
                 /** @description Case-insensitive text match. */
-                Filter?: string | null;
+                Filter?: string;
                 /** @description "Field" or "Field desc", documented field names only. */
-                OrderBy?: string | null;
+                OrderBy?: string;
                 /** @description ISO 8601 date: only records on or after it (lists with dates). */
-                CalendarStartDate?: string | null;
+                CalendarStartDate?: string;
                 /** @description ISO 8601 date: only records on or before it (lists with dates). */
-                CalendarEndDate?: string | null;
+                CalendarEndDate?: string;
                 Criteria?: string;
             };
             header?: never;
@@ -12830,27 +14598,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12861,8 +14624,14 @@ export interface operations {
     };
     post__api_public_events_determinebillingcontact: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12892,7 +14661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12901,8 +14670,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12910,7 +14690,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -12919,18 +14699,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12942,10 +14726,13 @@ export interface operations {
     get__api_public_events_getenv_id_contactid_null_regid_null_: {
         parameters: {
             query?: {
-                regid?: string | null;
-                contactid?: string | null;
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 id: number;
                 contactid: string;
@@ -12973,7 +14760,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12982,8 +14769,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12991,18 +14778,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13013,8 +14804,14 @@ export interface operations {
     };
     post__api_public_events_register_id_: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -13046,7 +14843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13055,8 +14852,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13064,7 +14861,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13073,18 +14890,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13095,8 +14916,14 @@ export interface operations {
     };
     post__api_public_events_register_v2_id_: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -13128,7 +14955,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13137,8 +14964,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13146,7 +14973,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13155,18 +15002,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13177,8 +15028,14 @@ export interface operations {
     };
     post__api_public_events_splits_id_: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -13210,7 +15067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13219,8 +15076,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13228,7 +15085,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13237,18 +15114,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13259,8 +15140,14 @@ export interface operations {
     };
     post__api_public_events_submit_id_: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -13292,7 +15179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13301,8 +15188,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13310,7 +15197,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13319,18 +15226,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13341,8 +15252,14 @@ export interface operations {
     };
     post__api_public_events_validate_id_: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
+            };
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path: {
                 id: number;
             };
@@ -13374,7 +15291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13383,8 +15300,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13392,7 +15309,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13401,18 +15338,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13425,7 +15366,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -13475,7 +15416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13484,8 +15425,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13493,7 +15434,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -13511,9 +15472,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13569,7 +15543,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13578,8 +15552,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13587,9 +15561,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13645,7 +15632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13654,8 +15641,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13663,9 +15650,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13721,7 +15721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13730,8 +15730,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13739,9 +15739,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13797,7 +15810,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13806,8 +15819,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13815,9 +15828,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13873,7 +15899,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13882,8 +15908,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13891,9 +15917,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13949,7 +15988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -13958,8 +15997,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13967,9 +16006,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13996,15 +16048,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14014,27 +16057,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14061,15 +16099,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14079,27 +16108,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14126,15 +16150,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14144,27 +16159,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14176,7 +16186,7 @@ export interface operations {
     get__api_categorylists_lookup_reassigncategorylist_categorytypeid_: {
         parameters: {
             query?: {
-                exceptCategoryListId?: number | null;
+                exceptCategoryListId?: number;
             };
             header?: never;
             path: {
@@ -14213,7 +16223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14222,8 +16232,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14231,9 +16241,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14260,15 +16283,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14278,27 +16292,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14325,15 +16334,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14343,27 +16343,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14390,15 +16385,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14408,27 +16394,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14455,15 +16436,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14473,27 +16445,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14520,15 +16487,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14538,27 +16496,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14585,15 +16538,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterContactSelect"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14603,27 +16547,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14650,15 +16589,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceNullable"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14668,27 +16598,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14715,15 +16640,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14733,27 +16649,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14780,15 +16691,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterZipCodeAssignment"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -14807,27 +16709,42 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14840,7 +16757,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -14885,7 +16802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14894,9 +16811,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14912,9 +16840,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14961,7 +16902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -14970,8 +16911,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14979,9 +16920,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14994,7 +16948,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -15039,7 +16993,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15048,9 +17002,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15066,9 +17031,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15115,7 +17093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15124,8 +17102,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15133,9 +17111,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15147,7 +17138,7 @@ export interface operations {
     get__api_chapters_parentchapter_lookup: {
         parameters: {
             query?: {
-                chapterId?: number | null;
+                chapterId?: number;
             };
             header?: never;
             path?: never;
@@ -15182,27 +17173,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15217,7 +17203,7 @@ export interface operations {
                 model: string;
             };
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15261,18 +17247,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15288,9 +17267,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15303,7 +17295,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15353,7 +17345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15362,8 +17354,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15371,7 +17374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15389,9 +17392,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15404,7 +17420,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15454,7 +17470,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15463,8 +17479,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15472,7 +17499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15490,9 +17517,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15507,7 +17547,7 @@ export interface operations {
                 model: string;
             };
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15551,18 +17591,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15578,9 +17611,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15593,7 +17639,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15643,7 +17689,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15652,8 +17698,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15661,7 +17718,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15679,9 +17736,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15694,7 +17764,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -15744,7 +17814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15753,8 +17823,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15762,7 +17843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15780,9 +17861,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15795,7 +17889,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -15845,7 +17939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15854,8 +17948,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15863,7 +17957,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -15881,9 +17995,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15939,7 +18066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15948,8 +18075,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15957,9 +18084,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15986,15 +18126,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -16004,27 +18135,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16037,7 +18163,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -16078,7 +18204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16087,8 +18213,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16096,7 +18222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16105,18 +18231,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16163,7 +18293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16172,8 +18302,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16181,9 +18311,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16230,7 +18373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16239,8 +18382,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16248,9 +18391,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16297,7 +18453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16306,8 +18462,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16315,9 +18471,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16364,7 +18533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16373,8 +18542,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16382,9 +18551,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16431,7 +18613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16440,8 +18622,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16449,9 +18631,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16464,7 +18659,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -16512,7 +18707,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -16521,8 +18716,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16530,7 +18736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -16548,9 +18754,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16577,15 +18796,6 @@ export interface operations {
                     "application/json": components["schemas"]["ReportFavorites"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -16604,27 +18814,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16680,27 +18885,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16756,27 +18956,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16832,27 +19027,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16908,27 +19098,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16984,27 +19169,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17060,27 +19240,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17136,27 +19311,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17212,27 +19382,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17288,27 +19453,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17364,27 +19524,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17440,27 +19595,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17516,27 +19666,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17592,27 +19737,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17668,27 +19808,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17744,27 +19879,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17820,27 +19950,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17853,7 +19978,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -17903,7 +20028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -17912,8 +20037,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17921,7 +20046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -17930,18 +20055,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18000,7 +20129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18009,8 +20138,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18018,9 +20147,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18032,10 +20174,10 @@ export interface operations {
     get__api_paymentgateway_account_monthlystatement: {
         parameters: {
             query?: {
-                accountId?: string | null;
-                paymentGatewayTypeId?: number | null;
-                month?: number | null;
-                year?: number | null;
+                accountId?: string;
+                paymentGatewayTypeId?: number;
+                month?: number;
+                year?: number;
             };
             header?: never;
             path?: never;
@@ -18079,27 +20221,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18111,11 +20248,11 @@ export interface operations {
     get__api_paymentgateway_account_transactions: {
         parameters: {
             query?: {
-                accountId?: string | null;
-                paymentGatewayTypeId?: number | null;
-                date?: string | null;
-                startDate?: string | null;
-                endDate?: string | null;
+                accountId?: string;
+                paymentGatewayTypeId?: number;
+                date?: string;
+                startDate?: string;
+                endDate?: string;
             };
             header?: never;
             path?: never;
@@ -18159,27 +20296,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18191,10 +20323,10 @@ export interface operations {
     get__api_paymentgateway_account_transfers: {
         parameters: {
             query?: {
-                accountId?: string | null;
-                paymentGatewayTypeId?: number | null;
-                month?: number | null;
-                year?: number | null;
+                accountId?: string;
+                paymentGatewayTypeId?: number;
+                month?: number;
+                year?: number;
             };
             header?: never;
             path?: never;
@@ -18238,27 +20370,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18285,15 +20412,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -18312,27 +20430,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18359,15 +20472,6 @@ export interface operations {
                     "application/json": components["schemas"]["AboutMe"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -18377,27 +20481,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18443,7 +20542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18452,8 +20551,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18461,9 +20560,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18477,8 +20589,13 @@ export interface operations {
             query: {
                 masterkey: string;
                 username: string;
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -18500,7 +20617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18509,27 +20626,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18554,15 +20677,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -18572,27 +20686,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18605,9 +20714,14 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Portal to sign in to: hub (default) or staff. */
-                type?: string | null;
+                type?: string;
+                /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
+                tenant?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The tenant a public caller addresses (or `?tenant=`, or the tenant's own host name); none known: 404. */
+                "X-Tenant-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -18635,7 +20749,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18644,8 +20758,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18653,7 +20778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18662,18 +20787,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Rate limited (anonymous callers of public operations, per client address): see Retry-After. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
             429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18686,7 +20815,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -18736,7 +20865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -18745,8 +20874,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18754,7 +20883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -18763,18 +20892,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18787,9 +20920,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Accepted for compatibility; not used. */
-                length?: string | null;
+                length?: string;
                 /** @description Search text (REST: this[] of GET /api/vendors/search). */
-                "this[]"?: string | null;
+                "this[]"?: string;
                 options?: string;
             };
             header?: never;
@@ -18825,27 +20958,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18872,15 +21000,6 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureAddEdit"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -18890,27 +21009,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18957,27 +21071,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19004,15 +21113,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -19022,27 +21122,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19069,15 +21164,6 @@ export interface operations {
                     "application/json": components["schemas"]["ManageSignatures"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -19087,27 +21173,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19163,27 +21244,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19196,7 +21272,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -19246,7 +21322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19255,8 +21331,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19264,7 +21351,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19282,9 +21369,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19340,7 +21440,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19349,8 +21449,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19358,9 +21458,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19373,7 +21486,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -19419,7 +21532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19428,9 +21541,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19446,9 +21570,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19496,27 +21633,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19563,7 +21695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19572,8 +21704,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19581,9 +21713,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19596,7 +21741,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -19639,7 +21784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19648,8 +21793,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19657,7 +21802,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19675,9 +21840,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19733,27 +21911,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19809,7 +21982,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19818,8 +21991,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19827,9 +22000,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19842,7 +22028,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -19894,7 +22080,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19903,8 +22089,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19912,7 +22098,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -19930,9 +22136,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19945,7 +22164,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -19990,7 +22209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -19999,9 +22218,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20017,9 +22247,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20032,7 +22275,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description A variant of the usage, e.g. Thumbnail. */
-                secondary?: string | null;
+                secondary?: string;
             };
             header?: never;
             path: {
@@ -20069,7 +22312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20078,8 +22321,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20087,9 +22330,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20145,27 +22401,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20192,15 +22443,6 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -20210,27 +22452,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20286,7 +22523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20295,8 +22532,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20304,9 +22541,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20362,7 +22612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20371,8 +22621,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20380,9 +22630,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20395,7 +22658,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -20447,7 +22710,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20456,8 +22719,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20465,7 +22728,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20483,9 +22766,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20544,7 +22840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20553,8 +22849,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20562,9 +22858,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20612,27 +22921,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20688,7 +22992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20697,8 +23001,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20706,9 +23010,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20721,7 +23038,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -20773,7 +23090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20782,8 +23099,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20791,7 +23108,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -20809,9 +23146,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20824,7 +23174,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -20868,7 +23218,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -20877,9 +23227,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20895,9 +23256,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20954,27 +23328,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20987,7 +23356,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -21037,7 +23406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21046,8 +23415,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21055,7 +23435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21073,9 +23453,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21131,7 +23524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21140,8 +23533,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21149,9 +23542,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21164,7 +23570,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -21209,7 +23615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21218,9 +23624,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21236,9 +23653,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21294,7 +23724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21303,8 +23733,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21312,9 +23742,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21327,7 +23770,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -21379,7 +23822,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21388,8 +23831,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21397,7 +23840,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21415,9 +23878,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21430,7 +23906,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -21476,7 +23952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21485,9 +23961,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21503,9 +23990,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21562,7 +24062,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21571,8 +24071,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21580,9 +24080,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21639,7 +24152,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21648,8 +24161,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21657,9 +24170,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21715,27 +24241,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21783,7 +24304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21792,8 +24313,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21801,9 +24322,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21816,7 +24350,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -21868,7 +24402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21877,8 +24411,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21886,7 +24420,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -21904,9 +24458,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21919,7 +24486,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -21967,7 +24534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -21976,8 +24543,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21985,7 +24563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -22003,9 +24581,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22052,7 +24643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22061,8 +24652,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22070,9 +24661,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22119,27 +24723,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22151,8 +24750,8 @@ export interface operations {
     get__api_partnersync_getchangessince_utcdatetime_: {
         parameters: {
             query?: {
-                after?: string | null;
-                take?: number | null;
+                after?: string;
+                take?: number;
             };
             header?: never;
             path: {
@@ -22198,7 +24797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22207,8 +24806,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22216,9 +24815,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22274,7 +24886,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22283,8 +24895,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22292,9 +24904,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22350,7 +24975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22359,8 +24984,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22368,9 +24993,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22426,7 +25064,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22435,8 +25073,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22444,9 +25082,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22473,15 +25124,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -22500,27 +25142,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22576,7 +25213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22585,8 +25222,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22594,9 +25231,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22652,7 +25302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -22661,8 +25311,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22670,9 +25320,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22699,15 +25362,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -22726,27 +25380,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22773,15 +25422,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -22800,27 +25440,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22847,15 +25482,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -22874,27 +25500,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22921,15 +25542,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -22948,27 +25560,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22995,15 +25602,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23022,27 +25620,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23098,7 +25691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23107,8 +25700,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23116,9 +25709,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23145,15 +25751,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23172,27 +25769,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23248,7 +25840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23257,8 +25849,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23266,9 +25858,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23295,15 +25900,6 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23322,27 +25918,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23369,15 +25960,6 @@ export interface operations {
                     "application/json": components["schemas"]["QuickLookData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23396,27 +25978,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23443,15 +26020,6 @@ export interface operations {
                     "application/json": components["schemas"]["QuickLookData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23470,27 +26038,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23517,15 +26080,6 @@ export interface operations {
                     "application/json": components["schemas"]["QuickLookData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23544,27 +26098,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23591,15 +26140,6 @@ export interface operations {
                     "application/json": components["schemas"]["QuickLookData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23618,27 +26158,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23665,15 +26200,6 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardMembership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23692,27 +26218,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23768,7 +26289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23777,8 +26298,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23786,9 +26307,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23844,7 +26378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -23853,8 +26387,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23862,9 +26396,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23891,15 +26438,6 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreboardDatapoint"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23918,27 +26456,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -23965,15 +26498,6 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreboardDatapoint"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -23992,27 +26516,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24039,15 +26558,6 @@ export interface operations {
                     "application/json": components["schemas"]["TaskDynamic"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -24066,27 +26576,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24113,15 +26618,6 @@ export interface operations {
                     "application/json": components["schemas"]["TaskDynamic"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -24140,27 +26636,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24173,7 +26664,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -24218,7 +26709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24227,9 +26718,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24245,9 +26747,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24260,7 +26775,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -24314,7 +26829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24323,8 +26838,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24332,7 +26847,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24350,9 +26885,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24408,7 +26956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24417,8 +26965,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24426,9 +26974,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24441,7 +27002,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -24482,7 +27043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24491,8 +27052,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24500,7 +27061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24509,18 +27070,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24533,7 +27098,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -24577,7 +27142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24586,9 +27151,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24604,9 +27180,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24619,7 +27208,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -24660,7 +27249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24669,8 +27258,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24678,7 +27267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24687,18 +27276,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24711,7 +27304,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -24755,7 +27348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24764,9 +27357,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24782,9 +27386,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24797,7 +27414,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -24838,7 +27455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24847,8 +27464,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24856,7 +27473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -24865,18 +27482,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24923,7 +27544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -24932,8 +27553,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24941,9 +27562,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -24956,7 +27590,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -25008,7 +27642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25017,8 +27651,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25026,7 +27660,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25044,9 +27698,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25073,15 +27740,6 @@ export interface operations {
                     "application/json": components["schemas"]["StoreSettings"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -25091,27 +27749,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25124,7 +27777,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -25172,7 +27825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25181,8 +27834,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25190,7 +27854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25208,9 +27872,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25223,7 +27900,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -25273,7 +27950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25282,8 +27959,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25291,7 +27979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25309,9 +27997,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25367,7 +28068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25376,8 +28077,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25385,9 +28086,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25399,10 +28113,10 @@ export interface operations {
     post__api_reporting_contactreports_contactid_: {
         parameters: {
             query?: {
-                category?: string | null;
+                category?: string;
             };
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -25412,9 +28126,9 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": string | null;
-                "text/json": string | null;
-                "application/x-www-form-urlencoded": string | null;
+                "application/json": unknown;
+                "text/json": unknown;
+                "application/x-www-form-urlencoded": unknown;
             };
         };
         responses: {
@@ -25454,7 +28168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25463,8 +28177,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25472,7 +28186,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -25481,18 +28204,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25504,8 +28231,8 @@ export interface operations {
     get__api_reporting_tenantreports: {
         parameters: {
             query?: {
-                length?: string | null;
-                "this[]"?: string | null;
+                length?: string;
+                "this[]"?: string;
             };
             header?: never;
             path?: never;
@@ -25549,27 +28276,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25625,7 +28347,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25634,8 +28356,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25643,9 +28365,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25658,7 +28393,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -25704,7 +28439,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25713,9 +28448,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25731,9 +28477,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25791,7 +28550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25800,8 +28559,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25809,9 +28568,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25868,7 +28640,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25877,8 +28649,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25886,9 +28658,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25936,7 +28721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -25945,8 +28730,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -25954,9 +28739,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -25969,7 +28767,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -26022,7 +28820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26031,8 +28829,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26040,7 +28838,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -26058,9 +28876,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26073,10 +28904,10 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When given, the delete is refused (409) unless the plan is still this version. */
-                auditId?: number | null;
+                auditId?: number;
             };
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -26121,7 +28952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26130,9 +28961,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26148,9 +28990,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26197,7 +29052,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26206,8 +29061,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26215,9 +29070,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26244,15 +29112,6 @@ export interface operations {
                     "application/json": string[];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description No valid credential. */
             401: {
                 headers: {
@@ -26271,27 +29130,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26304,7 +29158,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -26354,7 +29208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26363,8 +29217,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26372,7 +29237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -26390,9 +29255,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26405,9 +29283,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Accepted for compatibility; not used. */
-                length?: string | null;
+                length?: string;
                 /** @description Search text (REST: this[] of GET /api/vendors/search). */
-                text?: string | null;
+                text?: string;
                 options?: string;
             };
             header?: never;
@@ -26443,27 +29321,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26476,7 +29349,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -26526,7 +29399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26535,8 +29408,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26544,7 +29428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -26562,9 +29446,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26611,7 +29508,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26620,8 +29517,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26629,9 +29526,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26644,10 +29554,10 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When given, the delete is refused (409) unless the vendor is still this version. */
-                auditId?: number | null;
+                auditId?: number;
             };
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -26693,7 +29603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26702,9 +29612,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26720,9 +29641,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26769,7 +29703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26778,8 +29712,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26787,9 +29721,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26802,7 +29749,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -26845,7 +29792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26854,8 +29801,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -26863,7 +29810,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -26881,9 +29848,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26896,7 +29876,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -26931,7 +29911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -26940,9 +29920,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26958,9 +29949,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27016,7 +30020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27025,8 +30029,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27034,9 +30038,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27049,7 +30066,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -27101,7 +30118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27110,8 +30127,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27119,7 +30136,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -27137,9 +30174,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27152,7 +30202,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -27197,7 +30247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27206,9 +30256,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27224,9 +30285,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27273,27 +30347,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27340,7 +30409,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27349,8 +30418,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27358,9 +30427,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27373,7 +30455,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -27425,7 +30507,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27434,8 +30516,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27443,7 +30525,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -27461,9 +30563,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27476,10 +30591,10 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When given, the delete is refused (409) unless the package is still this version. */
-                auditId?: number | null;
+                auditId?: number;
             };
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -27523,7 +30638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27532,9 +30647,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27550,9 +30676,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27565,7 +30704,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -27617,7 +30756,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27626,8 +30765,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27635,7 +30774,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -27653,9 +30812,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27668,7 +30840,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -27713,7 +30885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27722,9 +30894,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27740,9 +30923,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27798,7 +30994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27807,8 +31003,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27816,9 +31012,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27831,10 +31040,10 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description When given, the delete is refused (409) unless the chapter is still this version. */
-                auditId?: number | null;
+                auditId?: number;
             };
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -27878,7 +31087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27887,9 +31096,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27905,9 +31125,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27920,7 +31153,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -27973,7 +31206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -27982,8 +31215,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27991,7 +31224,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -28009,9 +31262,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28023,7 +31289,7 @@ export interface operations {
     get__api_reporting: {
         parameters: {
             query?: {
-                category?: string | null;
+                category?: string;
                 options?: string;
             };
             header?: never;
@@ -28068,27 +31334,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28100,10 +31361,10 @@ export interface operations {
     post__api_reporting: {
         parameters: {
             query?: {
-                category?: string | null;
+                category?: string;
             };
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -28153,7 +31414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -28162,8 +31423,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The request body is larger than the limit. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28171,7 +31432,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -28180,18 +31441,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The Idempotency-Key was used for a different request. */
-            422: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28204,7 +31469,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -28249,7 +31514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -28258,9 +31523,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28276,9 +31552,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28334,27 +31623,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
-            404: {
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description The database is unreachable. */
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28410,7 +31694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -28419,8 +31703,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28428,9 +31712,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28443,7 +31740,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -28495,7 +31792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -28504,8 +31801,8 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
-            409: {
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28513,7 +31810,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not application/json. */
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -28531,9 +31848,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28546,7 +31876,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Runs this write once for the caller and key: a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
                 "Idempotency-Key"?: string;
             };
             path: {
@@ -28591,7 +31921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not found (also for records of another tenant). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -28600,9 +31930,20 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: stale AuditId or a duplicate. */
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -28618,9 +31959,22 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The database is unreachable. */
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
             503: {
                 headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
