@@ -8,6 +8,7 @@ import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { documentedKey } from './documented-keys.js';
 import type { AreaRoutes, RawOperation } from '../http/area-routes.js';
 import { inputFieldRules, withRules } from './openapi-constraints.js';
+import { exampleOf } from './openapi-examples.js';
 import { documentedOperations } from './contract.js';
 import { BODY_MEDIA_TYPES } from './gateway/request-body.js';
 import type { CompiledRoute } from './gateway/routes.js';
@@ -17,11 +18,11 @@ type JsonSchema = Record<string, unknown>;
 /** Every error status an operation may answer, with when; `errorStatuses` decides which apply to which operation. */
 const problemResponses = {
   400: 'Bad input; `errors` names each field.',
-  401: 'No valid credential.',
-  403: 'The role is not enough.',
+  401: 'No valid credential (for a public operation: the key or token its input carries).',
+  403: 'The role is not enough, or the record is not the caller\'s to use.',
   404: 'Not found (also for records of another tenant, and for a public caller naming no known tenant).',
   405: 'The path (with these parameter values) is another operation\'s, which has other methods: the Allow header names them.',
-  409: 'Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After).',
+  409: 'Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After).',
   413: 'The request body is larger than the limit.',
   415: 'The request body is not of an accepted media type.',
   422: 'The Idempotency-Key was used for a different request.',
@@ -39,6 +40,8 @@ interface OperationFacts {
   hasPathIds: boolean;
   hasBody: boolean;
   write: boolean;
+  /** Answers a file, which may still be being prepared (409). */
+  download?: boolean;
   /** Statuses the operation answers beyond the generic ones (a raw route's own). */
   extra?: readonly number[];
 }
@@ -47,11 +50,13 @@ interface OperationFacts {
 function errorStatuses(facts: OperationFacts): ErrorStatus[] {
   const statuses: ErrorStatus[] = [];
   if (facts.hasInput) statuses.push(400);
-  if (!facts.public) statuses.push(401);
-  if (!facts.public && facts.roles.length) statuses.push(403);
-  if (facts.hasPathIds || facts.hasBody || facts.public) statuses.push(404);
+  // A public operation that takes input may take a credential in it (a master key, a magic link token);
+  // beyond a role, a service may check the record is the caller's (the uploader, the buyer).
+  if (!facts.public || facts.hasInput) statuses.push(401, 403);
+  // Any input may name a record (a path id, a query id, an id in a body); a public caller may name no known tenant.
+  if (facts.hasInput || facts.public) statuses.push(404);
   if (facts.hasPathIds) statuses.push(405);
-  if (facts.write) statuses.push(409);
+  if (facts.write || facts.download) statuses.push(409);
   if (facts.hasBody) statuses.push(413, 415);
   if (facts.write && !facts.public) statuses.push(422);
   statuses.push(429, 503);
@@ -142,7 +147,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
     const statuses = errorStatuses({
       public: access.public, roles: access.roles, hasPathIds: pathParams.length > 0, hasBody: Boolean(route.bodyArg),
       hasInput: parameters.some((parameter) => parameter.in !== 'header' || parameter.name === 'Idempotency-Key') || Boolean(route.bodyArg),
-      write: route.operationType === 'mutation',
+      write: route.operationType === 'mutation', download: Boolean(row.download),
     });
     (paths[openApiPath] ??= {})[row.method.toLowerCase()] = {
       operationId: operationIdOf(row.method, row.path),
@@ -165,6 +170,8 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       security: access.public ? [] : [{ bearer: [] }],
     };
   }
+  const components = { Problem: problemSchema, ...componentSchemas(schema) };
+  for (const methods of Object.values(paths)) for (const operation of Object.values(methods)) addExamples(operation, components);
   return {
     openapi: '3.1.0',
     info: {
@@ -187,9 +194,30 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         bearer: { type: 'http', scheme: 'bearer', description: 'A session token (magic link) or an API key.' },
         callbackSignature: { type: 'apiKey', in: 'header', name: 'X-Callback-Signature', description: 'HMAC-SHA256 of "<X-Callback-Timestamp>.<raw body>" with the tenant\'s callback secret; the tenant key in ?tenant=.' },
       },
-      schemas: { Problem: problemSchema, ...componentSchemas(schema) },
+      schemas: components,
     },
   };
+}
+
+interface ParameterDocument { name: string; in: string; required?: boolean; schema?: JsonSchema; content?: Record<string, JsonSchema>; example?: unknown }
+
+/**
+ * Pre-fills an operation for Swagger UI's "Try it out" with a request the server accepts: every
+ * path parameter, every required or JSON (`options`) query parameter, and a JSON body.
+ */
+function addExamples(operation: JsonSchema, components: Record<string, JsonSchema>): void {
+  for (const parameter of (operation.parameters ?? []) as ParameterDocument[]) {
+    if (parameter.content) {
+      for (const media of Object.values(parameter.content)) media.example = exampleOf(media.schema as JsonSchema, components);
+    } else if (parameter.required || parameter.in === 'path') {
+      const example = exampleOf(parameter.schema, components);
+      if (example !== undefined) parameter.example = example;
+    }
+  }
+  const body = operation.requestBody as { content: Record<string, JsonSchema> } | undefined;
+  for (const [mediaType, media] of Object.entries(body?.content ?? {})) {
+    if (mediaType.endsWith('json')) media.example = exampleOf(media.schema as JsonSchema, components);
+  }
 }
 
 const CONTENT_DISPOSITION = { 'Content-Disposition': { description: 'attachment (or inline, for an image) with the file name (RFC 6266).', schema: { type: 'string' } } };

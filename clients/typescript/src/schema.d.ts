@@ -4665,7 +4665,10 @@ export interface components {
         AuditTrailFilterInput: {
             /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
             Top?: string | number | null;
-            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            /**
+             * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+             * @example 25
+             */
             Take?: string | number | null;
             /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
             Skip?: string | number | null;
@@ -4720,7 +4723,10 @@ export interface components {
         ListOptions: {
             /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
             Top?: string | number | null;
-            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            /**
+             * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+             * @example 25
+             */
             Take?: string | number | null;
             /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
             Skip?: string | number | null;
@@ -4904,7 +4910,10 @@ export interface components {
         ScheduledBillingFilterInput: {
             /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
             Top?: string | number | null;
-            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            /**
+             * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+             * @example 25
+             */
             Take?: string | number | null;
             /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
             Skip?: string | number | null;
@@ -5628,7 +5637,10 @@ export interface components {
         InvoiceFilterInput: {
             /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
             Top?: string | number | null;
-            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            /**
+             * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+             * @example 25
+             */
             Take?: string | number | null;
             /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
             Skip?: string | number | null;
@@ -5837,7 +5849,10 @@ export interface components {
         DirectoriesListFilterInput: {
             /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
             Top?: string | number | null;
-            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            /**
+             * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+             * @example 25
+             */
             Take?: string | number | null;
             /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
             Skip?: string | number | null;
@@ -6882,7 +6897,10 @@ export interface components {
         ReportAdvancedFilterInput: {
             /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
             Top?: string | number | null;
-            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            /**
+             * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+             * @example 25
+             */
             Take?: string | number | null;
             /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
             Skip?: string | number | null;
@@ -7163,7 +7181,10 @@ export interface components {
         StoreListFilterInput: {
             /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
             Top?: string | number | null;
-            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            /**
+             * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+             * @example 25
+             */
             Take?: string | number | null;
             /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
             Skip?: string | number | null;
@@ -7713,7 +7734,10 @@ export interface components {
         UserTermsAcceptanceFilterInput: {
             /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
             Top?: string | number | null;
-            /** @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+            /**
+             * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+             * @example 25
+             */
             Take?: string | number | null;
             /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
             Skip?: string | number | null;
@@ -9279,6 +9303,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 samlserviceproviderid: number;
             };
             cookie?: never;
@@ -9305,7 +9330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9314,7 +9339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9370,6 +9395,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 fileid: number;
             };
             cookie?: never;
@@ -9406,8 +9432,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9462,6 +9497,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 imageid: number;
             };
             cookie?: never;
@@ -9498,8 +9534,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9557,13 +9602,16 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 imageid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ImageAddEditInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["ImageAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["ImageAddEditInput"];
             };
@@ -9587,8 +9635,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9614,7 +9671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -9684,6 +9741,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 imageid: number;
             };
             cookie?: never;
@@ -9706,8 +9764,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9733,7 +9800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -9811,8 +9878,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9829,7 +9905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -9896,7 +9972,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 foldertype: string;
+                /** @example 1 */
                 objectid: string;
             };
             cookie?: never;
@@ -9928,8 +10006,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9955,7 +10042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -10022,7 +10109,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example example */
                 tenantkey: string;
+                /** @example 1 */
                 calendarid: number;
             };
             cookie?: never;
@@ -10042,6 +10131,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10094,11 +10201,17 @@ export interface operations {
     post__api_callback_emailprovider1: {
         parameters: {
             query: {
-                /** @description The key of the tenant the callback is for. */
+                /**
+                 * @description The key of the tenant the callback is for.
+                 * @example example
+                 */
                 tenant: string;
             };
             header: {
-                /** @description Unix seconds; a stale one is a 401. */
+                /**
+                 * @description Unix seconds; a stale one is a 401.
+                 * @example 1
+                 */
                 "X-Callback-Timestamp": string;
             };
             path?: never;
@@ -10107,6 +10220,7 @@ export interface operations {
         /** @description The provider's event, as it sent it (at most the callback body limit). */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -10127,7 +10241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10136,7 +10250,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -10241,11 +10364,17 @@ export interface operations {
     post__api_callback_emailprovider2: {
         parameters: {
             query: {
-                /** @description The key of the tenant the callback is for. */
+                /**
+                 * @description The key of the tenant the callback is for.
+                 * @example example
+                 */
                 tenant: string;
             };
             header: {
-                /** @description Unix seconds; a stale one is a 401. */
+                /**
+                 * @description Unix seconds; a stale one is a 401.
+                 * @example 1
+                 */
                 "X-Callback-Timestamp": string;
             };
             path?: never;
@@ -10254,6 +10383,7 @@ export interface operations {
         /** @description The provider's event, as it sent it (at most the callback body limit). */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -10274,7 +10404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10283,7 +10413,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -10339,11 +10478,17 @@ export interface operations {
     post__api_callback_emailprovider3: {
         parameters: {
             query: {
-                /** @description The key of the tenant the callback is for. */
+                /**
+                 * @description The key of the tenant the callback is for.
+                 * @example example
+                 */
                 tenant: string;
             };
             header: {
-                /** @description Unix seconds; a stale one is a 401. */
+                /**
+                 * @description Unix seconds; a stale one is a 401.
+                 * @example 1
+                 */
                 "X-Callback-Timestamp": string;
             };
             path?: never;
@@ -10352,6 +10497,7 @@ export interface operations {
         /** @description The provider's event, as it sent it (at most the callback body limit). */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -10372,7 +10518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10381,7 +10527,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -10437,11 +10592,17 @@ export interface operations {
     post__api_callback_emailprovider4: {
         parameters: {
             query: {
-                /** @description The key of the tenant the callback is for. */
+                /**
+                 * @description The key of the tenant the callback is for.
+                 * @example example
+                 */
                 tenant: string;
             };
             header: {
-                /** @description Unix seconds; a stale one is a 401. */
+                /**
+                 * @description Unix seconds; a stale one is a 401.
+                 * @example 1
+                 */
                 "X-Callback-Timestamp": string;
             };
             path?: never;
@@ -10450,6 +10611,7 @@ export interface operations {
         /** @description The provider's event, as it sent it (at most the callback body limit). */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -10470,7 +10632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10479,7 +10641,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -10535,11 +10706,17 @@ export interface operations {
     post__api_callback_meetingprovider: {
         parameters: {
             query: {
-                /** @description The key of the tenant the callback is for. */
+                /**
+                 * @description The key of the tenant the callback is for.
+                 * @example example
+                 */
                 tenant: string;
             };
             header: {
-                /** @description Unix seconds; a stale one is a 401. */
+                /**
+                 * @description Unix seconds; a stale one is a 401.
+                 * @example 1
+                 */
                 "X-Callback-Timestamp": string;
             };
             path?: never;
@@ -10548,6 +10725,7 @@ export interface operations {
         /** @description The provider's event, as it sent it (at most the callback body limit). */
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": Record<string, never>;
             };
         };
@@ -10568,7 +10746,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10577,7 +10755,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -10670,7 +10857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10679,7 +10866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10697,7 +10884,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -10764,6 +10951,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storeitemdigitaldownloadpurchaseid: number;
             };
             cookie?: never;
@@ -10790,7 +10978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10799,7 +10987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10855,6 +11043,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 reportrunid: number;
             };
             cookie?: never;
@@ -10881,7 +11070,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10890,7 +11079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10917,7 +11106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -10957,7 +11146,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 documentgenerationtemplateid: number;
+                /** @example 1 */
                 fileid: number;
             };
             cookie?: never;
@@ -10984,7 +11175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10993,7 +11184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11049,6 +11240,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 pendingdownloadfileid: number;
             };
             cookie?: never;
@@ -11075,7 +11267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11084,7 +11276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11105,6 +11297,17 @@ export interface operations {
             /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
             405: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11147,7 +11350,9 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ScheduledBillingRunInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["ScheduledBillingRunInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingRunInput"];
             };
@@ -11171,7 +11376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11180,7 +11385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11248,6 +11453,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 systemjobid: number;
             };
             cookie?: never;
@@ -11272,7 +11478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11281,7 +11487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11308,7 +11514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -11370,7 +11576,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseAddEdit"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11379,7 +11585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11424,7 +11630,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "TermsOfUseId": 1,
+                 *       "IsAccepted": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["TermsUsersResponseInput"];
+                /**
+                 * @example {
+                 *       "TermsOfUseId": 1,
+                 *       "IsAccepted": false
+                 *     }
+                 */
                 "text/json": components["schemas"]["TermsUsersResponseInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["TermsUsersResponseInput"];
             };
@@ -11446,8 +11664,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11464,7 +11691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -11555,7 +11782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11564,8 +11791,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11609,7 +11845,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
             };
@@ -11633,7 +11879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11642,7 +11888,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11731,7 +11977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11740,8 +11986,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11785,7 +12040,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
             };
@@ -11809,7 +12074,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11818,7 +12083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11889,7 +12154,9 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 directoryid: number;
+                /** @example 1 */
                 id: number;
             };
             cookie?: never;
@@ -11907,6 +12174,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11981,6 +12266,7 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example Example */
                 directoryid: string;
             };
             cookie?: never;
@@ -11998,6 +12284,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12058,6 +12362,7 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 directoryid: number;
             };
             cookie?: never;
@@ -12075,6 +12380,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12135,7 +12458,9 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 id: number;
+                /** @example Example */
                 contactid: string;
             };
             cookie?: never;
@@ -12153,6 +12478,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12178,7 +12521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -12218,6 +12561,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 includeparent: string;
             };
             cookie?: never;
@@ -12242,8 +12586,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12311,8 +12664,17 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterContactSelect"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12362,8 +12724,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12407,7 +12778,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "StoreItemId": 1
+                 *       }
+                 *     ]
+                 */
                 "application/json": components["schemas"]["StoreItemOrderEntryInput"][];
+                /**
+                 * @example [
+                 *       {
+                 *         "StoreItemId": 1
+                 *       }
+                 *     ]
+                 */
                 "text/json": components["schemas"]["StoreItemOrderEntryInput"][];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreItemOrderEntryInput"][];
             };
@@ -12429,7 +12814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12438,7 +12823,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12456,7 +12841,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -12530,7 +12915,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Price": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["StoreItemV0Input"];
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Price": 1
+                 *     }
+                 */
                 "text/json": components["schemas"]["StoreItemV0Input"];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreItemV0Input"];
             };
@@ -12554,7 +12951,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12563,7 +12960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12581,7 +12978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -12655,7 +13052,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Price": 1,
+                 *       "PostSubmitDownloadFile": "1"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StoreItemV1Input"];
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Price": 1,
+                 *       "PostSubmitDownloadFile": "1"
+                 *     }
+                 */
                 "text/json": components["schemas"]["StoreItemV1Input"];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreItemV1Input"];
             };
@@ -12679,7 +13090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12688,7 +13099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12706,7 +13117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -12780,7 +13191,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Price": 1,
+                 *       "VoucherTypeId": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["StoreItemV2Input"];
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Price": 1,
+                 *       "VoucherTypeId": 1
+                 *     }
+                 */
                 "text/json": components["schemas"]["StoreItemV2Input"];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreItemV2Input"];
             };
@@ -12804,7 +13229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12813,7 +13238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12831,7 +13256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -12905,7 +13330,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Price": 1,
+                 *       "InfoMessage": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StoreItemV3Input"];
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Price": 1,
+                 *       "InfoMessage": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["StoreItemV3Input"];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreItemV3Input"];
             };
@@ -12929,7 +13368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -12938,7 +13377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -12956,7 +13395,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -13047,7 +13486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13056,8 +13495,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13101,7 +13549,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingFilterInput"] | null;
             };
@@ -13127,7 +13585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13136,7 +13594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13148,6 +13606,17 @@ export interface operations {
             /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13208,7 +13677,9 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ScheduledBillingRunInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["ScheduledBillingRunInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingRunInput"];
             };
@@ -13230,7 +13701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13239,7 +13710,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13257,7 +13728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -13348,7 +13819,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13357,8 +13828,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13408,7 +13888,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -13417,7 +13897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13483,6 +13963,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
@@ -13531,7 +14029,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Token": "2024-01-15"
+                 *     }
+                 */
                 "application/json": components["schemas"]["MagicLinkRedeemInput"];
+                /**
+                 * @example {
+                 *       "Token": "2024-01-15"
+                 *     }
+                 */
                 "text/json": components["schemas"]["MagicLinkRedeemInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["MagicLinkRedeemInput"];
             };
@@ -13555,6 +14063,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
@@ -13564,7 +14090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -13625,6 +14151,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 1 */
                 socialfeedid: number;
             };
             cookie?: never;
@@ -13649,8 +14176,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13705,7 +14241,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 socialfeedid: number;
+                /** @example 1 */
                 socialfeedcommentid: number;
             };
             cookie?: never;
@@ -13730,8 +14268,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13789,14 +14336,26 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 socialfeedid: number;
+                /** @example 1 */
                 socialfeedcommentid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "CommentText": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SocialFeedCommentInput"];
+                /**
+                 * @example {
+                 *       "CommentText": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["SocialFeedCommentInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["SocialFeedCommentInput"];
             };
@@ -13820,8 +14379,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13847,7 +14415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -13917,6 +14485,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 socialfeedid: number;
             };
             cookie?: never;
@@ -13939,8 +14508,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13966,7 +14544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -14018,6 +14596,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 socialfeedid: number;
             };
             cookie?: never;
@@ -14040,8 +14619,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14067,7 +14655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -14129,7 +14717,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14138,7 +14726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14176,6 +14764,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 termsofuseid: number;
             };
             cookie?: never;
@@ -14200,8 +14789,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14256,6 +14854,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 chapterid: number;
             };
             cookie?: never;
@@ -14280,8 +14879,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14343,7 +14951,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "DirectoryItems": [
+                 *         {
+                 *           "DirectoryId": 1,
+                 *           "MembershipTypeIds": [
+                 *             1
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["DirectoryItemsSaveInput"];
+                /**
+                 * @example {
+                 *       "DirectoryItems": [
+                 *         {
+                 *           "DirectoryId": 1,
+                 *           "MembershipTypeIds": [
+                 *             1
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "text/json": components["schemas"]["DirectoryItemsSaveInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["DirectoryItemsSaveInput"];
             };
@@ -14365,7 +14997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14374,7 +15006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14392,7 +15024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -14462,6 +15094,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example 1 */
                 chapterid: number;
             };
             cookie?: never;
@@ -14486,8 +15119,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14580,7 +15222,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -14589,8 +15231,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14637,7 +15288,9 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["BillingContactInfoInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["BillingContactInfoInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["BillingContactInfoInput"];
             };
@@ -14661,6 +15314,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
@@ -14670,7 +15341,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -14734,8 +15405,11 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 id: number;
+                /** @example Example */
                 contactid: string;
+                /** @example Example */
                 regid: string;
             };
             cookie?: never;
@@ -14753,6 +15427,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14813,13 +15505,48 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       },
+                 *       "Models": [
+                 *         {
+                 *           "EventRegistrationTypeId": 1,
+                 *           "FirstName": "Example",
+                 *           "LastName": "Example",
+                 *           "EmailAddress": "member@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["SaveRegisterAttendeesInput"];
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       },
+                 *       "Models": [
+                 *         {
+                 *           "EventRegistrationTypeId": 1,
+                 *           "FirstName": "Example",
+                 *           "LastName": "Example",
+                 *           "EmailAddress": "member@example.com"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "text/json": components["schemas"]["SaveRegisterAttendeesInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["SaveRegisterAttendeesInput"];
             };
@@ -14836,6 +15563,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14861,7 +15606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -14925,13 +15670,32 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SaveEventRegisterV2Input"];
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["SaveEventRegisterV2Input"];
                 "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
             };
@@ -14948,6 +15712,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14973,7 +15755,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -15037,13 +15819,32 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SaveEventRegisterV2Input"];
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["SaveEventRegisterV2Input"];
                 "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
             };
@@ -15060,6 +15861,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15085,7 +15904,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -15149,13 +15968,32 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SaveEventRegisterV2Input"];
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["SaveEventRegisterV2Input"];
                 "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
             };
@@ -15172,6 +16010,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15197,7 +16053,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -15261,13 +16117,32 @@ export interface operations {
                 "X-Tenant-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 id: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SaveEventRegisterV2Input"];
+                /**
+                 * @example {
+                 *       "BillingInfo": {
+                 *         "FirstName": "Example",
+                 *         "LastName": "Example",
+                 *         "EmailAddress": "member@example.com"
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["SaveEventRegisterV2Input"];
                 "application/x-www-form-urlencoded": components["schemas"]["SaveEventRegisterV2Input"];
             };
@@ -15284,6 +16159,24 @@ export interface operations {
             };
             /** @description Bad input; `errors` names each field. */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15309,7 +16202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -15370,13 +16263,16 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 eventgroupid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["EventGroupInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["EventGroupInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["EventGroupInput"];
             };
@@ -15398,7 +16294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15407,7 +16303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15434,7 +16330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -15501,6 +16397,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 eventid: number;
             };
             cookie?: never;
@@ -15525,7 +16422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15534,7 +16431,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15590,6 +16487,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 eventid: number;
             };
             cookie?: never;
@@ -15614,7 +16512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15623,7 +16521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15679,6 +16577,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 eventid: number;
             };
             cookie?: never;
@@ -15703,7 +16602,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15712,7 +16611,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15768,6 +16667,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 eventid: number;
             };
             cookie?: never;
@@ -15792,7 +16692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15801,7 +16701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15857,6 +16757,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 eventid: number;
             };
             cookie?: never;
@@ -15881,7 +16782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15890,7 +16791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -15946,6 +16847,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 eventid: number;
             };
             cookie?: never;
@@ -15970,7 +16872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -15979,7 +16881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16048,8 +16950,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16099,8 +17010,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16150,8 +17070,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16190,6 +17119,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example Example */
                 categorytypeid: string;
             };
             cookie?: never;
@@ -16214,8 +17144,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16283,8 +17222,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16334,8 +17282,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16385,8 +17342,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16436,8 +17402,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16487,8 +17462,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16538,8 +17522,17 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterContactSelect"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16589,8 +17582,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceNullable"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16640,8 +17642,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16691,7 +17702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterZipCodeAssignment"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16700,7 +17711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16709,7 +17720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -16761,7 +17772,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 contactid: number;
+                /** @example 1 */
                 chapterid: number;
             };
             cookie?: never;
@@ -16784,7 +17797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16793,7 +17806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -16820,7 +17833,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -16869,6 +17882,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 contactid: number;
             };
             cookie?: never;
@@ -16893,8 +17907,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16952,7 +17975,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 contactid: number;
+                /** @example 1 */
                 chapterid: number;
             };
             cookie?: never;
@@ -16975,7 +18000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -16984,7 +18009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17011,7 +18036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -17060,6 +18085,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example false */
                 includetoplevelselection: boolean;
             };
             cookie?: never;
@@ -17084,8 +18110,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17164,8 +18199,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17229,7 +18282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17238,7 +18291,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17247,7 +18300,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -17303,7 +18365,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "Example",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerTransactionInput"];
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "Example",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["PartnerTransactionInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
             };
@@ -17327,7 +18407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17336,7 +18416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17354,7 +18434,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -17428,7 +18508,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "Example",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerTransactionInput"];
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "Example",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["PartnerTransactionInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
             };
@@ -17452,7 +18550,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17461,7 +18559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17479,7 +18577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -17573,7 +18671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17582,7 +18680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17591,7 +18689,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -17647,7 +18754,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "Example",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerTransactionInput"];
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "Example",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["PartnerTransactionInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
             };
@@ -17671,7 +18796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17680,7 +18805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17698,7 +18823,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -17772,7 +18897,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "Example",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerTransactionInput"];
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "Example",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["PartnerTransactionInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
             };
@@ -17796,7 +18939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17805,7 +18948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17823,7 +18966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -17893,13 +19036,28 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 storeitemid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "ImageId": 1
+                 *       }
+                 *     ]
+                 */
                 "application/json": components["schemas"]["StoreImageOrderInput"][];
+                /**
+                 * @example [
+                 *       {
+                 *         "ImageId": 1
+                 *       }
+                 *     ]
+                 */
                 "text/json": components["schemas"]["StoreImageOrderInput"][];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreImageOrderInput"][];
             };
@@ -17921,7 +19079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -17930,7 +19088,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -17957,7 +19115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -18024,6 +19182,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storeitemid: number;
             };
             cookie?: never;
@@ -18048,7 +19207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18057,7 +19216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18126,8 +19285,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18171,7 +19339,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["StoreListFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
             };
@@ -18195,8 +19373,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18260,6 +19447,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storeitemid: number;
             };
             cookie?: never;
@@ -18284,8 +19472,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18340,6 +19537,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storeitemid: number;
             };
             cookie?: never;
@@ -18364,8 +19562,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18420,6 +19627,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storeitemid: number;
             };
             cookie?: never;
@@ -18444,8 +19652,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18500,6 +19717,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storeitemid: number;
             };
             cookie?: never;
@@ -18524,8 +19742,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18580,6 +19807,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storeitemid: number;
             };
             cookie?: never;
@@ -18604,8 +19832,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18667,7 +19904,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "StoreItemId": 1
+                 *       }
+                 *     ]
+                 */
                 "application/json": components["schemas"]["StoreItemOrderEntryInput"][];
+                /**
+                 * @example [
+                 *       {
+                 *         "StoreItemId": 1
+                 *       }
+                 *     ]
+                 */
                 "text/json": components["schemas"]["StoreItemOrderEntryInput"][];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreItemOrderEntryInput"][];
             };
@@ -18689,7 +19940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18698,7 +19949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18716,7 +19967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -18796,7 +20047,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportFavorites"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18805,7 +20056,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -18867,7 +20118,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18876,8 +20127,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -18938,7 +20198,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -18947,8 +20207,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19009,7 +20278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19018,8 +20287,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19080,7 +20358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19089,8 +20367,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19151,7 +20438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19160,8 +20447,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19222,7 +20518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19231,8 +20527,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19293,7 +20598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19302,8 +20607,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19364,7 +20678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19373,8 +20687,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19435,7 +20758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19444,8 +20767,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19506,7 +20838,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19515,8 +20847,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19577,7 +20918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19586,8 +20927,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19648,7 +20998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19657,8 +21007,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19719,7 +21078,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19728,8 +21087,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19790,7 +21158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19799,8 +21167,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19861,7 +21238,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19870,8 +21247,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19932,7 +21318,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -19941,8 +21327,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19986,7 +21381,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingFilterInput"] | null;
             };
@@ -20010,7 +21415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20019,7 +21424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20084,9 +21489,13 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 accountid: string;
+                /** @example Example */
                 id: string;
+                /** @example 1 */
                 paymentgatewaytypeid: number;
+                /** @example Example */
                 date: string;
             };
             cookie?: never;
@@ -20111,7 +21520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20120,7 +21529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20203,7 +21612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20212,8 +21621,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20278,7 +21696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20287,8 +21705,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20352,7 +21779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20361,8 +21788,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20412,7 +21848,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20421,7 +21857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20472,8 +21908,17 @@ export interface operations {
                     "application/json": components["schemas"]["AboutMe"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20510,7 +21955,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 loginid: number;
+                /** @example Example */
                 tenantkey: string;
             };
             cookie?: never;
@@ -20533,8 +21980,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20587,7 +22043,9 @@ export interface operations {
     delete__api_login_delete: {
         parameters: {
             query: {
+                /** @example Example */
                 masterkey: string;
+                /** @example Example */
                 username: string;
                 /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
                 tenant?: string;
@@ -20617,6 +22075,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
@@ -20626,7 +22102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -20677,8 +22153,17 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -20727,7 +22212,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       "Example"
+                 *     ]
+                 */
                 "application/json": string[];
+                /**
+                 * @example [
+                 *       "Example"
+                 *     ]
+                 */
                 "text/json": string[];
                 "application/x-www-form-urlencoded": string[];
             };
@@ -20749,6 +22244,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
             404: {
                 headers: {
@@ -20758,7 +22271,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -20823,7 +22336,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VendorAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["VendorAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["VendorAddEditInput"];
             };
@@ -20847,7 +22370,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -20856,7 +22379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -20949,8 +22472,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21000,8 +22541,17 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureAddEdit"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21062,8 +22612,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21113,8 +22681,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21164,8 +22741,17 @@ export interface operations {
                     "application/json": components["schemas"]["ManageSignatures"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21226,7 +22812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21235,8 +22821,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21280,7 +22875,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "ServiceProviderName": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SamlServiceProviderAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "ServiceProviderName": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["SamlServiceProviderAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["SamlServiceProviderAddEditInput"];
             };
@@ -21304,7 +22911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21313,7 +22920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21331,7 +22938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -21398,6 +23005,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 samlserviceproviderid: number;
             };
             cookie?: never;
@@ -21422,7 +23030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21431,7 +23039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21490,6 +23098,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 samlserviceproviderid: number;
             };
             cookie?: never;
@@ -21514,7 +23123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21523,7 +23132,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -21550,7 +23159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -21624,8 +23233,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21662,6 +23289,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 socialfeedid: number;
             };
             cookie?: never;
@@ -21686,8 +23314,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21745,13 +23382,16 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 socialfeedid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["SocialFeedAddEditInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["SocialFeedAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["SocialFeedAddEditInput"];
             };
@@ -21775,8 +23415,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21802,7 +23451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -21893,7 +23542,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21902,8 +23551,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21940,6 +23598,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 termsofuseid: number;
             };
             cookie?: never;
@@ -21964,7 +23623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -21973,7 +23632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22032,13 +23691,26 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 termsofuseid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Description": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TermsOfUseAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example",
+                 *       "Description": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["TermsOfUseAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["TermsOfUseAddEditInput"];
             };
@@ -22062,7 +23734,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22071,7 +23743,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22098,7 +23770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -22168,7 +23840,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 termsofuseid: number;
+                /** @example 1 */
                 auditid: number;
             };
             cookie?: never;
@@ -22191,7 +23865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22200,7 +23874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22227,7 +23901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -22279,6 +23953,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example Example */
                 imageusageid: string;
             };
             cookie?: never;
@@ -22303,8 +23978,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22383,7 +24067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22392,8 +24076,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22443,8 +24136,17 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22481,6 +24183,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 benefitpackageid: number;
             };
             cookie?: never;
@@ -22505,7 +24208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22514,7 +24217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22570,6 +24273,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 benefitpackageid: number;
             };
             cookie?: never;
@@ -22594,7 +24298,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22603,7 +24307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22662,13 +24366,24 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 benefitpackageid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BenefitPackageCopyInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["BenefitPackageCopyInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["BenefitPackageCopyInput"];
             };
@@ -22692,7 +24407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22701,7 +24416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22728,7 +24443,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -22798,6 +24513,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example Example */
                 modifiedsince: string;
             };
             cookie?: never;
@@ -22822,7 +24538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22831,7 +24547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -22912,8 +24628,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22950,6 +24684,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 directoryid: string;
             };
             cookie?: never;
@@ -22974,7 +24709,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -22983,7 +24718,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23042,13 +24777,24 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 directoryid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DirectoryAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["DirectoryAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["DirectoryAddEditInput"];
             };
@@ -23072,7 +24818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23081,7 +24827,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23108,7 +24854,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -23178,6 +24924,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 directoryid: number;
             };
             cookie?: never;
@@ -23200,7 +24947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23209,7 +24956,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23236,7 +24983,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -23310,7 +25057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23319,8 +25066,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23364,7 +25120,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DirectoryListingTypeInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["DirectoryListingTypeInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["DirectoryListingTypeInput"];
             };
@@ -23388,7 +25154,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23397,7 +25163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23415,7 +25181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -23482,6 +25248,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 directorylistingtypeid: number;
             };
             cookie?: never;
@@ -23506,7 +25273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23515,7 +25282,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23574,7 +25341,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 directorylistingtypeid: number;
+                /** @example 1 */
                 auditid: number;
             };
             cookie?: never;
@@ -23597,7 +25366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23606,7 +25375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23633,7 +25402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -23682,6 +25451,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 eventid: number;
             };
             cookie?: never;
@@ -23706,7 +25476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23715,7 +25485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23774,13 +25544,16 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 eventgroupid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["EventGroupInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["EventGroupInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["EventGroupInput"];
             };
@@ -23804,7 +25577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23813,7 +25586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23840,7 +25613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -23910,6 +25683,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 eventgroupid: number;
             };
             cookie?: never;
@@ -23934,7 +25708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -23943,7 +25717,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -23970,7 +25744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -24019,7 +25793,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 eventid: string;
+                /** @example Example */
                 eventgroupid: string;
             };
             cookie?: never;
@@ -24044,7 +25820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24053,7 +25829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24109,7 +25885,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 categorylistid: number;
+                /** @example 1 */
                 auditid: number;
             };
             cookie?: never;
@@ -24134,7 +25912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24143,7 +25921,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24223,7 +26001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24232,8 +26010,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24270,7 +26057,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 categorytypeid: string;
+                /** @example false */
                 showemptylists: boolean;
             };
             cookie?: never;
@@ -24295,8 +26084,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24354,13 +26152,24 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 categorylistid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryListAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["CategoryListAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryListAddEditInput"];
             };
@@ -24384,7 +26193,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24393,7 +26202,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24420,7 +26229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -24494,7 +26303,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ContactId": 1,
+                 *       "ChapterId": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["ContactChapterAddEditInput"];
+                /**
+                 * @example {
+                 *       "ContactId": 1,
+                 *       "ChapterId": 1
+                 *     }
+                 */
                 "text/json": components["schemas"]["ContactChapterAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["ContactChapterAddEditInput"];
             };
@@ -24516,7 +26337,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24525,7 +26346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24543,7 +26364,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -24610,6 +26431,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 contactid: number;
             };
             cookie?: never;
@@ -24634,8 +26456,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24714,8 +26545,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24755,6 +26604,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example Example */
                 utcdatetime: string;
             };
             cookie?: never;
@@ -24779,7 +26629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24788,7 +26638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24844,6 +26694,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 nationalid: number;
             };
             cookie?: never;
@@ -24868,7 +26719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24877,7 +26728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -24933,6 +26784,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 id: string;
             };
             cookie?: never;
@@ -24957,7 +26809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -24966,7 +26818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25022,6 +26874,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 id: string;
             };
             cookie?: never;
@@ -25046,7 +26899,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25055,7 +26908,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25124,7 +26977,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25133,7 +26986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25171,6 +27024,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 id: string;
             };
             cookie?: never;
@@ -25195,7 +27049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25204,7 +27058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25260,6 +27114,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 id: string;
             };
             cookie?: never;
@@ -25284,7 +27139,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25293,7 +27148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25362,7 +27217,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25371,7 +27226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25422,7 +27277,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25431,7 +27286,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25482,7 +27337,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25491,7 +27346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25542,7 +27397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25551,7 +27406,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25602,7 +27457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25611,7 +27466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25649,6 +27504,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 id: string;
             };
             cookie?: never;
@@ -25673,7 +27529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25682,7 +27538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25751,7 +27607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25760,7 +27616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25798,6 +27654,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 id: string;
             };
             cookie?: never;
@@ -25822,7 +27679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25831,7 +27688,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25900,7 +27757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25909,7 +27766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -25960,7 +27817,7 @@ export interface operations {
                     "application/json": components["schemas"]["QuickLookData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -25969,7 +27826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26020,7 +27877,7 @@ export interface operations {
                     "application/json": components["schemas"]["QuickLookData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26029,7 +27886,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26080,7 +27937,7 @@ export interface operations {
                     "application/json": components["schemas"]["QuickLookData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26089,7 +27946,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26140,7 +27997,7 @@ export interface operations {
                     "application/json": components["schemas"]["QuickLookData"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26149,7 +28006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26200,7 +28057,7 @@ export interface operations {
                     "application/json": components["schemas"]["DashboardMembership"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26209,7 +28066,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26247,6 +28104,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 id: string;
             };
             cookie?: never;
@@ -26271,7 +28129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26280,7 +28138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26336,6 +28194,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 id: string;
             };
             cookie?: never;
@@ -26360,7 +28219,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26369,7 +28228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26438,7 +28297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreboardDatapoint"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26447,7 +28306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26498,7 +28357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreboardDatapoint"][];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26507,7 +28366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26558,7 +28417,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskDynamic"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26567,7 +28426,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26618,7 +28477,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskDynamic"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26627,7 +28486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26668,7 +28527,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 storeitemid: number;
+                /** @example 1 */
                 imageid: number;
             };
             cookie?: never;
@@ -26691,7 +28552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26700,7 +28561,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26727,7 +28588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -26779,15 +28640,20 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 storeitemid: number;
+                /** @example 1 */
                 imageid: number;
+                /** @example 1 */
                 fileid: number;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["StorePreImageInput"] | null;
+                /** @example {} */
                 "text/json": components["schemas"]["StorePreImageInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["StorePreImageInput"] | null;
             };
@@ -26811,7 +28677,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26820,7 +28686,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -26847,7 +28713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -26914,6 +28780,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storeiteminventoryid: number;
             };
             cookie?: never;
@@ -26938,7 +28805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -26947,7 +28814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -27010,7 +28877,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["StoreListFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
             };
@@ -27034,8 +28911,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27102,6 +28988,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 storeitemdigitaldownloadpurchaseid: number;
             };
             cookie?: never;
@@ -27124,7 +29011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27133,7 +29020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -27160,7 +29047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -27216,7 +29103,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["StoreListFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
             };
@@ -27240,8 +29137,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27308,6 +29214,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 storeitemid: number;
             };
             cookie?: never;
@@ -27330,7 +29237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27339,7 +29246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -27366,7 +29273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -27422,7 +29329,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["StoreListFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
             };
@@ -27446,8 +29363,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27511,6 +29437,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 storepurchaseid: number;
             };
             cookie?: never;
@@ -27535,8 +29462,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27594,13 +29530,16 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 storepurchaseid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["StoreOrderInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["StoreOrderInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreOrderInput"];
             };
@@ -27624,7 +29563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27633,7 +29572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -27660,7 +29599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -27740,8 +29679,17 @@ export interface operations {
                     "application/json": components["schemas"]["StoreSettings"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -27785,7 +29733,9 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["StoreSettingsInput"];
+                /** @example {} */
                 "text/json": components["schemas"]["StoreSettingsInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["StoreSettingsInput"];
             };
@@ -27807,7 +29757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27816,7 +29766,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -27834,7 +29784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -27908,7 +29858,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReportAddInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["ReportAddInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["ReportAddInput"];
             };
@@ -27932,7 +29892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -27941,7 +29901,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -27959,7 +29919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -28026,6 +29986,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 contactid: string;
             };
             cookie?: never;
@@ -28050,7 +30011,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28059,7 +30020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -28120,6 +30081,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example Example */
                 contactid: string;
             };
             cookie?: never;
@@ -28150,7 +30112,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28159,7 +30121,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -28258,7 +30220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28267,8 +30229,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28305,6 +30276,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example Example */
                 documentgenerationtypeid: string;
             };
             cookie?: never;
@@ -28329,7 +30301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28338,7 +30310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -28397,6 +30369,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 documentgenerationtemplateid: number;
             };
             cookie?: never;
@@ -28421,7 +30394,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28430,7 +30403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -28457,7 +30430,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -28508,6 +30481,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example Example */
                 documentgenerationtype: string;
             };
             cookie?: never;
@@ -28532,7 +30506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28541,7 +30515,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -28597,7 +30571,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 membershiptypeid: number;
+                /** @example Example */
                 membershiptypepaymentplanid: string;
             };
             cookie?: never;
@@ -28622,7 +30598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28631,7 +30607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -28687,7 +30663,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 membershiptypeid: number;
+                /** @example Example */
                 membershiptypepaymentplanid: string;
             };
             cookie?: never;
@@ -28712,8 +30690,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28771,14 +30758,40 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 membershiptypeid: number;
+                /** @example 1 */
                 membershiptypepaymentplanid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Payments": 1,
+                 *       "StartDate": "2024-01-15",
+                 *       "Name": "Example",
+                 *       "SaleableItems": [
+                 *         {
+                 *           "SaleableItemId": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": components["schemas"]["PaymentPlanAddEditInput"];
+                /**
+                 * @example {
+                 *       "Payments": 1,
+                 *       "StartDate": "2024-01-15",
+                 *       "Name": "Example",
+                 *       "SaleableItems": [
+                 *         {
+                 *           "SaleableItemId": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "text/json": components["schemas"]["PaymentPlanAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["PaymentPlanAddEditInput"];
             };
@@ -28802,7 +30815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28811,7 +30824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -28838,7 +30851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -28911,7 +30924,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 membershiptypeid: number;
+                /** @example 1 */
                 membershiptypepaymentplanid: number;
             };
             cookie?: never;
@@ -28934,7 +30949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -28943,7 +30958,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -28970,7 +30985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -29019,6 +31034,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 membershiptypeid: number;
             };
             cookie?: never;
@@ -29043,8 +31059,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29112,7 +31137,7 @@ export interface operations {
                     "application/json": string[];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -29121,7 +31146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -29166,7 +31191,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       "Example"
+                 *     ]
+                 */
                 "application/json": string[];
+                /**
+                 * @example [
+                 *       "Example"
+                 *     ]
+                 */
                 "text/json": string[];
                 "application/x-www-form-urlencoded": string[];
             };
@@ -29190,7 +31225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -29199,7 +31234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -29217,7 +31252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -29312,8 +31347,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29357,7 +31410,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["VendorAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["VendorAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["VendorAddEditInput"];
             };
@@ -29381,7 +31444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -29390,7 +31453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -29408,7 +31471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -29475,6 +31538,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 vendorid: number;
             };
             cookie?: never;
@@ -29499,8 +31563,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29561,6 +31634,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 vendorid: number;
             };
             cookie?: never;
@@ -29585,7 +31659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -29594,7 +31668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -29621,7 +31695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -29670,6 +31744,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 signatureid: number;
             };
             cookie?: never;
@@ -29694,8 +31769,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29753,13 +31837,24 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 signatureid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SignatureAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["SignatureAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["SignatureAddEditInput"];
             };
@@ -29783,8 +31878,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29810,7 +31914,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -29880,6 +31984,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 signatureid: number;
             };
             cookie?: never;
@@ -29902,8 +32007,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29929,7 +32043,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -29978,6 +32092,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 calendarid: number;
             };
             cookie?: never;
@@ -30002,7 +32117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30011,7 +32126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -30070,13 +32185,24 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 calendarid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CalendarAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["CalendarAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["CalendarAddEditInput"];
             };
@@ -30100,7 +32226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30109,7 +32235,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -30136,7 +32262,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -30206,7 +32332,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 calendarid: number;
+                /** @example 1 */
                 auditid: number;
             };
             cookie?: never;
@@ -30229,7 +32357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30238,7 +32366,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -30265,7 +32393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -30338,8 +32466,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30376,6 +32522,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 benefitpackageid: number;
             };
             cookie?: never;
@@ -30400,8 +32547,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30459,13 +32615,24 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 benefitpackageid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BenefitPackageAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["BenefitPackageAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["BenefitPackageAddEditInput"];
             };
@@ -30489,7 +32656,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30498,7 +32665,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -30525,7 +32692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -30598,6 +32765,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 benefitpackageid: number;
             };
             cookie?: never;
@@ -30620,7 +32788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30629,7 +32797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -30656,7 +32824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -30708,13 +32876,24 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 categorylistid: number;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryListAddEditInput"];
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["CategoryListAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["CategoryListAddEditInput"];
             };
@@ -30738,7 +32917,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30747,7 +32926,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -30774,7 +32953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -30844,7 +33023,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 categorylistid: number;
+                /** @example 1 */
                 auditid: number;
             };
             cookie?: never;
@@ -30867,7 +33048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30876,7 +33057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -30903,7 +33084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -30952,6 +33133,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 chapterid: number;
             };
             cookie?: never;
@@ -30976,7 +33158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -30985,7 +33167,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31047,6 +33229,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 chapterid: number;
             };
             cookie?: never;
@@ -31069,7 +33252,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31078,7 +33261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31105,7 +33288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -31157,14 +33340,26 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 chapterid: number;
+                /** @example false */
                 forcesave: boolean;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "ChapterName": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ChapterAddEditInput"];
+                /**
+                 * @example {
+                 *       "ChapterName": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["ChapterAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["ChapterAddEditInput"];
             };
@@ -31188,7 +33383,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31197,7 +33392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31224,7 +33419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -31316,7 +33511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31325,8 +33520,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31372,7 +33576,17 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ReportAdvancedFilterInput"] | null;
+                /**
+                 * @example {
+                 *       "Take": "25"
+                 *     }
+                 */
                 "text/json": components["schemas"]["ReportAdvancedFilterInput"] | null;
                 "application/x-www-form-urlencoded": components["schemas"]["ReportAdvancedFilterInput"] | null;
             };
@@ -31396,7 +33610,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31405,7 +33619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31473,7 +33687,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 reportid: number;
+                /** @example 1 */
                 auditid: number;
             };
             cookie?: never;
@@ -31496,7 +33712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31505,7 +33721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31532,7 +33748,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -31605,7 +33821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31614,8 +33830,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -31652,6 +33877,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 1 */
                 documentgenerationtemplateid: number;
             };
             cookie?: never;
@@ -31676,7 +33902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31685,7 +33911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31744,13 +33970,26 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example Example */
                 documentgenerationtemplateid: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "DocumentGenerationTypeId": "Example",
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["DocumentGenerationTemplateAddEditInput"];
+                /**
+                 * @example {
+                 *       "DocumentGenerationTypeId": "Example",
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["DocumentGenerationTemplateAddEditInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["DocumentGenerationTemplateAddEditInput"];
             };
@@ -31774,7 +34013,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31783,7 +34022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31810,7 +34049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -31880,7 +34119,9 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example 1 */
                 documentgenerationtemplateid: number;
+                /** @example 1 */
                 auditid: number;
             };
             cookie?: never;
@@ -31903,7 +34144,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No valid credential. */
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -31912,7 +34153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The role is not enough. */
+            /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -31939,7 +34180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: a stale AuditId, a likely duplicate, or the same Idempotency-Key still running (Retry-After). */
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
             409: {
                 headers: {
                     /** @description Seconds to wait before trying again. */

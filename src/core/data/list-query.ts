@@ -36,7 +36,7 @@ function dateRule(): Record<string, unknown> {
 export const FILTER_BASE_RULES = {
   // The page-size pattern spells 1 to MAX_PAGE_SIZE (1000) in digits.
   Top: countRule(1, MAX_PAGE_SIZE, '^\\s*0*([1-9]\\d{0,2}|1000)\\s*$', 'Alias of Take'),
-  Take: countRule(1, MAX_PAGE_SIZE, '^\\s*0*([1-9]\\d{0,2}|1000)\\s*$', 'Page size'),
+  Take: { ...countRule(1, MAX_PAGE_SIZE, '^\\s*0*([1-9]\\d{0,2}|1000)\\s*$', 'Page size'), examples: ['25'] },
   Skip: countRule(0, Number.MAX_SAFE_INTEGER, '^\\s*\\d{1,15}\\s*$', 'Rows to skip'),
   Filter: { type: ['string', 'null'], maxLength: LIST_TEXT_MAX },
   OrderBy: { type: ['string', 'null'], maxLength: LIST_TEXT_MAX, pattern: '^\\s*[A-Za-z]+(\\s+([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc]))?\\s*(,\\s*[A-Za-z]+(\\s+([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc]))?\\s*)*$' },
