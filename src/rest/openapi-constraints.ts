@@ -55,7 +55,10 @@ function fieldRules(metadata: ValidationMetadata[], property: string): FieldRule
         break;
       case 'matches': {
         const pattern = first instanceof RegExp ? first : new RegExp(String(first), typeof second === 'string' ? second : '');
-        if (pattern.flags.replace(/[gu]/g, '')) notes.push(`matches /${pattern.source}/${pattern.flags}`);
+        const flags = pattern.flags.replace(/[gu]/g, '');
+        // JSON Schema patterns have no flags: a case-insensitive one is spelled out ([sS][tT]...).
+        if (flags === 'i') target.pattern = caseInsensitive(pattern.source);
+        else if (flags) notes.push(`matches /${pattern.source}/${pattern.flags}`);
         else target.pattern = pattern.source;
         break;
       }
@@ -86,6 +89,41 @@ function fieldRules(metadata: ValidationMetadata[], property: string): FieldRule
   return { keywords: Object.keys(items).length ? { ...value, items } : value, required, notes };
 }
 
+/** A regular expression's source that matches what it matched with the `i` flag, without the flag. */
+export function caseInsensitive(source: string): string {
+  let result = '';
+  let inClass = false;
+  for (let index = 0; index < source.length; index++) {
+    const char = source[index];
+    if (char === '\\') {
+      // An escape keeps its letter (\d, \S), and \x and \u keep their hex digits.
+      const length = source[index + 1] === 'x' ? 4 : source[index + 1] === 'u' ? 6 : 2;
+      result += source.slice(index, index + length);
+      index += length - 1;
+    } else if (inClass) {
+      const range = /^([a-zA-Z])-([a-zA-Z])/.exec(source.slice(index));
+      if (range) {
+        result += `${range[0]}${swapCase(range[1])}-${swapCase(range[2])}`;
+        index += 2;
+      } else {
+        result += /[a-zA-Z]/.test(char) ? `${char}${swapCase(char)}` : char;
+        if (char === ']') inClass = false;
+      }
+    } else if (char === '[') {
+      inClass = true;
+      result += char;
+      if (source[index + 1] === '^') result += source[++index];
+    } else {
+      result += /[a-zA-Z]/.test(char) ? `[${char.toLowerCase()}${char.toUpperCase()}]` : char;
+    }
+  }
+  return result;
+}
+
+function swapCase(char: string): string {
+  return char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase();
+}
+
 /**
  * A field's schema with its rules: keywords that fit the field's type are merged in (a string
  * field's `minimum` means nothing), an "empty means none" field keeps accepting "", and notes go
@@ -99,7 +137,7 @@ export function withRules(schema: JsonSchema, rules: FieldRules | undefined): Js
   if ('$ref' in result || 'anyOf' in result) return withNotes(result, rules.notes);
   if (keywords.type === 'integer') {
     // IsInt on a Float field: the document says integer.
-    result.type = Array.isArray(result.type) ? result.type.map((type) => (type === 'number' ? 'integer' : type)) : 'integer';
+    result.type = Array.isArray(result.type) ? (result.type as unknown[]).map((type) => (type === 'number' ? 'integer' : type)) : 'integer';
     delete keywords.type;
   }
   if (emptyAllowed && Object.keys(keywords).length) {

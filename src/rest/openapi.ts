@@ -131,7 +131,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         name: documentedKey(field.name), in: 'query', required: false, description: field.description ?? undefined,
         ...(isInputObjectType(getNullableType(field.type))
           ? { content: { 'application/json': { schema: typeSchema(field.type) } } }
-          : { schema: withRules(queryScalarSchema(field.type), modelFieldRules(route, field)) }),
+          : { schema: queryModelFieldSchema(route, field) }),
       })),
       ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
       ...(access.public ? TENANT_PARAMETERS : []),
@@ -147,7 +147,8 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
     const statuses = errorStatuses({
       public: access.public, roles: access.roles, hasPathIds: pathParams.length > 0, hasBody: Boolean(route.bodyArg),
       hasInput: parameters.some((parameter) => parameter.in !== 'header' || parameter.name === 'Idempotency-Key') || Boolean(route.bodyArg),
-      write: route.operationType === 'mutation', download: Boolean(row.download),
+      // A POST query of a signed-in caller takes an Idempotency-Key like a write (409 while running, 422 reused).
+      write: route.operationType === 'mutation' || idempotent, download: Boolean(row.download),
     });
     (paths[openApiPath] ??= {})[row.method.toLowerCase()] = {
       operationId: operationIdOf(row.method, row.path),
@@ -366,14 +367,17 @@ function inputSchema(type: GraphQLInputObjectType): JsonSchema {
     properties: Object.fromEntries(fields.map((field) => {
       const base = { ...typeSchema(field.type), description: field.description ?? undefined };
       const listRule = listOptions ? FILTER_BASE_RULES[field.name as keyof typeof FILTER_BASE_RULES] : undefined;
-      return [documentedKey(field.name), listRule ? { ...listRule, description: [base.description, (listRule as JsonSchema).description].filter(Boolean).join(' ') } : withRules(base, rules.get(field.name))];
+      return [documentedKey(field.name), listRule ? { ...listRule, description: [base.description, listRule.description].filter(Boolean).join(' ') } : withRules(base, rules.get(field.name))];
     })),
   };
 }
 
-function modelFieldRules(route: CompiledRoute, field: GraphQLInputField) {
-  const model = getNamedType(route.queryModelArg!.type);
-  return inputFieldRules(model.name).get(field.name);
+/** A field of a query-string model: its rules, or the list-option rules where the model is a filter. */
+function queryModelFieldSchema(route: CompiledRoute, field: GraphQLInputField): JsonSchema {
+  const model = getNamedType(route.queryModelArg!.type) as GraphQLInputObjectType;
+  const filter = Object.values(model.getFields()).some((candidate) => getNamedType(candidate.type).name === 'FilterCount');
+  const listRule = filter ? FILTER_BASE_RULES[field.name as keyof typeof FILTER_BASE_RULES] : undefined;
+  return listRule ?? withRules(queryScalarSchema(field.type), inputFieldRules(model.name).get(field.name));
 }
 
 function typeSchema(type: GraphQLType): JsonSchema {

@@ -29,7 +29,7 @@ async function buildChecker() {
   const document = await openApiDocument() as { paths: Record<string, Record<string, { responses: Operation['responses'] }>> };
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateSchema: false });
   addFormats(ajv);
-  ajv.addSchema(document as object, DOCUMENT_ID);
+  ajv.addSchema(document, DOCUMENT_ID);
   const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({
     method: method.toUpperCase(), path, responses: operation.responses,
     pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}/?$`, 'i'),

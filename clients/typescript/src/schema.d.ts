@@ -7749,7 +7749,7 @@ export interface components {
             CalendarStartDate?: string | null;
             /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
-            /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. Also matches /^(staff|member)$/i. */
+            /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. */
             LoginTypes?: string[] | null;
             Criteria?: components["schemas"]["UserTermsAcceptanceCriteriaInput"] | null;
         };
@@ -8322,8 +8322,11 @@ export interface components {
             OrganizationName?: string | null;
             Title?: string | null;
             IsTaxExempt?: boolean | null;
-            /** Format: email */
-            EmailAddress?: string | null;
+            /**
+             * Format: email
+             * @description Required: the contact is matched by it.
+             */
+            EmailAddress: string | null;
             Address?: string | null;
             Phone?: string | null;
             /** @description Ignored (server-owned). */
@@ -8652,7 +8655,7 @@ export interface components {
             CropHeight?: string | null;
             /** @description Crop width in pixels. */
             CropWidth?: string | null;
-            /** @description "true" (the default where the usage has an AspectRatio) trims to it, "false" keeps the crop's shape, a ratio ("16:9", "1.5") trims to that. Also matches /^\s*(true|false|\d{1,4}(\.\d{1,4})?(:\d{1,4}(\.\d{1,4})?)?)?\s*$/i. */
+            /** @description "true" (the default where the usage has an AspectRatio) trims to it, "false" keeps the crop's shape, a ratio ("16:9", "1.5") trims to that. */
             ForceAspect?: string | null;
             Caption?: string | null;
             /** @description Alternative text. */
@@ -8695,7 +8698,7 @@ export interface components {
         PartnerTransactionDataInput: {
             /** @description The partner's unique id of this message: a TransactionId applied before is recorded as a duplicate and changes nothing. */
             TransactionId: string;
-            /** @description When the change happened at the partner (ISO 8601; no zone means UTC; millisecond precision; at most a day ahead of our clock). Also matches /^(?!0000)\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i. */
+            /** @description When the change happened at the partner (ISO 8601; no zone means UTC; millisecond precision; at most a day ahead of our clock). */
             ChangedAt: string;
             /** @description The record. Upsert: its fields. Move: only StateID, Affiliation, ParentNationalId and ParentAgency are read (the new affiliation). Delete: only NationalID (or StateID). */
             Record: components["schemas"]["PartnerAuditInput"];
@@ -9218,7 +9221,7 @@ export interface components {
              */
             ContactId?: number | null;
             Items: components["schemas"]["StoreCheckoutLineInput"][];
-            /** @description Ship (default) or Pickup. Also matches /^(ship|pickup)$/i. */
+            /** @description Ship (default) or Pickup. */
             ShippingOption?: string | null;
             Notes?: string | null;
         };
@@ -9277,7 +9280,7 @@ export interface components {
              * @description The AuditId read with the terms; a stale one is refused with 409.
              */
             AuditId?: number | null;
-            /** @description "staff" (back office) or "hub" (member hub), any case. New terms default to staff; absent on update keeps it. Also matches /^(staff|hub)$/i. */
+            /** @description "staff" (back office) or "hub" (member hub), any case. New terms default to staff; absent on update keeps it. */
             LoginType?: string | null;
             /** @description False (default): a save that would give two terms the same name in the tenant is refused with 409 listing them. True: save anyway. */
             forceSave?: boolean | null;
@@ -10111,8 +10114,8 @@ export interface operations {
             path: {
                 /** @example example */
                 tenantkey: string;
-                /** @example 1 */
-                calendarid: number;
+                /** @example Example */
+                calendarid: string;
             };
             cookie?: never;
         };
@@ -11403,6 +11406,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -11414,6 +11428,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11906,6 +11929,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -11917,6 +11951,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12101,6 +12144,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -12112,6 +12166,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13634,6 +13697,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15189,13 +15261,13 @@ export interface operations {
                 /** @description Rows to skip. */
                 Skip?: string | number | null;
                 /** @description Case-insensitive text match. */
-                Filter?: string;
+                Filter?: string | null;
                 /** @description "Field" or "Field desc", documented field names only. */
-                OrderBy?: string;
+                OrderBy?: string | null;
                 /** @description ISO 8601 date: only records on or after it (lists with dates). */
-                CalendarStartDate?: string;
+                CalendarStartDate?: string | null;
                 /** @description ISO 8601 date: only records on or before it (lists with dates). */
-                CalendarEndDate?: string;
+                CalendarEndDate?: string | null;
                 Criteria?: string;
             };
             header?: never;
@@ -15288,9 +15360,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "EmailAddress": "member@example.com"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BillingContactInfoInput"];
-                /** @example {} */
+                /**
+                 * @example {
+                 *       "EmailAddress": "member@example.com"
+                 *     }
+                 */
                 "text/json": components["schemas"]["BillingContactInfoInput"];
                 "application/x-www-form-urlencoded": components["schemas"]["BillingContactInfoInput"];
             };
@@ -18369,7 +18449,7 @@ export interface operations {
                  * @example {
                  *       "Transaction": {
                  *         "TransactionId": "Example",
-                 *         "ChangedAt": "Example",
+                 *         "ChangedAt": "2024-01-15",
                  *         "Record": {}
                  *       }
                  *     }
@@ -18379,7 +18459,7 @@ export interface operations {
                  * @example {
                  *       "Transaction": {
                  *         "TransactionId": "Example",
-                 *         "ChangedAt": "Example",
+                 *         "ChangedAt": "2024-01-15",
                  *         "Record": {}
                  *       }
                  *     }
@@ -18512,7 +18592,7 @@ export interface operations {
                  * @example {
                  *       "Transaction": {
                  *         "TransactionId": "Example",
-                 *         "ChangedAt": "Example",
+                 *         "ChangedAt": "2024-01-15",
                  *         "Record": {}
                  *       }
                  *     }
@@ -18522,7 +18602,7 @@ export interface operations {
                  * @example {
                  *       "Transaction": {
                  *         "TransactionId": "Example",
-                 *         "ChangedAt": "Example",
+                 *         "ChangedAt": "2024-01-15",
                  *         "Record": {}
                  *       }
                  *     }
@@ -18758,7 +18838,7 @@ export interface operations {
                  * @example {
                  *       "Transaction": {
                  *         "TransactionId": "Example",
-                 *         "ChangedAt": "Example",
+                 *         "ChangedAt": "2024-01-15",
                  *         "Record": {}
                  *       }
                  *     }
@@ -18768,7 +18848,7 @@ export interface operations {
                  * @example {
                  *       "Transaction": {
                  *         "TransactionId": "Example",
-                 *         "ChangedAt": "Example",
+                 *         "ChangedAt": "2024-01-15",
                  *         "Record": {}
                  *       }
                  *     }
@@ -18901,7 +18981,7 @@ export interface operations {
                  * @example {
                  *       "Transaction": {
                  *         "TransactionId": "Example",
-                 *         "ChangedAt": "Example",
+                 *         "ChangedAt": "2024-01-15",
                  *         "Record": {}
                  *       }
                  *     }
@@ -18911,7 +18991,7 @@ export interface operations {
                  * @example {
                  *       "Transaction": {
                  *         "TransactionId": "Example",
-                 *         "ChangedAt": "Example",
+                 *         "ChangedAt": "2024-01-15",
                  *         "Record": {}
                  *       }
                  *     }
@@ -19400,6 +19480,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -19411,6 +19502,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21442,6 +21542,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -21453,6 +21564,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22397,6 +22517,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -22408,6 +22539,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -28938,6 +29078,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -28949,6 +29100,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29164,6 +29324,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -29175,6 +29346,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -29390,6 +29570,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -29401,6 +29592,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -30148,6 +30348,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -30159,6 +30370,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -33637,6 +33857,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The request body is larger than the limit. */
             413: {
                 headers: {
@@ -33648,6 +33879,15 @@ export interface operations {
             };
             /** @description The request body is not of an accepted media type. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

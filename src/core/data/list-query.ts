@@ -20,11 +20,15 @@ function countRule(minimum: number, maximum: number, pattern: string, what: stri
   };
 }
 
+/** Years 0001 to 9999, and the days each month has (29 February left out: the document may be stricter than the server, never looser). */
+const YEAR = '(000[1-9]|00[1-9]\\d|0[1-9]\\d{2}|[1-9]\\d{3})';
+const MONTH_DAY = '((0[13578]|1[02])-(0[1-9]|[12]\\d|3[01])|(0[469]|11)-(0[1-9]|[12]\\d|30)|02-(0[1-9]|1\\d|2[0-8]))';
+
 /** An ISO 8601 date or date-time (empty: none), as `isoDate` takes it. */
 function dateRule(): Record<string, unknown> {
   return {
     type: ['string', 'null'], maxLength: LIST_DATE_TEXT_MAX,
-    pattern: '^\\s*((?!0000)\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])([T ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})?)?)?\\s*$',
+    pattern: `^(${YEAR}-${MONTH_DAY}([T ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?)?$`,
     description: 'An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none.',
   };
 }
@@ -33,16 +37,16 @@ function dateRule(): Record<string, unknown> {
  * The FilterBase values `parseListOptions` accepts, as JSON Schema (the OpenAPI document's
  * ListOptions and every filter model): made from the same limits, so the two cannot drift.
  */
-export const FILTER_BASE_RULES = {
+export const FILTER_BASE_RULES: Record<keyof FilterBaseValues, Record<string, unknown>> = {
   // The page-size pattern spells 1 to MAX_PAGE_SIZE (1000) in digits.
-  Top: countRule(1, MAX_PAGE_SIZE, '^\\s*0*([1-9]\\d{0,2}|1000)\\s*$', 'Alias of Take'),
-  Take: { ...countRule(1, MAX_PAGE_SIZE, '^\\s*0*([1-9]\\d{0,2}|1000)\\s*$', 'Page size'), examples: ['25'] },
-  Skip: countRule(0, Number.MAX_SAFE_INTEGER, '^\\s*\\d{1,15}\\s*$', 'Rows to skip'),
+  Top: countRule(1, MAX_PAGE_SIZE, '^0*([1-9]\\d{0,2}|1000)$', 'Alias of Take'),
+  Take: { ...countRule(1, MAX_PAGE_SIZE, '^0*([1-9]\\d{0,2}|1000)$', 'Page size'), examples: ['25'] },
+  Skip: countRule(0, Number.MAX_SAFE_INTEGER, '^\\d{1,15}$', 'Rows to skip'),
   Filter: { type: ['string', 'null'], maxLength: LIST_TEXT_MAX },
   OrderBy: { type: ['string', 'null'], maxLength: LIST_TEXT_MAX, pattern: '^\\s*[A-Za-z]+(\\s+([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc]))?\\s*(,\\s*[A-Za-z]+(\\s+([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc]))?\\s*)*$' },
   CalendarStartDate: dateRule(),
   CalendarEndDate: dateRule(),
-} as const;
+};
 
 /** How one list may be ordered and searched: documented field name → entity property. */
 export interface ListSpec<T> {
