@@ -40,6 +40,8 @@ interface OperationFacts {
   hasPathIds: boolean;
   hasBody: boolean;
   write: boolean;
+  /** Any method but GET (a body sent is read up to the limit). */
+  takesBody: boolean;
   /** Answers a file, which may still be being prepared (409). */
   download?: boolean;
   /** Statuses the operation answers beyond the generic ones (a raw route's own). */
@@ -57,7 +59,9 @@ function errorStatuses(facts: OperationFacts): ErrorStatus[] {
   if (facts.hasInput || facts.public) statuses.push(404);
   if (facts.hasPathIds) statuses.push(405);
   if (facts.write || facts.download) statuses.push(409);
-  if (facts.hasBody) statuses.push(413, 415);
+  // Any request that may carry a body is held to the body limit, documented body or not.
+  if (facts.hasBody || facts.takesBody) statuses.push(413);
+  if (facts.hasBody) statuses.push(415);
   if (facts.write && !facts.public) statuses.push(422);
   statuses.push(429, 503);
   for (const status of facts.extra ?? []) if (status in problemResponses && !statuses.includes(status as ErrorStatus)) statuses.push(status as ErrorStatus);
@@ -148,7 +152,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       public: access.public, roles: access.roles, hasPathIds: pathParams.length > 0, hasBody: Boolean(route.bodyArg),
       hasInput: parameters.some((parameter) => parameter.in !== 'header' || parameter.name === 'Idempotency-Key') || Boolean(route.bodyArg),
       // A POST query of a signed-in caller takes an Idempotency-Key like a write (409 while running, 422 reused).
-      write: route.operationType === 'mutation' || idempotent, download: Boolean(row.download),
+      write: route.operationType === 'mutation' || idempotent, download: Boolean(row.download), takesBody: row.method !== 'GET',
     });
     (paths[openApiPath] ??= {})[row.method.toLowerCase()] = {
       operationId: operationIdOf(row.method, row.path),
@@ -243,7 +247,7 @@ function rawOperationDocument(operation: RawOperation, tag: string): JsonSchema 
       : { description: 'Done (empty body).' };
   const statuses = errorStatuses({
     public: authentication !== 'bearer', roles: operation.roles ?? [], hasInput: parameters.length > 0 || Boolean(upload) || authentication === 'signature',
-    hasPathIds: pathNames.length > 0, hasBody: Boolean(upload) || authentication === 'signature', write: operation.method !== 'GET', extra: operation.statuses,
+    hasPathIds: pathNames.length > 0, hasBody: Boolean(upload) || authentication === 'signature', write: operation.method !== 'GET', takesBody: operation.method !== 'GET', extra: operation.statuses,
   }).filter((status) => (authentication === 'signature' ? status !== 404 : true));
   // A signed callback is refused with 401 when its signature or tenant is wrong, like a missing credential.
   if (authentication === 'signature' && !statuses.includes(401)) statuses.unshift(401);
