@@ -114,7 +114,8 @@ describeInBrowser('GraphiQL and Swagger UI in Chromium', () => {
     const openApi = (await rest(server, 'GET', '/api/openapi.json')).body as { paths: Record<string, Record<string, unknown>>; tags: { name: string }[] };
     // The tags are the documents' 24 areas in the documents' order, with the filter box on.
     // (Read from Swagger UI's own state: it renders only the sections in view.)
-    const tags = await page.evaluate(() => (window as unknown as { ui: { specSelectors: { taggedOperations(): { keySeq(): { toJS(): string[] } } } } }).ui.specSelectors.taggedOperations().keySeq().toJS());
+    type SwaggerUi = { ui: { specSelectors: { taggedOperations(): { keySeq(): { toJS(): string[] } } } } };
+    const tags = await page.evaluate(() => (window as unknown as SwaggerUi).ui.specSelectors.taggedOperations().keySeq().toJS());
     expect(tags).toEqual(openApi.tags.map((tag) => tag.name));
     expect(tags).toHaveLength(24);
     expect(await page.locator('.operation-filter-input').count()).toBe(1);
