@@ -118,7 +118,8 @@ describe('OpenAPI document', () => {
     expect(openApi.components.schemas.VendorAddEditInput.properties).toHaveProperty('Name');
     const magic = openApi.paths['/api/login/requestmagiclink'].post;
     expect(magic.requestBody.content['application/json'].schema).toEqual({ type: 'array', items: { type: 'string' } });
-    expect(magic.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['type']);
+    // A public operation also takes the tenant selector (X-Tenant-Key, or ?tenant= where a header cannot be set).
+    expect(magic.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(['type', 'X-Tenant-Key', 'tenant']);
     const search = openApi.paths['/api/vendors/search'].get;
     expect(search.parameters.map((parameter: { name: string }) => parameter.name)).toContain('this[]');
     const read = openApi.paths['/api/vendors/{vendorid}'].get;
@@ -130,7 +131,7 @@ describe('OpenAPI document', () => {
     expect(openApi.paths['/api/vendors'].get.security).toEqual([{ bearer: [] }]);
     expect(openApi.paths['/api/login/securityquestions/lookup'].get.security).toEqual([]);
     expect(openApi.paths['/api/images/upload'].post.security).toEqual([{ bearer: [] }]);
-    expect(openApi.paths['/api/callback/emailprovider1'].post.security).toEqual([]);
+    expect(openApi.paths['/api/callback/emailprovider1'].post.security).toEqual([{ callbackSignature: [] }]);
     expect(openApi.paths['/api/vendors'].post.responses['403']).toBeDefined();
     expect(openApi.paths['/api/vendors'].get.responses['401'].content['application/problem+json']).toBeDefined();
   });

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { StartupRefused } from './runtime/failures.js';
 
 /** Every setting the service reads from its environment, validated once at start. */
+/** UPLOAD_MAX_BYTES when not set (also the limit the OpenAPI document states). */
+export const DEFAULT_UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
+
 export const configSchema = z.object({
   /** `production` turns off GraphiQL, introspection, field suggestions, the demo tenant and the logging of sign-in links. */
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -132,7 +135,7 @@ export const configSchema = z.object({
   /** Address of the METRICS_PORT listener. */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Largest file one upload may carry (bytes); larger is a 413. */
-  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(10 * 1024 * 1024),
+  UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(DEFAULT_UPLOAD_MAX_BYTES),
   /**
    * Archives the service opens (DOCX templates, at upload and before each generation) are
    * refused (413) with more entries than ZIP_MAX_ENTRIES, more inflated bytes in all than

@@ -20,6 +20,8 @@ const CACHE_SECONDS = 300;
 export const calendarFeedRoutes: AreaRoutes = {
   operations: [{
     method: 'GET', path: '/ical/{tenantkey}/{calendarid}.ics', authentication: 'none', extension: true,
+    pathRules: { tenantkey: { type: 'string', pattern: TENANT_KEY_PATTERN.source }, calendarid: { type: 'string', description: 'A published calendar\'s id; anything else is a 404 (the feed says nothing of what is not published).' } },
+    answers: { mediaTypes: ['text/calendar'] },
     summary: 'The iCalendar feed of a published calendar (public; 404 for any calendar not published).',
   }],
   register(server, contextFor) {

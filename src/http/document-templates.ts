@@ -5,7 +5,10 @@ import { intParam, sendAttachment } from './responses.js';
 /** The template download (HttpResponseMessage: the DOCX bytes themselves), outside the route table. */
 export const documentTemplateAreaRoutes: AreaRoutes = {
   operations: [
-    { method: 'GET', path: '/api/documentgenerationtemplates/download/{documentgenerationtemplateid}/{fileid}', summary: 'The template\'s DOCX file (Content-Type, Content-Disposition attachment).' },
+    {
+      method: 'GET', path: '/api/documentgenerationtemplates/download/{documentgenerationtemplateid}/{fileid}', summary: 'The template\'s DOCX file (Content-Type, Content-Disposition attachment).',
+      roles: ['staff'], answers: { mediaTypes: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] },
+    },
   ],
   register(server, contextFor) {
     server.get<{ Params: { templateid: string; fileid: string } }>('/api/documentgenerationtemplates/download/:templateid/:fileid', async (request, reply) => {

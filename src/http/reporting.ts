@@ -13,6 +13,7 @@ export const reportingAreaRoutes: AreaRoutes = {
     {
       method: 'GET', path: '/api/reporting/runs/{reportrunid}/csv', extension: true,
       summary: 'The CSV of a completed report run (staff; 409 while it is not completed), streamed.',
+      roles: ['staff'], answers: { mediaTypes: [CSV_MEDIA_TYPE.split(';')[0]] }, statuses: [409],
     },
   ],
   register(server, contextFor) {

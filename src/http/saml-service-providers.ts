@@ -1,5 +1,5 @@
 import type { AreaRoutes } from './area-routes.js';
-import { BadInput } from '../core/errors.js';
+import { intParam } from './responses.js';
 import { SAML_METADATA_CONTENT_TYPE, samlServiceProviderMetadata } from '../services/saml-service-providers/saml-service-providers.js';
 
 const DOWNLOAD_PATH = '/api/saml/serviceproviders/{samlserviceproviderid}/download';
@@ -12,15 +12,17 @@ const DOWNLOAD_PATH = '/api/saml/serviceproviders/{samlserviceproviderid}/downlo
  * handler as problem+json.
  */
 export const samlServiceProviderDownloadRoutes: AreaRoutes = {
-  operations: [{ method: 'GET', path: DOWNLOAD_PATH, summary: 'The provider\'s SAML 2.0 metadata XML, as a file download (application/samlmetadata+xml).' }],
+  operations: [{
+    method: 'GET', path: DOWNLOAD_PATH, summary: 'The provider\'s SAML 2.0 metadata XML, as a file download (application/samlmetadata+xml).',
+    roles: ['staff'], answers: { mediaTypes: [SAML_METADATA_CONTENT_TYPE.split(';')[0]] },
+  }],
   register(server, contextFor) {
     const url = DOWNLOAD_PATH.replace('{samlserviceproviderid}', ':samlserviceproviderid');
     server.get<{ Params: { samlserviceproviderid: string } }>(url, async (request, reply) => {
-      const raw = request.params.samlserviceproviderid;
-      const id = /^-?\d{1,10}$/.test(raw) ? Number(raw) : NaN;
-      if (!(id >= -2147483648 && id <= 2147483647)) throw BadInput.field('samlserviceproviderid', 'must be an integer');
+      // The credential before the id: a stranger learns nothing from a 400.
       const ctx = await contextFor(request);
       ctx.requireRole('staff');
+      const id = intParam(request.params.samlserviceproviderid, 'samlserviceproviderid');
       const file = await samlServiceProviderMetadata(ctx, id);
       return reply
         .code(200)

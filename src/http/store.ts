@@ -1,4 +1,5 @@
 import { fileTypeFromBuffer } from '../core/runtime/format-libraries.js';
+import { DEFAULT_UPLOAD_MAX_BYTES } from '../core/config.js';
 import type { AreaRoutes } from './area-routes.js';
 import { intParam, sendAttachment, sendJson } from './responses.js';
 import { acceptUploads, readUpload } from './uploads.js';
@@ -13,8 +14,16 @@ import { storeDownloadFile, uploadStoreDownloadFile } from '../services/store/st
  */
 export const storeAreaRoutes: AreaRoutes = {
   operations: [
-    { method: 'POST', path: '/api/store/downloadfiles/upload', summary: 'multipart/form-data upload of a file to sell as a download (staff); answers its FileId.', extension: true },
-    { method: 'GET', path: '/api/store/storedownloads/{storeitemdigitaldownloadpurchaseid}/file', summary: 'The bytes of a bought download (its buyer or staff; 403 once expired or without a required active membership).', extension: true },
+    {
+      method: 'POST', path: '/api/store/downloadfiles/upload', summary: 'multipart/form-data upload of a file to sell as a download (staff); answers its FileId.', extension: true,
+      roles: ['staff'], upload: { fileTypes: ['*/*'], maxBytes: DEFAULT_UPLOAD_MAX_BYTES }, answers: {
+        mediaTypes: [], schema: { type: 'object', required: ['FileId', 'Name', 'MediaType', 'Size', 'Sha256'], properties: { FileId: { type: 'integer' }, Name: { type: 'string' }, MediaType: { type: 'string' }, Size: { type: 'integer' }, Sha256: { type: 'string' } } },
+      },
+    },
+    {
+      method: 'GET', path: '/api/store/storedownloads/{storeitemdigitaldownloadpurchaseid}/file', summary: 'The bytes of a bought download (its buyer or staff; 403 once expired or without a required active membership).', extension: true,
+      answers: { mediaTypes: ['application/octet-stream'] }, statuses: [403],
+    },
   ],
   async register(server, contextFor) {
     await server.register(async (scope) => {
@@ -30,8 +39,9 @@ export const storeAreaRoutes: AreaRoutes = {
       });
 
       scope.get<{ Params: { id: string } }>('/api/store/storedownloads/:id/file', async (request, reply) => {
-        const purchaseId = intParam(request.params.id, 'storeitemdigitaldownloadpurchaseid');
         const ctx = await contextFor(request);
+        ctx.requireCaller(); // the credential before the id
+        const purchaseId = intParam(request.params.id, 'storeitemdigitaldownloadpurchaseid');
         const file = await storeDownloadFile(ctx, purchaseId);
         const bytes = await readFile(ctx, file);
         return sendAttachment(reply, file, bytes, 'private, no-store');

@@ -15,13 +15,13 @@ const ACCOUNTS = '/api/paymentgateway/gatewayaccounts';
 
 export const billingRoutes: RouteRow[] = [
   { method: 'POST', path: `${SB}/items`, field: 'Query.scheduledBillingItems', body: 'filter' },
-  { method: 'POST', path: `${SB}/items/export`, field: 'Query.scheduledBillingExport', body: 'filter', download: true },
+  { method: 'POST', path: `${SB}/items/export`, field: 'Query.scheduledBillingExport', body: 'filter', download: true, downloadMediaTypes: ['text/csv'] },
   { method: 'POST', path: `${SB}/items/run`, field: 'Mutation.runScheduledBilling', body: 'input', emptyResponse: true },
   { method: 'POST', path: `${SB}/items/run/setup`, field: 'Query.scheduledBillingRunSetup', body: 'input' },
   { method: 'GET', path: `${SB}/run/history`, field: 'Query.scheduledBillingRunHistory' },
   { method: 'POST', path: `${SB}/run/history/download/{systemjobid}`, field: 'Mutation.requestScheduledBillingRunDownload' },
   {
-    method: 'GET', path: `${SB}/run/history/download/file/{pendingdownloadfileid}`, field: 'Query.scheduledBillingDownloadFile', download: true, extension: true,
+    method: 'GET', path: `${SB}/run/history/download/file/{pendingdownloadfileid}`, field: 'Query.scheduledBillingDownloadFile', download: true, downloadMediaTypes: ['text/csv'], extension: true,
     summary: 'The file a run/history/download request prepared (CSV); 409 while it is being prepared.',
   },
 

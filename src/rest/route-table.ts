@@ -31,6 +31,8 @@ export interface RouteRow {
    * HttpResponseMessage download.
    */
   download?: true;
+  /** The media types a `download` answers (the FileDownload's ContentType); application/octet-stream when not said. */
+  downloadMediaTypes?: readonly string[];
   /**
    * The operation answers the documented PublicApiResponse (public event registration): a failure
    * is then a problem document that is also a PublicApiResponse (`Status`, `StatusMessage`,

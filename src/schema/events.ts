@@ -1,5 +1,5 @@
 import {
-  ArrayMaxSize, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Matches, Max, MaxLength, Min, ValidateNested,
+  ArrayMaxSize, IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUrl, Length, Matches, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
 import { Field, Float, InputType, Int, ObjectType, type ClassType } from 'type-graphql';
 import { CAPTCHA_PROVIDERS, EVENT_OFFERING_KINDS, EVENT_STATUSES } from '../entities/event.js';
@@ -209,7 +209,8 @@ export class BillingContactInfoInput {
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(200) OrganizationName?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(100) Title?: string | null;
   @Field(() => Boolean, { nullable: true }) IsTaxExempt?: boolean | null;
-  @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(254) @IsEmail({}, { message: 'EmailAddress must be an e-mail address' }) EmailAddress?: string | null;
+  @Field(() => String, { nullable: true, description: 'Required: the contact is matched by it.' })
+  @IsDefined({ message: 'EmailAddress is required' }) @MaxLength(254) @IsEmail({}, { message: 'EmailAddress must be an e-mail address' }) EmailAddress?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(500) Address?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @MaxLength(40) Phone?: string | null;
   @Field(() => String, { nullable: true, description: 'Ignored (server-owned).' }) ContactRoles?: string | null;

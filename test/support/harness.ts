@@ -12,6 +12,7 @@ import { createLogger } from '../../src/core/runtime/logger.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/database.js';
 import { migrate, openOrm, type OrmOptions } from '../../src/db/orm.js';
 import { createLogin, createSession, createTenant } from '../../src/services/login/identity.js';
+import { responseMismatch } from './openapi-check.js';
 
 /** A running service on its own fresh database, reached over real HTTP. */
 export interface TestServer {
@@ -143,6 +144,9 @@ export async function rest<T = any>(
   }
   const response = await fetch(`${server.baseUrl}${path}`, { method, headers, body });
   const text = await response.text();
+  // Every answer of a documented operation must be what the served OpenAPI document says (support/openapi-check.ts).
+  const mismatch = await responseMismatch(method, path, response.status, response.headers.get('content-type'), text);
+  if (mismatch) throw new Error(`The response differs from the OpenAPI document: ${mismatch}`);
   let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -8,6 +8,46 @@ import { allOf, leanCount, leanRows } from './lean-read.js';
 export const DEFAULT_PAGE_SIZE = 100;
 export const MAX_PAGE_SIZE = 1000;
 
+/** The longest Filter and OrderBy texts, and the longest date text. */
+const LIST_TEXT_MAX = 200;
+const LIST_DATE_TEXT_MAX = 40;
+
+/** A count as `parseListOptions` reads it: a string of digits (as documented) or a JSON integer (as ASP.NET model binding also took). */
+function countRule(minimum: number, maximum: number, pattern: string, what: string): Record<string, unknown> {
+  return {
+    anyOf: [{ type: 'string', pattern }, { type: 'integer', minimum, maximum }, { type: 'null' }],
+    description: `${what}: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from ${minimum} to ${maximum}.`,
+  };
+}
+
+/** Years 0001 to 9999, and the days each month has (29 February left out: the document may be stricter than the server, never looser). */
+const YEAR = '(000[1-9]|00[1-9]\\d|0[1-9]\\d{2}|[1-9]\\d{3})';
+const MONTH_DAY = '((0[13578]|1[02])-(0[1-9]|[12]\\d|3[01])|(0[469]|11)-(0[1-9]|[12]\\d|30)|02-(0[1-9]|1\\d|2[0-8]))';
+
+/** An ISO 8601 date or date-time (empty: none), as `isoDate` takes it. */
+function dateRule(): Record<string, unknown> {
+  return {
+    type: ['string', 'null'], maxLength: LIST_DATE_TEXT_MAX,
+    pattern: `^(${YEAR}-${MONTH_DAY}([T ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?)?$`,
+    description: 'An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none.',
+  };
+}
+
+/**
+ * The FilterBase values `parseListOptions` accepts, as JSON Schema (the OpenAPI document's
+ * ListOptions and every filter model): made from the same limits, so the two cannot drift.
+ */
+export const FILTER_BASE_RULES: Record<keyof FilterBaseValues, Record<string, unknown>> = {
+  // The page-size pattern spells 1 to MAX_PAGE_SIZE (1000) in digits.
+  Top: countRule(1, MAX_PAGE_SIZE, '^0*([1-9]\\d{0,2}|1000)$', 'Alias of Take'),
+  Take: { ...countRule(1, MAX_PAGE_SIZE, '^0*([1-9]\\d{0,2}|1000)$', 'Page size'), examples: ['25'] },
+  Skip: countRule(0, Number.MAX_SAFE_INTEGER, '^\\d{1,15}$', 'Rows to skip'),
+  Filter: { type: ['string', 'null'], maxLength: LIST_TEXT_MAX },
+  OrderBy: { type: ['string', 'null'], maxLength: LIST_TEXT_MAX, pattern: '^\\s*[A-Za-z]+(\\s+([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc]))?\\s*(,\\s*[A-Za-z]+(\\s+([Aa][Ss][Cc]|[Dd][Ee][Ss][Cc]))?\\s*)*$' },
+  CalendarStartDate: dateRule(),
+  CalendarEndDate: dateRule(),
+};
+
 /** How one list may be ordered and searched: documented field name → entity property. */
 export interface ListSpec<T> {
   orderBy: Record<string, keyof T & string>;
@@ -123,8 +163,8 @@ export function parseListOptions<T>(options: FilterBaseValues | null | undefined
   const raw = options ?? {};
   const take = integer(raw.Take ?? raw.Top, name('Take'), 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
   const skip = integer(raw.Skip, name('Skip'), 0, Number.MAX_SAFE_INTEGER) ?? 0;
-  const filter = text(raw.Filter, name('Filter'), 200);
-  const orderText = text(raw.OrderBy, name('OrderBy'), 200) ?? spec.defaultOrder;
+  const filter = text(raw.Filter, name('Filter'), LIST_TEXT_MAX);
+  const orderText = text(raw.OrderBy, name('OrderBy'), LIST_TEXT_MAX) ?? spec.defaultOrder;
   return {
     skip,
     take,
@@ -281,7 +321,7 @@ function text(value: string | null | undefined, field: string, maxLength: number
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 function isoDate(value: string | null | undefined, field: string): string | null {
-  const date = text(value, field, 40);
+  const date = text(value, field, LIST_DATE_TEXT_MAX);
   if (date === null || date.trim() === '') return null;
   const parts = ISO_DATE.exec(date.trim());
   const [year, month, day] = parts ? [Number(parts[1]), Number(parts[2]), Number(parts[3])] : [0, 0, 0];

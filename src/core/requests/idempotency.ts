@@ -20,7 +20,8 @@ import { inTransaction } from '../data/records.js';
  * key may run again.
  */
 
-const KEY = /^[\x21-\x7e]{1,255}$/;
+/** 1 to 255 visible ASCII characters (also the OpenAPI document's pattern for the header). */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 const RETENTION = '24 hours';
 
 export interface StoredResponse {
@@ -55,7 +56,7 @@ export function requestFingerprint(method: string, url: string, body: unknown): 
 export async function claimIdempotencyKey(
   pool: pg.Pool, caller: { tenantId: number; credentialId: number }, key: string, fingerprint: string,
 ): Promise<IdempotencyClaim> {
-  if (!KEY.test(key)) throw BadInput.field('Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw BadInput.field('Idempotency-Key', 'must be 1 to 255 visible ASCII characters');
   const inserted = await pool.query<{ id: number }>(
     `INSERT INTO idempotency_record (tenant_id, credential_id, key, request_hash, state) VALUES ($1, $2, $3, $4, 'open')
      ON CONFLICT (tenant_id, credential_id, key) DO NOTHING RETURNING id`,

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { rest, createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+
+/*
+ * Requests generated from the served OpenAPI document for every JSON operation, within a fixed
+ * budget: a request valid by the document must not be refused with 400, and a request whose one
+ * field breaks its documented type must be a 400 naming that field. Every answer is also checked
+ * against the document by the HTTP helper (support/openapi-check.ts). Uploads and signed
+ * callbacks take bytes, not JSON: their own tests cover them.
+ */
+
+type JsonSchema = Record<string, any>;
+interface Parameter { name: string; in: 'path' | 'query' | 'header'; required?: boolean; schema?: JsonSchema; content?: Record<string, { schema: JsonSchema }> }
+interface Operation { method: string; path: string; parameters: Parameter[]; requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> }; security: unknown[] }
+
+/** Generated requests per operation (valid ones; each operation also gets one broken request per checkable field, at most 3). */
+const RUNS_PER_OPERATION = 3;
+const SEED = 35;
+
+/**
+ * Inputs whose rule a service checks by hand, so the document cannot state it yet (issue 35, not
+ * done): a list's OrderBy fields (each list's own), and scalar path or query arguments checked in
+ * their service (category type 1-6, true/false, ISO dates, Month 1-12, Year, the sign-in portal),
+ * and a rule across fields (a national partner transaction's NationalID).
+ * A 400 naming one of these is not counted; any other 400 for a valid request fails.
+ */
+const NOT_YET_DOCUMENTED = new Set(['orderby', 'categorytypeid', 'includeparent', 'modifiedsince', 'utcdatetime', 'month', 'year', 'date', 'startdate', 'enddate', 'type', 'nationalid']);
+
+/** A 400 for an id in a body that names no record: existence is not a rule a document can state. */
+const NAMES_NO_RECORD = /^names no |not found|does not exist/i;
+
+let server: TestServer;
+let tenant: TestTenant;
+let components: Record<string, JsonSchema>;
+let operations: Operation[];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  tenant = await createTestTenant(server, 'openapi-properties');
+  const document = (await rest(server, 'GET', '/api/openapi.json')).body;
+  components = document.components.schemas;
+  operations = Object.entries(document.paths as Record<string, Record<string, Operation>>)
+    .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ ...operation, method: method.toUpperCase(), path })));
+});
+afterAll(() => server.close());
+
+/** A fast-check arbitrary of the values `schema` documents as valid. */
+function arbitraryOf(schema: JsonSchema | undefined, depth = 0): fc.Arbitrary<unknown> {
+  if (!schema || depth > 12) return fc.constant(undefined);
+  if (schema.$ref) return arbitraryOf(components[String(schema.$ref).split('/').pop()!], depth + 1);
+  if ('const' in schema) return fc.constant(schema.const);
+  if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
+  if (Array.isArray(schema.anyOf)) return fc.oneof(...schema.anyOf.map((branch: JsonSchema) => arbitraryOf({ ...branch, type: branch.type ?? schema.type }, depth + 1)));
+  const types: string[] = (Array.isArray(schema.type) ? schema.type : [schema.type]).filter(Boolean);
+  const nonNull = types.filter((type) => type !== 'null');
+  const inner = nonNull.length ? arbitraryOfType(nonNull[0], schema, depth) : fc.constant(undefined);
+  return types.includes('null') ? fc.option(inner, { nil: null }) : inner;
+}
+
+function arbitraryOfType(type: string, schema: JsonSchema, depth: number): fc.Arbitrary<unknown> {
+  switch (type) {
+    case 'integer': return fc.integer({ min: schema.minimum ?? -1000, max: Math.min(schema.maximum ?? 1000000, Number.MAX_SAFE_INTEGER) });
+    case 'number': return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true, noDefaultInfinity: true }).map((value) => Math.round(value * 100) / 100);
+    case 'boolean': return fc.boolean();
+    case 'array': return fc.array(arbitraryOf(schema.items, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 3, 3) });
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>;
+      return fc.record(Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, arbitraryOf(property, depth + 1)])), { requiredKeys: schema.required ?? [] });
+    }
+    case 'string': {
+      const minLength = schema.minLength ?? 0;
+      const maxLength = Math.min(schema.maxLength ?? 40, 200);
+      const base = schema.format === 'email' ? fc.constantFrom('member@example.com', 'a.b@example.org')
+        : schema.format === 'uri' ? fc.constantFrom('https://example.com', 'http://example.org/a?b=1')
+          : schema.pattern ? matching(new RegExp(schema.pattern, 'u'))
+            : fc.string({ minLength, maxLength });
+      return base.filter((value) => value.length >= minLength && value.length <= (schema.maxLength ?? Infinity) && !value.includes('\u0000'));
+    }
+    default: return fc.constant(undefined);
+  }
+}
+
+/** Strings matching `pattern`; for a pattern fast-check cannot generate from (a lookahead), the values the document's examples are made of. */
+function matching(pattern: RegExp): fc.Arbitrary<string> {
+  try {
+    return fc.stringMatching(pattern);
+  } catch {
+    const known = ['Example', '1', '2024-01-15', '2024-01-15T10:00:00Z', 'https://example.com', 'member@example.com', 'staff'].filter((value) => pattern.test(value));
+    return known.length ? fc.constantFrom(...known) : fc.constant('Example');
+  }
+}
+
+function isJsonOperation(operation: Operation): boolean {
+  const body = operation.requestBody?.content;
+  return !(body && !body['application/json']) && !operation.security.some((scheme) => typeof scheme === 'object' && scheme !== null && 'callbackSignature' in scheme);
+}
+
+interface GeneratedRequest { url: string; body?: unknown; headers: Record<string, string> }
+
+/** A request of `operation` made of generated values (`values`: parameter name or "body" → value). */
+function requestOf(operation: Operation, values: Record<string, unknown>): GeneratedRequest {
+  let url = operation.path;
+  const query = new URLSearchParams();
+  const headers: Record<string, string> = { 'x-tenant-key': tenant.key };
+  for (const parameter of operation.parameters ?? []) {
+    const value = values[parameter.name];
+    if (value === undefined || value === null) continue;
+    const text = typeof value === 'string' ? value : JSON.stringify(value);
+    if (parameter.in === 'path') url = url.replace(`{${parameter.name}}`, encodeURIComponent(text));
+    else if (parameter.in === 'query') query.append(parameter.name, text);
+    else if (parameter.name === 'Idempotency-Key') headers[parameter.name] = text;
+  }
+  if (query.size) url += `?${query}`;
+  return { url, body: values.body, headers };
+}
+
+function valuesArbitrary(operation: Operation): fc.Arbitrary<Record<string, unknown>> {
+  const entries: [string, fc.Arbitrary<unknown>][] = (operation.parameters ?? [])
+    .filter((parameter) => parameter.in !== 'header' || parameter.name === 'Idempotency-Key')
+    .filter((parameter) => parameter.name !== 'tenant')
+    .map((parameter) => {
+      const schema = parameter.schema ?? Object.values(parameter.content ?? {})[0]?.schema;
+      const arbitrary = arbitraryOf(schema);
+      return [parameter.name, parameter.required || parameter.in === 'path' ? arbitrary : fc.option(arbitrary, { nil: undefined })];
+    });
+  const body = operation.requestBody?.content['application/json']?.schema;
+  if (body) entries.push(['body', arbitraryOf(body)]);
+  return fc.record(Object.fromEntries(entries));
+}
+
+async function send(operation: Operation, request: GeneratedRequest) {
+  return rest(server, operation.method, request.url, { token: operation.security.length ? tenant.staffToken : undefined, body: request.body, headers: request.headers });
+}
+
+describe('requests generated from the OpenAPI document', () => {
+  it('never refuses a request the document says is valid (400), on every JSON operation', async () => {
+    const refused: string[] = [];
+    const tried = operations.filter(isJsonOperation);
+    for (const operation of tried) {
+      const samples = fc.sample(valuesArbitrary(operation), { numRuns: RUNS_PER_OPERATION, seed: SEED });
+      for (const values of samples) {
+        const request = requestOf(operation, values);
+        const response = await send(operation, request);
+        const field = String(response.body?.errors?.[0]?.field ?? '').split('.').pop()!.toLowerCase();
+        if (response.status === 400 && !NOT_YET_DOCUMENTED.has(field) && !NAMES_NO_RECORD.test(response.body.errors[0].message)) refused.push(`${operation.method} ${request.url} ${JSON.stringify(request.body)?.slice(0, 200)} → ${response.text.slice(0, 300)}`);
+      }
+    }
+    expect(tried.length).toBeGreaterThan(200);
+    expect(refused).toEqual([]);
+  }, 600_000);
+
+  it('answers 400 naming the field when one documented field has the wrong type', async () => {
+    const unnamed: string[] = [];
+    let checked = 0;
+    for (const operation of operations.filter(isJsonOperation)) {
+      const [valid] = fc.sample(valuesArbitrary(operation), { numRuns: 1, seed: SEED });
+      for (const broken of brokenFields(operation).slice(0, 3)) {
+        // No Idempotency-Key: each broken request is a new one.
+        const values = { ...(broken.in === 'body' ? { ...valid, body: { ...(valid.body as object), [broken.name]: broken.value } } : { ...valid, [broken.name]: broken.value }), 'Idempotency-Key': undefined };
+        const response = await send(operation, requestOf(operation, values));
+        checked++;
+        const fields: string[] = (response.body?.errors ?? []).map((error: { field: string }) => error.field);
+        if (response.status !== 400 || !fields.some((field) => field.toLowerCase().includes(broken.name.toLowerCase()))) {
+          unnamed.push(`${operation.method} ${operation.path} ${broken.in} ${broken.name}=${JSON.stringify(broken.value)} → ${response.status} ${response.text.slice(0, 200)}`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(unnamed).toEqual([]);
+  }, 600_000);
+});
+
+/** Fields whose documented type a value can break: an int32 path id given as text, a body field given the wrong JSON type. */
+function brokenFields(operation: Operation): { in: 'path' | 'body'; name: string; value: unknown }[] {
+  const broken: { in: 'path' | 'body'; name: string; value: unknown }[] = [];
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter.in === 'path' && parameter.schema?.type === 'integer') broken.push({ in: 'path', name: parameter.name, value: 'not-a-number' });
+  }
+  const body = operation.requestBody?.content['application/json']?.schema;
+  const model = body?.$ref ? components[String(body.$ref).split('/').pop()!] : body;
+  for (const [name, property] of Object.entries((model?.properties ?? {}) as Record<string, JsonSchema>)) {
+    const types = [property.type].flat();
+    if (types.includes('integer') || types.includes('boolean')) broken.push({ in: 'body', name, value: { wrong: 'type' } });
+    else if (types.includes('string') && !property.anyOf) broken.push({ in: 'body', name, value: { wrong: 'type' } });
+  }
+  return broken;
+}
