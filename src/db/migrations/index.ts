@@ -31,6 +31,7 @@ import { ServingRoleMembership } from './0031-serving-role-membership.js';
 import { ScheduledBillingDownloadFiles } from './0032-scheduled-billing-download-files.js';
 import { MembershipStanding } from './0033-membership-standing.js';
 import { OutboxDelivery } from './0042-outbox-delivery.js';
+import { Webhooks } from './0043-webhooks.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -65,4 +66,5 @@ export const migrations: MigrationObject[] = [
   { name: '0032-scheduled-billing-download-files', class: ScheduledBillingDownloadFiles },
   { name: '0033-membership-standing', class: MembershipStanding },
   { name: '0042-outbox-delivery', class: OutboxDelivery },
+  { name: '0043-webhooks', class: Webhooks },
 ];

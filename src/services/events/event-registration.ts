@@ -19,6 +19,7 @@ import type {
   EventRegistrationEnvironment, EventRegistrationResult, EventSplitLine, EventSplits, PublicApiResponseOf, SaveEventRegisterV2Input, SaveRegisterAttendeesInput,
 } from '../../schema/events.js';
 import { createInvoice } from '../commerce/invoices.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import {
   attendeeViews, ATTENDEE_FIELDS, EVENT_FIELDS, EVENT_NOUN, isRegistrationOpen, iso, OFFERING_FIELDS, SESSION_FIELDS, toEventView, toOfferingView, toSessionView,
   toTypeView, TYPE_FIELDS, type EventRow, type OfferingRow, type TypeRow,
@@ -312,8 +313,10 @@ async function saveRegistration(ctx: RequestContext, submission: Submission, pri
   await ctx.em.flush();
   await takeSeats(ctx, priced, submission.attendeeField);
 
+  const attendeeContactIds: number[] = [];
   for (const { input, type } of priced.attendees) {
     const contactId = await findOrCreateContact(ctx, input);
+    attendeeContactIds.push(contactId);
     ctx.em.create(EventRegistration, {
       tenant: tenantId, event: priced.event.id, order, contact: contactId, registrationType: type.id, amount: toMoneyString(type.price),
       firstName: input.FirstName.trim(), lastName: input.LastName.trim(), email: input.EmailAddress.trim().toLowerCase(),
@@ -337,6 +340,10 @@ async function saveRegistration(ctx: RequestContext, submission: Submission, pri
     order.invoice = invoice;
     await ctx.em.flush();
   }
+  await emitWebhookEvent(ctx, 'event_registration.created', {
+    OrderId: order.id, EventId: priced.event.id, BillingContactId: billingContactId, AttendeeContactIds: attendeeContactIds,
+    Total: toMoneyString(priced.total), InvoiceId: order.invoice ? idOf(order.invoice) : null,
+  });
   return order.id;
 }
 
