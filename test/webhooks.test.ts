@@ -105,7 +105,9 @@ async function subscribe(tenant: TestTenant, path: string, eventTypes: string[] 
   return response.body;
 }
 
-async function deliveriesOf(tenant: TestTenant, webhookId: number): Promise<{ DeliveryId: number; MessageId: string; Status: string; Attempts: number; LastResponseCode: number | null; LatencyMs: number | null; LastError: string | null }[]> {
+interface DeliveryLogRow { DeliveryId: number; MessageId: string; Status: string; Attempts: number; LastResponseCode: number | null; LatencyMs: number | null; LastError: string | null }
+
+async function deliveriesOf(tenant: TestTenant, webhookId: number): Promise<DeliveryLogRow[]> {
   const response = await rest(server, 'GET', `/api/setup/webhooks/${webhookId}/deliveries`, { token: tenant.staffToken });
   expect(response.status).toBe(200);
   return response.body;
