@@ -16,7 +16,7 @@ import { inTransaction } from '../src/core/data/records.js';
 import { Contact } from '../src/entities/contact.js';
 import { createInvoice } from '../src/services/commerce/invoices.js';
 import { webhookDeliveryJobs } from '../src/services/webhooks/delivery.js';
-import { createTestTenant, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
+import { createTestTenant, expectExactlyOneSucceeds, expectStatementsIndependentOfPageSize, graphql, rest, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { freePort, killNow, startNode, waitFor } from './support/processes.js';
 
 // ---------- the spec's signature, implemented independently ----------
@@ -398,6 +398,27 @@ describe('events and their delivery', () => {
     receiver.release();
     await waitFor('the slow receiver catching up', () => deliveriesOf(acme, slow.WebhookId), (rows) => rows.length === events && rows.every((row) => row.Status === 'delivered'), 30_000);
     for (const id of [slow.WebhookId, fast.WebhookId]) await rest(server, 'DELETE', `/api/setup/webhooks/${id}`, { token: acme.staffToken });
+  });
+});
+
+describe('webhooks: races and list cost', () => {
+  it('of concurrent rotations with the same AuditId exactly one succeeds', async () => {
+    const { WebhookId, AuditId } = await subscribe(acme, '/race', ['contact.created']);
+    const rotate = () => rest(server, 'POST', `/api/setup/webhooks/${WebhookId}/rotatesecret?auditId=${AuditId}`, { token: acme.staffToken });
+    await expectExactlyOneSucceeds([rotate, rotate, rotate, rotate], [409]);
+    await rest(server, 'DELETE', `/api/setup/webhooks/${WebhookId}`, { token: acme.staffToken });
+  });
+
+  it('reads the delivery log in the same number of statements for 5 rows as for 50', async () => {
+    const { WebhookId } = await subscribe(acme, '/bulk');
+    for (let index = 0; index < 55; index++) await issueInvoice(acme, `bulk ${index}`);
+    // Settled first: the delivery jobs' own statements must not count.
+    await waitFor('every delivery', () => deliveriesOf(acme, WebhookId), (rows) => rows.length === 55 && rows.every((row) => row.Status === 'delivered'), 30_000);
+    await expectStatementsIndependentOfPageSize(server, async (take) => {
+      const response = await rest(server, 'GET', `/api/setup/webhooks/${WebhookId}/deliveries?options=${encodeURIComponent(JSON.stringify({ Take: take }))}`, { token: acme.staffToken });
+      expect(response.body).toHaveLength(take);
+    }, 3);
+    await rest(server, 'DELETE', `/api/setup/webhooks/${WebhookId}`, { token: acme.staffToken });
   });
 });
 
