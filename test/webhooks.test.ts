@@ -302,12 +302,15 @@ describe('events and their delivery', () => {
     const read = await rest(server, 'GET', `/api/setup/webhooks/${WebhookId}`, { token: acme.staffToken });
     expect(read.body).toMatchObject({ Active: false, DisabledReason: expect.stringContaining('failed 3 times (last: HTTP 503)') });
     expect(read.body.DisabledAt).toEqual(expect.any(String));
+    // An update that does not say Active leaves it disabled.
+    const edited = await rest(server, 'POST', '/api/setup/webhooks', { token: acme.staffToken, body: { WebhookId, Url: `${receiver.base}/down`, EventTypes: ['invoice.issued'], Description: 'edited' } });
+    expect(edited.body).toMatchObject({ Active: false, DisabledReason: read.body.DisabledReason });
 
     // Disabled: a new event is not even written for it; a redelivery is refused until it is active.
     await issueInvoice(acme, 'while disabled');
     expect((await rest(server, 'POST', `/api/setup/webhooks/${WebhookId}/deliveries/${log[0].DeliveryId}/redeliver`, { token: acme.staffToken })).status).toBe(409);
     receiver.replies.set('/down', () => 200);
-    const resumed = await rest(server, 'POST', '/api/setup/webhooks', { token: acme.staffToken, body: { WebhookId, Url: `${receiver.base}/down`, EventTypes: ['invoice.issued'], Active: true, AuditId: read.body.AuditId } });
+    const resumed = await rest(server, 'POST', '/api/setup/webhooks', { token: acme.staffToken, body: { WebhookId, Url: `${receiver.base}/down`, EventTypes: ['invoice.issued'], Active: true, AuditId: edited.body.AuditId } });
     expect(resumed.body).toMatchObject({ Active: true, DisabledReason: null, DisabledAt: null });
     const redelivered = await rest(server, 'POST', `/api/setup/webhooks/${WebhookId}/deliveries/${log[0].DeliveryId}/redeliver`, { token: acme.staffToken });
     expect(redelivered.status).toBe(200);

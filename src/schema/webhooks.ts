@@ -30,7 +30,7 @@ export class WebhookSubscriptionInput {
   @Field(() => [String], { description: `Event types to post, at least one, of: ${WEBHOOK_EVENT_TYPES.join(', ')}.` })
   EventTypes!: string[];
 
-  @Field(() => Boolean, { nullable: true, description: 'Whether events are posted (default true). Saving it active again clears DisabledReason and resumes the deliveries still waiting.' })
+  @Field(() => Boolean, { nullable: true, description: 'Whether events are posted (absent: true for a new subscription, unchanged for an existing one). Saving it true again clears DisabledReason and resumes the deliveries still waiting.' })
   Active?: boolean | null;
 
   @Field(() => String, { nullable: true })

@@ -92,11 +92,12 @@ export async function queueDueDeliveries(client: pg.ClientBase, boss: PgBoss, ma
     await client.query(`UPDATE webhook_subscription SET previous_secret = null, previous_secret_until = null WHERE previous_secret_until < now()`);
     await client.query(`UPDATE webhook_delivery SET status = 'pending', updated_at = now() WHERE status = 'queued' AND updated_at < now() - interval '${STUCK_AFTER}'`);
     const { rows } = await client.query<{ id: number }>(
+      // A subscription at its limit is passed over before the LIMIT, so its backlog never hides another's deliveries.
       `WITH due AS (
-         SELECT d.id, d.subscription_id,
-                (SELECT count(*) FROM webhook_delivery q WHERE q.subscription_id = d.subscription_id AND q.status = 'queued') AS in_flight
+         SELECT d.id, d.subscription_id, queued.in_flight
          FROM webhook_delivery d JOIN webhook_subscription s ON s.id = d.subscription_id AND s.active
-         WHERE d.status = 'pending' OR (d.status = 'retrying' AND d.next_attempt_at <= now())
+         CROSS JOIN LATERAL (SELECT count(*) AS in_flight FROM webhook_delivery q WHERE q.subscription_id = d.subscription_id AND q.status = 'queued') queued
+         WHERE (d.status = 'pending' OR (d.status = 'retrying' AND d.next_attempt_at <= now())) AND queued.in_flight < $1
          ORDER BY d.id LIMIT 1000
        ), allowed AS (
          SELECT id FROM (SELECT id, in_flight + row_number() OVER (PARTITION BY subscription_id ORDER BY id) AS slot FROM due) numbered

@@ -54,15 +54,18 @@ export async function getWebhookSubscription(ctx: RequestContext, webhookId: num
 /**
  * Create-or-update (WebhookId 0 creates). The URL must be one outbound requests may reach (400
  * naming Url otherwise), the event types known ones. A new subscription's secret is in this
- * answer only. Saving it active clears the reason the deliveries disabled it.
+ * answer only. Saving it with Active true clears the reason the deliveries disabled it; without
+ * Active an update leaves it as it is.
  */
 export async function saveWebhookSubscription(ctx: RequestContext, input: WebhookSubscriptionInput): Promise<WebhookSubscriptionView> {
   const url = input.Url.trim();
   const problem = outboundUrlProblem(url, { allowPrivate: ctx.app.config.OUTBOUND_ALLOW_PRIVATE, hosts: null });
   if (problem) throw BadInput.field('Url', problem);
-  const active = input.Active ?? true;
+  // Active absent: a new subscription is active, an existing one stays as it is (a disabled one disabled).
+  const active = input.Active ?? (input.WebhookId ? undefined : true);
   const fields = {
-    url, eventTypes: knownEventTypes(input.EventTypes), active, description: input.Description?.trim() || null,
+    url, eventTypes: knownEventTypes(input.EventTypes), description: input.Description?.trim() || null,
+    ...(active === undefined ? {} : { active }),
     ...(active ? { disabledReason: null, disabledAt: null } : {}),
   };
   const secret = input.WebhookId ? null : newWebhookSecret();
