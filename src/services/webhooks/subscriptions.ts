@@ -33,7 +33,7 @@ const subscriptionList = defineList(WebhookSubscription, {
 const deliveryList = defineList(WebhookDelivery, {
   orderBy: { DeliveryId: 'id' },
   defaultOrder: 'DeliveryId desc',
-  search: ['status'],
+  search: [],
 }, 'many');
 
 const SUBSCRIPTION_FIELDS = ['id', 'url', 'eventTypes', 'active', 'description', 'disabledReason', 'disabledAt', 'previousSecretUntil', 'createdAt', 'auditId'] as const;
