@@ -9350,7 +9350,7 @@ export interface components {
             Url: string;
             /** @description Event types to post, at least one, of: contact.created, contact.updated, contact.deleted, organization.created, organization.updated, organization.deleted, membership.created, membership.renewed, membership.lapsed, membership.cancelled, invoice.issued, invoice.paid, order.paid, event_registration.created, event_registration.cancelled, directory_listing.changed. */
             EventTypes: string[];
-            /** @description Whether events are posted (default true). Saving it active again clears DisabledReason and resumes the deliveries still waiting. */
+            /** @description Whether events are posted (absent: true for a new subscription, unchanged for an existing one). Saving it true again clears DisabledReason and resumes the deliveries still waiting. */
             Active?: boolean | null;
             Description?: string | null;
             /**
