@@ -374,6 +374,8 @@ describe('events and their delivery', () => {
     const again = await rest(server, 'POST', `/api/setup/webhooks/${WebhookId}/deliveries/${delivery.DeliveryId}/redeliver`, { token: acme.staffToken });
     expect(again.status).toBe(200);
     await waitFor('the second copy', async () => receiver.at('/again'), (all) => all.length === 2, 15_000);
+    // Recorded before it is sent again: while a delivery is being sent, a redelivery is refused (409).
+    await waitFor('the second copy recorded', () => deliveriesOf(acme, WebhookId), (rows) => rows[0]?.Status === 'delivered', 15_000);
     const viaGraphql = await graphql(server, `mutation($w: Int!, $d: Int!) { redeliverWebhookDelivery(webhookId: $w, deliveryId: $d) { ${DELIVERY} } }`, { w: WebhookId, d: delivery.DeliveryId }, acme.staffToken);
     expect(viaGraphql.body.errors).toBeUndefined();
     const copies = await waitFor('the third copy', async () => receiver.at('/again'), (all) => all.length === 3, 15_000);
