@@ -32,6 +32,7 @@ import { socialFeedsArea } from './social-feeds.js';
 import { storeArea } from './store.js';
 import { termsOfUseArea } from './terms-of-use.js';
 import { vendorsArea } from './vendors.js';
+import { webhooksArea } from './webhooks.js';
 
 /** Every area of the application. Adding an area adds its manifest here, and nothing else. */
 export const areas: readonly Area[] = [
@@ -63,6 +64,7 @@ export const areas: readonly Area[] = [
   corsOriginsArea,
   mailArea,
   contactsArea,
+  webhooksArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

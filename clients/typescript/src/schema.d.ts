@@ -824,6 +824,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/setup/webhooks/{webhookid}/deliveries/{deliveryid}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends one delivery again, with the same webhook-id.
+         * @description GraphQL: `mutation { redeliverWebhookDelivery }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_setup_webhooks_webhookid_deliveries_deliveryid_redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/login/securityquestions/lookup": {
         parameters: {
             query?: never;
@@ -2520,6 +2540,46 @@ export interface paths {
          * @description GraphQL: `query { paymentGatewayLookup }`. Needs role: staff.
          */
         get: operations["get__api_paymentgateway_paymentgateways_lookup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup/webhooks/{webhookid}/rotatesecret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new signing secret, answered once; the previous one signs too for 24 hours.
+         * @description GraphQL: `mutation { rotateWebhookSecret }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_setup_webhooks_webhookid_rotatesecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup/webhooks/{webhookid}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of one webhook subscription, newest first.
+         * @description GraphQL: `query { webhookDeliveries }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_setup_webhooks_webhookid_deliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4627,6 +4687,54 @@ export interface paths {
          */
         post: operations["post__api_contacts_contactid_restore"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The webhook subscriptions of this tenant, staff only.
+         * @description GraphQL: `query { webhookSubscriptions }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_setup_webhooks"];
+        put?: never;
+        /**
+         * Creates (WebhookId 0) or updates a webhook subscription; a new one's secret is answered once.
+         * @description GraphQL: `mutation { saveWebhookSubscription }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_setup_webhooks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/setup/webhooks/{webhookid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook subscription.
+         * @description GraphQL: `query { webhookSubscription }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_setup_webhooks_webhookid_"];
+        put?: never;
+        post?: never;
+        /**
+         * Deletes a webhook subscription and its delivery log.
+         * @description GraphQL: `mutation { deleteWebhookSubscription }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        delete: operations["delete__api_setup_webhooks_webhookid_"];
         options?: never;
         head?: never;
         patch?: never;
@@ -8899,6 +9007,61 @@ export interface components {
              */
             AuditId?: number | null;
         };
+        /** @description A tenant's webhook subscription: where its events are posted, signed per Standard Webhooks. */
+        WebhookSubscriptionView: {
+            /** Format: int32 */
+            WebhookId: number;
+            Url: string;
+            /** @description The event types posted to Url, of: contact.created, contact.updated, contact.deleted, organization.created, organization.updated, organization.deleted, membership.created, membership.renewed, membership.lapsed, membership.cancelled, invoice.issued, invoice.paid, order.paid, event_registration.created, event_registration.cancelled, directory_listing.changed. */
+            EventTypes: string[];
+            /** @description Whether events are posted; false when staff paused it or the deliveries gave up (DisabledReason). */
+            Active: boolean;
+            Description?: string | null;
+            /** @description Why deliveries disabled the subscription (every retry of a delivery failed, or the receiver answered 410); cleared when it is saved active again. */
+            DisabledReason?: string | null;
+            /** @description When the deliveries disabled it (ISO 8601). */
+            DisabledAt?: string | null;
+            /** @description After a secret rotation: until when (ISO 8601) the previous secret signs too. */
+            PreviousSecretValidUntil?: string | null;
+            /** @description The signing secret (whsec_…): present only in the answer of the save that created the subscription; never shown again. */
+            Secret?: string | null;
+            /** @description When it was created (ISO 8601). */
+            CreatedAt: string;
+            /**
+             * Format: int32
+             * @description Record version for optimistic concurrency (send it back when saving).
+             */
+            AuditId: number;
+        };
+        /** @description One event's delivery to one subscription, and how it went. */
+        WebhookDeliveryView: {
+            /** Format: int32 */
+            DeliveryId: number;
+            /** Format: int32 */
+            WebhookId: number;
+            /** @description The webhook-id header: the same on every attempt, so receivers drop duplicates by it. */
+            MessageId: string;
+            EventType: string;
+            /** @description pending, queued, retrying, delivered or failed. */
+            Status: string;
+            /** Format: int32 */
+            Attempts: number;
+            /**
+             * Format: int32
+             * @description The HTTP status of the last attempt (none: no answer).
+             */
+            LastResponseCode?: number | null;
+            /**
+             * Format: int32
+             * @description How long the last attempt took, in milliseconds.
+             */
+            LatencyMs?: number | null;
+            LastError?: string | null;
+            /** @description When the next attempt is due (ISO 8601), while retrying. */
+            NextAttemptAt?: string | null;
+            DeliveredAt?: string | null;
+            CreatedAt: string;
+        };
         /** @description A benefit package to create or update (the path id wins over BenefitPackageId). */
         BenefitPackageAddEditInput: {
             /** Format: int32 */
@@ -10767,6 +10930,34 @@ export interface components {
             TermsOfUseId: number;
             /** @description True accepts, false declines. */
             IsAccepted: boolean;
+        };
+        /** @description A webhook subscription to create (WebhookId 0 or absent) or update. */
+        WebhookSubscriptionInput: {
+            /** Format: int32 */
+            WebhookId?: number | null;
+            /** @description Where events are posted: an https URL on a public address (any http(s) address under OUTBOUND_ALLOW_PRIVATE). */
+            Url: string;
+            /** @description Event types to post, at least one, of: contact.created, contact.updated, contact.deleted, organization.created, organization.updated, organization.deleted, membership.created, membership.renewed, membership.lapsed, membership.cancelled, invoice.issued, invoice.paid, order.paid, event_registration.created, event_registration.cancelled, directory_listing.changed. */
+            EventTypes: string[];
+            /** @description Whether events are posted (absent: true for a new subscription, unchanged for an existing one). Saving it true again clears DisabledReason and resumes the deliveries still waiting. */
+            Active?: boolean | null;
+            Description?: string | null;
+            /**
+             * Format: int32
+             * @description The AuditId read with the subscription; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
+        };
+        /** @description A webhook subscription's new signing secret, answered once. */
+        WebhookSecretRotation: {
+            /** Format: int32 */
+            WebhookId: number;
+            /** @description The new signing secret (whsec_…); never shown again. */
+            Secret: string;
+            /** @description Until when (ISO 8601) the previous secret keeps signing beside the new one (both in webhook-signature). */
+            PreviousSecretValidUntil: string;
+            /** Format: int32 */
+            AuditId: number;
         };
     };
     responses: never;
@@ -15621,6 +15812,130 @@ export interface operations {
             };
             /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_setup_webhooks_webhookid_deliveries_deliveryid_redeliver: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                webhookid: number;
+                /** @example 1 */
+                deliveryid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryView"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23910,6 +24225,223 @@ export interface operations {
             };
             /** @description The role is not enough, or the record is not the caller's to use. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_setup_webhooks_webhookid_rotatesecret: {
+        parameters: {
+            query?: {
+                /** @description When given, the rotation is refused (409) unless the subscription is still this version. */
+                auditId?: number;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                webhookid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotation"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_setup_webhooks_webhookid_deliveries: {
+        parameters: {
+            query?: {
+                options?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 1 */
+                webhookid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryView"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -36037,6 +36569,442 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContactModel"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_setup_webhooks: {
+        parameters: {
+            query?: {
+                options?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionView"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_setup_webhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "Url": "Example",
+                 *       "EventTypes": [
+                 *         "Example"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookSubscriptionInput"];
+                /**
+                 * @example {
+                 *       "Url": "Example",
+                 *       "EventTypes": [
+                 *         "Example"
+                 *       ]
+                 *     }
+                 */
+                "text/json": components["schemas"]["WebhookSubscriptionInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["WebhookSubscriptionInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionView"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_setup_webhooks_webhookid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                webhookid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionView"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    delete__api_setup_webhooks_webhookid_: {
+        parameters: {
+            query?: {
+                /** @description When given, the delete is refused (409) unless the subscription is still this version. */
+                auditId?: number;
+            };
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                webhookid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": number;
                 };
             };
             /** @description Bad input; `errors` names each field. */

@@ -252,6 +252,8 @@ export const AUDIT_EXCLUDED_TABLES = [
   'meeting_event', // the same, for meetings
   'outbox_message', // outgoing mail queue: bodies carry sign-in links (secrets)
   'file_content', // file bytes (stored_file, the file's record, is audited)
+  'webhook_event', // outbound webhook outbox: one row per event, written with the change it describes
+  'webhook_delivery', // its delivery state, changed on every attempt
 ] as const;
 
 /**

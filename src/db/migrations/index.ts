@@ -38,6 +38,7 @@ import { BillingSchedulesAndGatewayAccounts } from './0038-billing-schedules-and
 import { StoreVouchers } from './0039-store-vouchers.js';
 import { EventRegistrationPaid } from './0040-event-registration-paid.js';
 import { OutboxDelivery } from './0042-outbox-delivery.js';
+import { Webhooks } from './0043-webhooks.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -79,4 +80,5 @@ export const migrations: MigrationObject[] = [
   { name: '0039-store-vouchers', class: StoreVouchers },
   { name: '0040-event-registration-paid', class: EventRegistrationPaid },
   { name: '0042-outbox-delivery', class: OutboxDelivery },
+  { name: '0043-webhooks', class: Webhooks },
 ];

@@ -14,7 +14,11 @@ import type {
   Invoice as InvoiceView, InvoiceFilterInput, InvoiceInput, InvoiceLine as InvoiceLineView, InvoicePayment, InvoicePaymentInput, SaleableItem as SaleableItemView, SaleableItemInput,
 } from '../../schema/commerce.js';
 import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import { settlePaidInvoice } from './paid-invoices.js';
+
+/** The sourceKey prefix of a store order's invoice (`store-order:<order id>`). */
+const STORE_ORDER_SOURCE = 'store-order:';
 
 /*
  * The shared selling model. Areas that sell (store, events, scheduled billing) call
@@ -121,6 +125,9 @@ export async function createInvoice(ctx: RequestContext, draft: InvoiceDraft): P
       });
     }
     await ctx.em.flush();
+    await emitWebhookEvent(ctx, 'invoice.issued', {
+      InvoiceId: invoice.id, Number: invoice.number, ContactId: draft.contactId, Total: invoice.total, InvoiceDate: invoice.invoiceDate, DueDate: invoice.dueDate, Source: invoice.source,
+    });
     return { invoice, created: true };
   });
 }
@@ -137,12 +144,12 @@ export async function recordPayment(
   const tenantId = ctx.tenantId;
   const amount = toMoneyString(payment.amount);
   await inTransaction(ctx, async () => {
-    const updated = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number; contact_id: number; source_key: string | null; settled: boolean }>(
+    const updated = await tenantSql({ em: ctx.em, tenantId }).all<{ id: number; number: number; contact_id: number; total: string; source_key: string | null; settled: boolean }>(
       `UPDATE invoice SET amount_paid = amount_paid + ?::numeric,
          status = CASE WHEN amount_paid + ?::numeric >= total THEN 'paid' ELSE 'open' END,
          audit_id = audit_id + 1, updated_at = now()
        WHERE id = ? AND ${tenantIs()} AND status <> 'void' AND amount_paid + ?::numeric BETWEEN 0 AND total
-       RETURNING id, contact_id, source_key, (status = 'paid' AND amount_paid - ?::numeric < total) AS settled`, [amount, amount, invoiceId, amount, amount]);
+       RETURNING id, number, contact_id, total, source_key, (status = 'paid' AND amount_paid - ?::numeric < total) AS settled`, [amount, amount, invoiceId, amount, amount]);
     if (updated.length === 0) {
       const [row] = await leanRows(ctx.reader, Invoice, { fields: ['status'], where: { id: invoiceId }, limit: 1 });
       if (!row) throw new NotFound(INVOICE_NOUN);
@@ -153,7 +160,14 @@ export async function recordPayment(
     await ctx.em.flush();
     const [invoice] = updated;
     // Only the payment that takes the invoice from open to paid moves what it billed.
-    if (invoice.settled && invoice.source_key) await settlePaidInvoice(ctx, { id: invoice.id, contactId: invoice.contact_id, sourceKey: invoice.source_key });
+    if (!invoice.settled) return;
+    await emitWebhookEvent(ctx, 'invoice.paid', { InvoiceId: invoice.id, Number: invoice.number, ContactId: invoice.contact_id, Total: invoice.total });
+    if (!invoice.source_key) return;
+    await settlePaidInvoice(ctx, { id: invoice.id, contactId: invoice.contact_id, sourceKey: invoice.source_key });
+    // A store order is paid when its invoice is (the store's own handler moves the order).
+    if (invoice.source_key.startsWith(STORE_ORDER_SOURCE)) {
+      await emitWebhookEvent(ctx, 'order.paid', { OrderId: Number(invoice.source_key.slice(STORE_ORDER_SOURCE.length)), InvoiceId: invoice.id, ContactId: invoice.contact_id, Total: invoice.total });
+    }
   });
 }
 

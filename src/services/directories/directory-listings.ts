@@ -16,6 +16,7 @@ import { inGoodStandingSql } from '../memberships/good-standing.js';
 import type { ListOptionsInput } from '../../schema/common.js';
 import type { DirectoryAddress, DirectoryAllItem, DirectoryItemsSaveInput, DirectoryItemsSaveResult, DirectoryListingInput, DirectoryListingSaved } from '../../schema/directories.js';
 import { acrossTenantsSql, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 
 /*
  * Directory listings: a contact listed in a directory.
@@ -95,6 +96,9 @@ export async function saveDirectoryListing(ctx: RequestContext, directoryId: num
     await ctx.em.persist(listing).flush();
     await refreshFromContacts(ctx.em, ctx.tenantId, [listing.id]);
     await ctx.em.refresh(listing);
+    await emitWebhookEvent(ctx, 'directory_listing.changed', {
+      DirectoryContactId: listing.id, DirectoryId: directoryId, ContactId: contactId, IsVisible: listing.isVisible, IsDeleted: false,
+    });
     return { DirectoryContactId: listing.id, DirectoryId: directoryId, ContactId: contactId, HashedContactId: listing.publicKey, IsVisible: listing.isVisible, AuditId: listing.auditId };
   });
 }
@@ -114,7 +118,11 @@ async function existingCategoryItems(ctx: RequestContext, given: number[]): Prom
 
 /** GraphQL only: removes a listing (a tombstone, reported by all/{modifiedsince}); 404 gone, 409 another version. */
 export function deleteDirectoryListing(ctx: RequestContext, directoryContactId: number, auditId: number): Promise<number> {
-  return softDeleteRecord(ctx, DirectoryListing, directoryContactId, auditId, LISTING_NOUN);
+  return inTransaction(ctx, async () => {
+    const removed = await softDeleteRecord(ctx, DirectoryListing, directoryContactId, auditId, LISTING_NOUN);
+    await emitWebhookEvent(ctx, 'directory_listing.changed', { DirectoryContactId: removed, IsDeleted: true });
+    return removed;
+  });
 }
 
 /**

@@ -23,6 +23,7 @@ import { createInvoice } from '../commerce/invoices.js';
 import { redeemVoucher, vouchersHeldBy } from '../store/vouchers.js';
 import { inGoodStandingOn } from '../memberships/good-standing.js';
 import { contactRoles } from '../relationships/relationships.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import {
   attendeeViews, ATTENDEE_FIELDS, EVENT_FIELDS, EVENT_NOUN, isRegistrationOpen, iso, OFFERING_FIELDS, SESSION_FIELDS, toEventView, toOfferingView, toSessionView,
   toTypeView, TYPE_FIELDS, type EventRow, type OfferingRow, type TypeRow,
@@ -357,8 +358,10 @@ async function saveRegistration(ctx: RequestContext, submission: Submission, pri
   await ctx.em.flush();
   await takeOrderSeats(ctx, priced, submission.attendeeField);
 
+  const attendeeContactIds: number[] = [];
   for (const { input, type } of priced.attendees) {
     const contactId = await findOrCreateContact(ctx, input);
+    attendeeContactIds.push(contactId);
     ctx.em.create(EventRegistration, {
       tenant: tenantId, event: priced.event.id, order, contact: contactId, registrationType: type.id, amount: toMoneyString(type.price),
       firstName: input.FirstName.trim(), lastName: input.LastName.trim(), email: normalEmail(input.EmailAddress),
@@ -388,6 +391,10 @@ async function saveRegistration(ctx: RequestContext, submission: Submission, pri
     if (!order.invoice) throw BadInput.field('BillingInfo.VoucherCode', 'has nothing to pay: the registration is free');
     await redeemVoucher(ctx, voucherCode, order.invoice.id, 'BillingInfo.VoucherCode');
   }
+  await emitWebhookEvent(ctx, 'event_registration.created', {
+    OrderId: order.id, EventId: priced.event.id, BillingContactId: billingContactId, AttendeeContactIds: attendeeContactIds,
+    Total: toMoneyString(priced.total), InvoiceId: order.invoice ? idOf(order.invoice) : null,
+  });
   return { orderId: order.id, isNew: true };
 }
 
