@@ -1,3 +1,4 @@
+import { emitMembershipEvent } from '../memberships/memberships.js';
 import type { RequestContext } from '../../core/context.js';
 import { addDays, addMonths } from '../../core/dates.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
@@ -89,6 +90,9 @@ export async function applyPaidScheduledBilling(ctx: RequestContext, invoice: Pa
     const ended = latest(addDays(current.start_date, -1), current.end_date !== null && current.end_date < dayBefore ? current.end_date : dayBefore);
     await sql.run(`UPDATE membership SET status = 'cancelled', end_date = ?, audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [ended, current.id]);
     current = { ...current, status: 'cancelled', end_date: ended };
+    await emitMembershipEvent(ctx, 'membership.cancelled', {
+      MembershipId: current.id, ContactId: current.contact_id, MembershipTypeId: current.membership_type_id, StartDate: current.start_date, EndDate: ended, Status: 'cancelled',
+    });
   }
   let added: { typeId: number; levelId: number | null; start: string; end: string } | null = null;
   if (parameters.changeCurrentMembership && current && parameters.membershipTypeId) {
@@ -110,6 +114,10 @@ export async function applyPaidScheduledBilling(ctx: RequestContext, invoice: Pa
     startDate: added.start, endDate: added.end, status: 'active',
   });
   await ctx.em.flush();
+  const facts = { MembershipId: term.id, ContactId: schedule.contact_id, MembershipTypeId: added.typeId, StartDate: added.start, EndDate: added.end, Status: 'active' as const };
+  await (current && parameters.changeCurrentMembership
+    ? emitMembershipEvent(ctx, 'membership.renewed', facts, { RenewedMembershipId: current.id })
+    : emitMembershipEvent(ctx, 'membership.created', facts));
   await sql.run(`UPDATE scheduled_billing SET membership_id = ?, audit_id = audit_id + 1, updated_at = now() WHERE id = ? AND ${tenantIs()}`, [term.id, claimed.schedule_id]);
 }
 

@@ -4,6 +4,9 @@ import { addDays, todayUtc } from '../../core/dates.js';
 import { inTransaction, whenCommitted } from '../../core/data/records.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import type { ContactArchived } from '../../schema/contacts.js';
+import type { ContactKind } from '../../entities/contact.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
+import { contactEventType } from './contacts.js';
 import { cancelRegistrationsOfContact } from '../events/registration-changes.js';
 import { updateStoreOrder } from '../store/store-orders.js';
 
@@ -58,6 +61,8 @@ export async function archiveContact(ctx: RequestContext, contactId: number, aud
 
     const archived = await sql.get<{ audit_id: number }>(`UPDATE contact SET deleted_at = clock_timestamp(), updated_at = clock_timestamp(), audit_id = audit_id + 1
       WHERE id = ? AND ${tenantIs()} RETURNING audit_id`, [contactId]);
+    const kind = contact.kind as ContactKind;
+    await emitWebhookEvent(ctx, contactEventType(kind, 'deleted'), { ContactId: contactId, Kind: kind });
     return {
       ContactId: contactId, AuditId: archived!.audit_id, LoginsDisabled: logins.affectedRows, CredentialsRevoked: credentials.affectedRows,
       MembershipsCancelled: memberships.affectedRows, BillingSchedulesEnded: schedules.affectedRows, StoreOrdersCancelled: orders.map((order) => order.id),

@@ -1,5 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { WebhookEventType } from '../../entities/webhook.js';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
 import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
@@ -119,7 +121,9 @@ export async function saveContact(ctx: RequestContext, contactId: number, input:
       // updatedAt always moves, so that a save changing nothing still moves the AuditId on (and a partner sees the edit).
       const { organizationId, ...columns } = fields;
       const organization = organizationId === null ? null : ctx.em.getReference(Contact, organizationId);
-      return saveRecord(ctx, Contact, { id: contactId, auditId: input.AuditId }, { ...columns, organization, updatedAt: new Date() }, NOUN, { kind });
+      const contact = await saveRecord(ctx, Contact, { id: contactId, auditId: input.AuditId }, { ...columns, organization, updatedAt: new Date() }, NOUN, { kind });
+      await emitWebhookEvent(ctx, contactEventType(kind, contactId ? 'updated' : 'created'), { ContactId: contact.id, Kind: kind });
+      return contact;
     });
     return (await toModels(ctx, [saved]))[0];
   } catch (error) {
@@ -140,10 +144,16 @@ export async function restoreContact(ctx: RequestContext, contactId: number): Pr
     if (!row) throw new NotFound(NOUN);
     if (!row.deletedAt) return;
     if (row.nationalId !== null) await refuseTakenNationalId(ctx, row.nationalId, contactId);
-    await tenantSql(ctx).run(`UPDATE contact SET deleted_at = NULL, updated_at = clock_timestamp(), audit_id = audit_id + 1
-      WHERE id = ? AND ${tenantIs()} AND deleted_at IS NOT NULL`, [contactId]);
+    const [restored] = await tenantSql(ctx).all<{ kind: ContactKind }>(`UPDATE contact SET deleted_at = NULL, updated_at = clock_timestamp(), audit_id = audit_id + 1
+      WHERE id = ? AND ${tenantIs()} AND deleted_at IS NOT NULL RETURNING kind`, [contactId]);
+    if (restored) await emitWebhookEvent(ctx, contactEventType(restored.kind, 'updated'), { ContactId: contactId, Kind: restored.kind });
   });
   return getContactAfterWrite(ctx, contactId);
+}
+
+/** The webhook event of a change to a contact: people are contacts, organizations organizations. */
+export function contactEventType(kind: ContactKind, change: 'created' | 'updated' | 'deleted'): WebhookEventType {
+  return `${kind === 'organization' ? 'organization' : 'contact'}.${change}`;
 }
 
 export type ContactFields = Pick<Contact,

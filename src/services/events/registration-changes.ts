@@ -1,4 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js';
 import { idOf, leanRows } from '../../core/data/lean-read.js';
@@ -159,6 +160,9 @@ async function cancelInOrder(ctx: RequestContext, orderId: number, which: number
     `update event_registration set status = 'cancelled', audit_id = audit_id + 1, updated_at = now()
       where ${tenantIs()} and order_id = ? and status = 'registered' ${onlySome}
       returning id, registration_type_id, contact_id, amount, first_name, last_name`, [orderId, ...(which === 'all' ? [] : which)]);
+  for (const attendee of attendees) {
+    await emitWebhookEvent(ctx, 'event_registration.cancelled', { EventRegistrationId: attendee.id, OrderId: orderId, EventId: order.event_id, ContactId: attendee.contact_id });
+  }
   const purchases = which === 'all'
     ? await sql.all<{ offering_id: number; quantity: number; amount: string }>(
       `update event_purchase set status = 'cancelled', updated_at = now() where ${tenantIs()} and order_id = ? and status = 'registered' returning offering_id, quantity, amount`, [orderId])

@@ -1,4 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
+import { emitWebhookEvent } from '../webhooks/events.js';
 import type { RequestContext } from '../../core/context.js';
 import { addDays, calendarDay, todayUtc } from '../../core/dates.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js';
@@ -133,6 +134,7 @@ export async function saveMembership(ctx: RequestContext, membershipId: number, 
     }
     const term = membershipId ? await changeTerm(ctx, membershipId, input, levelId) : await enrol(ctx, input, type, levelId);
     if (input.BillIt) await billTerm(ctx, term);
+    if (!membershipId) await emitMembershipEvent(ctx, 'membership.created', factsOf(term));
     return term.id;
   });
   return getMembership(ctx, id);
@@ -230,6 +232,7 @@ export async function renewMembership(ctx: RequestContext, membershipId: number,
     });
     await ctx.em.persist(renewal).flush();
     if (input?.BillIt) await billTerm(ctx, renewal);
+    await emitMembershipEvent(ctx, 'membership.renewed', factsOf(renewal), { RenewedMembershipId: membershipId });
     return renewal.id;
   });
   return getMembership(ctx, renewalId);
@@ -248,8 +251,31 @@ export async function cancelMembership(ctx: RequestContext, membershipId: number
     const [invoice] = await leanRows(ctx.reader, Invoice, { fields: ['id'], where: { sourceKey: sourceKeyOf(membershipId) }, limit: 1 });
     // Unpaid: voided. Paid (in part): kept for staff to refund.
     if (invoice) await voidInvoice(ctx, invoice.id);
+    await emitMembershipEvent(ctx, 'membership.cancelled', factsOf(await findOr404(ctx, Membership, membershipId, NOUN)));
   });
   return getMembership(ctx, membershipId);
+}
+
+/** What a membership webhook event says of its term (ARCHITECTURE.md, "Outbound webhooks"). */
+export interface MembershipEventFacts {
+  MembershipId: number;
+  ContactId: number;
+  MembershipTypeId: number;
+  StartDate: string;
+  EndDate: string | null;
+  Status: MembershipStatus;
+}
+
+/** The webhook event of a term's change, with its facts (and `extra`, e.g. the term renewed). */
+export function emitMembershipEvent(
+  ctx: RequestContext, type: 'membership.created' | 'membership.renewed' | 'membership.cancelled' | 'membership.lapsed',
+  facts: MembershipEventFacts, extra: Record<string, unknown> = {},
+): Promise<void> {
+  return emitWebhookEvent(ctx, type, { ...facts, ...extra });
+}
+
+function factsOf(term: Pick<Membership, 'id' | 'contact' | 'membershipType' | 'startDate' | 'endDate' | 'status'>): MembershipEventFacts {
+  return { MembershipId: term.id, ContactId: idOf(term.contact), MembershipTypeId: idOf(term.membershipType), StartDate: term.startDate, EndDate: term.endDate, Status: term.status };
 }
 
 /**
