@@ -108,7 +108,8 @@ describe('contacts over REST', () => {
     const archived = await archive(contact.ContactId, 1);
     expect(archived.status).toBe(200);
     expect(archived.body).toEqual({
-      ContactId: contact.ContactId, AuditId: 2, LoginsDisabled: 0, CredentialsRevoked: 0, MembershipsCancelled: 0, BillingSchedulesEnded: 0, StoreOrdersCancelled: [], ChapterLinksRemoved: 0, EventRegistrationsCancelled: 0,
+      ContactId: contact.ContactId, AuditId: 2, LoginsDisabled: 0, CredentialsRevoked: 0, MembershipsCancelled: 0, BillingSchedulesEnded: 0,
+      StoreOrdersCancelled: [], ChapterLinksRemoved: 0, EventRegistrationsCancelled: 0,
     });
     expect((await read(contact.ContactId)).body).toMatchObject({ IsArchived: true, ArchivedDate: expect.any(String), AuditId: 2 });
     expect((await list({ Filter: 'archive-me' })).body.TotalRecordAvailable).toBe('0');

@@ -244,7 +244,7 @@ describe('migration 0036 on a database holding dangling ids', () => {
     const step = async (direction: 'up' | 'down') => {
       const migration = new CrossAreaForeignKeys(orm.em.getDriver(), orm.config);
       await migration[direction]();
-      for (const query of migration.getQueries()) await orm.em.fork().getConnection().execute(query as string);
+      for (const query of migration.getQueries()) await orm.em.fork().getConnection().execute(query);
     };
     try {
       await orm.migrator.up();
