@@ -51,6 +51,12 @@ async function createDirectory(body: Record<string, unknown>, tenant = acme): Pr
 }
 
 /** A chapter (through the chapters area's documented save): a directory's ChapterId must name one. */
+async function createCategoryList(name: string, tenant = acme): Promise<number> {
+  const created = await rest(server, 'POST', '/api/categorylists/0', { token: tenant.staffToken, body: { Name: name, CategoryTypeId: '1' } });
+  expect(created.status).toBe(200);
+  return created.body.CategoryListId as number;
+}
+
 async function createChapter(name: string, tenant = acme): Promise<number> {
   const response = await rest(server, 'POST', `/api/chapters/0/false`, { token: tenant.staffToken, body: { ChapterName: name } });
   expect(response.status).toBe(200);
@@ -146,13 +152,14 @@ describe('directories setup', () => {
   it('creates, reads, lists, updates and deletes a directory at the documented paths', async () => {
     const typeId = await createListingType({ Name: 'Setup type' });
     const chapter = await createChapter('Setup chapter');
+    const [sectors, regions] = [await createCategoryList('Sectors'), await createCategoryList('Regions')];
     const id = await createDirectory({
-      Name: 'Members A-Z', DisplayName: 'Find a member', Description: 'All members', DirectoryListingTypeId: typeId, CatLists: [3, 1], CategoryListId: 3,
+      Name: 'Members A-Z', DisplayName: 'Find a member', Description: 'All members', DirectoryListingTypeId: typeId, CatLists: [regions, sectors], CategoryListId: regions,
       SearchFilterOptions: { DisplayRadiusSearch: true }, KeywordSearchOptions: { SearchKeywords: true }, CustomFields: [{ Name: 'Founded' }], ChapterId: chapter,
     });
     const read = await rest(server, 'GET', `${BASE}/directories/${id}`, { token: acme.staffToken });
     expect(read.body).toMatchObject({
-      DirectoryId: id, Name: 'Members A-Z', DisplayName: 'Find a member', DirectoryListingTypeId: typeId, CatLists: [3, 1], CategoryListId: 3, IsPublic: true,
+      DirectoryId: id, Name: 'Members A-Z', DisplayName: 'Find a member', DirectoryListingTypeId: typeId, CatLists: [regions, sectors], CategoryListId: regions, IsPublic: true,
       SearchFilterOptions: { DisplayRadiusSearch: true, ShowPostalCodeFilter: false, AlphabetizeResults: true }, KeywordSearchOptions: { SearchKeywords: true },
       CustomFields: [{ Name: 'Founded' }], ChapterId: chapter, AutomaticallyAddRemoveMembers: false, InDevelopment: false, AuditId: 1,
     });
@@ -173,6 +180,15 @@ describe('directories setup', () => {
     const notChapter = await rest(server, 'POST', `${BASE}/directories/0`, { token: acme.staffToken, body: { Name: 'Nowhere', ChapterId: await createContact(acme, 'Plain Co') } });
     expect(notChapter.status).toBe(400);
     expect(notChapter.body.errors[0].field).toBe('ChapterId');
+
+    // Category lists must exist; a list deleted later leaves the directory (migration 0044), and the directory stays.
+    for (const [body, field] of [[{ CategoryListId: 987654 }, 'CategoryListId'], [{ CatLists: [sectors, 987654] }, 'CatLists[1]']] as const) {
+      const unknown = await rest(server, 'POST', `${BASE}/directories/0`, { token: acme.staffToken, body: { Name: 'Unknown lists', ...body } });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body.errors[0].field).toBe(field);
+    }
+    expect((await rest(server, 'DELETE', `/api/categorylists/${regions}/1`, { token: acme.staffToken })).status).toBe(200);
+    expect((await rest(server, 'GET', `${BASE}/directories/${id}`, { token: acme.staffToken })).body).toMatchObject({ CatLists: [sectors], CategoryListId: null, AuditId: 1 });
 
     const saved = await rest(server, 'POST', `${BASE}/directories/${id}`, { token: acme.staffToken, body: { Name: 'Members', AuditId: 1, InDevelopment: true } });
     expect(saved.body).toMatchObject({ DirectoryId: id, Name: 'Members', AuditId: 2, Availability: 'In development' });

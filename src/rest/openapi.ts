@@ -6,6 +6,7 @@ import { DEFAULT_PAGE_SIZE, FILTER_BASE_RULES, MAX_PAGE_SIZE } from '../core/dat
 import { IDEMPOTENCY_KEY_PATTERN } from '../core/requests/idempotency.js';
 import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { documentedKey } from './documented-keys.js';
+import { isPublicDirectoryPath } from '../http/directories.js';
 import type { AreaRoutes, RawOperation } from '../http/area-routes.js';
 import { inputFieldRules, withRules } from './openapi-constraints.js';
 import { exampleOf } from './openapi-examples.js';
@@ -44,6 +45,8 @@ interface OperationFacts {
   takesBody: boolean;
   /** Answers a file, which may still be being prepared (409). */
   download?: boolean;
+  /** Takes an AuditId, which may be stale (409). */
+  versioned?: boolean;
   /** Statuses the operation answers beyond the generic ones (a raw route's own). */
   extra?: readonly number[];
 }
@@ -58,7 +61,7 @@ function errorStatuses(facts: OperationFacts): ErrorStatus[] {
   // Any input may name a record (a path id, a query id, an id in a body); a public caller may name no known tenant.
   if (facts.hasInput || facts.public) statuses.push(404);
   if (facts.hasPathIds) statuses.push(405);
-  if (facts.write || facts.download) statuses.push(409);
+  if (facts.write || facts.download || facts.versioned) statuses.push(409);
   // Any request that may carry a body is held to the body limit, documented body or not.
   if (facts.hasBody || facts.takesBody) statuses.push(413);
   if (facts.hasBody) statuses.push(415);
@@ -153,7 +156,10 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       hasInput: parameters.some((parameter) => parameter.in !== 'header' || parameter.name === 'Idempotency-Key') || Boolean(route.bodyArg),
       // A POST query of a signed-in caller takes an Idempotency-Key like a write (409 while running, 422 reused).
       write: route.operationType === 'mutation' || idempotent, download: Boolean(row.download), takesBody: row.method !== 'GET',
+      versioned: route.field.args.some((arg) => arg.name === 'auditId'),
     });
+    // The public directory's answers carry an ETag and answer If-None-Match with 304 (http/directories.ts).
+    const notModified = row.method === 'GET' && isPublicDirectoryPath(row.path) ? { 304: { description: 'Not modified (If-None-Match matched the ETag).' } } : {};
     (paths[openApiPath] ??= {})[row.method.toLowerCase()] = {
       operationId: operationIdOf(row.method, row.path),
       summary: row.summary ?? route.field.description ?? undefined,
@@ -171,7 +177,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
           content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, { schema: typeSchema(route.bodyArg!.type) }])),
         },
       } : {}),
-      responses: { 200: success, ...Object.fromEntries(statuses.map((status) => [status, problemResponse(status)])) },
+      responses: { 200: success, ...notModified, ...Object.fromEntries(statuses.map((status) => [status, problemResponse(status)])) },
       security: access.public ? [] : [{ bearer: [] }],
     };
   }
@@ -186,7 +192,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
       description: [
         `Lists take \`options\`: URL-encoded JSON of the **ListOptions** schema (Skip, Take — default ${DEFAULT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE} —, Filter, OrderBy, CalendarStartDate, CalendarEndDate).`,
         'Errors are application/problem+json (RFC 9457) naming each field.',
-        'To get a token: request a magic link (POST /api/login/magiclink), open it, and send the session token it shows as `Authorization: Bearer <token>` (Authorize button); partners use an API key the same way.',
+        'To get a token: request a magic link (POST /api/login/requestmagiclink), open it, and send the session token it shows as `Authorization: Bearer <token>` (Authorize button); partners use an API key the same way.',
         'Public operations name their tenant with the X-Tenant-Key header or `?tenant=`.',
         'Every field states the rules the server checks (lengths, ranges, patterns, choices); where a documented type is looser (a count documented as a string), the schema says what is accepted and why.',
       ].join('\n\n'),
@@ -334,6 +340,7 @@ const problemSchema = {
   properties: {
     type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' }, code: { type: 'string' },
     instance: { type: 'string' },
+    traceId: { type: 'string', description: 'The OpenTelemetry trace of the request, when the service exports traces.' },
     errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
   },
 };

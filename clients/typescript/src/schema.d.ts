@@ -5267,6 +5267,8 @@ export interface components {
             detail: string;
             code?: string;
             instance?: string;
+            /** @description The OpenTelemetry trace of the request, when the service exports traces. */
+            traceId?: string;
             errors?: {
                 field?: string;
                 message?: string;
@@ -13920,6 +13922,13 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryContactDetail"];
                 };
             };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input; `errors` names each field. */
             400: {
                 headers: {
@@ -14030,6 +14039,13 @@ export interface operations {
                     "application/json": components["schemas"]["DirectorySearch"];
                 };
             };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Bad input; `errors` names each field. */
             400: {
                 headers: {
@@ -14125,6 +14141,13 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["DirectoryDetail"];
                 };
+            };
+            /** @description Not modified (If-None-Match matched the ETag). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad input; `errors` names each field. */
             400: {
@@ -28738,6 +28761,17 @@ export interface operations {
             /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
             405: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -39,6 +39,7 @@ import { StoreVouchers } from './0039-store-vouchers.js';
 import { EventRegistrationPaid } from './0040-event-registration-paid.js';
 import { OutboxDelivery } from './0042-outbox-delivery.js';
 import { Webhooks } from './0043-webhooks.js';
+import { DirectoryCategoryLists } from './0044-directory-category-lists.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -81,4 +82,5 @@ export const migrations: MigrationObject[] = [
   { name: '0040-event-registration-paid', class: EventRegistrationPaid },
   { name: '0042-outbox-delivery', class: OutboxDelivery },
   { name: '0043-webhooks', class: Webhooks },
+  { name: '0044-directory-category-lists', class: DirectoryCategoryLists },
 ];

@@ -1,5 +1,5 @@
 import type { RequestContext } from '../../core/context.js';
-import { Conflict, NotFound } from '../../core/errors.js';
+import { BadInput, Conflict, NotFound } from '../../core/errors.js';
 import { allOf, countsBy, idOf, leanRows } from '../../core/data/lean-read.js';
 import { listQuery, parseListOptions, defineList } from '../../core/data/list-query.js';
 import { deleteRecord, inTransaction, readOr404, saveRecord } from '../../core/data/records.js';
@@ -99,6 +99,21 @@ export async function getDirectory(ctx: RequestContext, directoryId: string | nu
 }
 
 /**
+ * CategoryListId and CatLists name category lists of the tenant (400 naming the field). The lists
+ * are share-locked until the save commits, so a list deleted at the same moment either goes
+ * first (and is refused here) or waits and then leaves the directory (migration 0044).
+ */
+async function checkCategoryLists(ctx: RequestContext, input: DirectoryAddEditInput): Promise<void> {
+  const named = [...new Set([...(input.CatLists ?? []), ...(input.CategoryListId != null ? [input.CategoryListId] : [])])];
+  if (named.length === 0) return;
+  const found = new Set((await tenantSql(ctx).all<{ id: number }>(
+    `select id from category_list where ${tenantIs()} and id in (${named.map(() => '?').join(', ')}) for share`, named)).map((row) => row.id));
+  if (input.CategoryListId != null && !found.has(input.CategoryListId)) throw BadInput.field('CategoryListId', 'names no category list');
+  const unknown = (input.CatLists ?? []).findIndex((id) => !found.has(id));
+  if (unknown >= 0) throw BadInput.field(`CatLists[${unknown}]`, 'names no category list');
+}
+
+/**
  * Create-or-update (0 creates, the path id wins). With AutomaticallyAddRemoveMembers on, the
  * holders of the directory's membership types are listed (and lapsed ones unlisted) at once, in
  * the same transaction; later membership changes are caught up by the reconcile job.
@@ -108,6 +123,7 @@ export async function saveDirectory(ctx: RequestContext, directoryId: number, in
     const listingType = input.DirectoryListingTypeId ? await listingTypeRef(ctx, input.DirectoryListingTypeId) : null;
     const current = directoryId ? await readOr404(ctx, Directory, ['searchSettings'], directoryId, DIRECTORY_NOUN) : null;
     if (input.ChapterId != null) await checkDirectoryChapter(ctx, directoryId, input.ChapterId);
+    await checkCategoryLists(ctx, input);
     const fields = {
       name: input.Name.trim(), displayName: input.DisplayName?.trim() || null, description: input.Description?.trim() || null, listingType,
       sortOrder: input.SortOrder ?? 0, categoryListId: input.CategoryListId ?? null, categoryListIds: input.CatLists ?? [],
