@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mapError } from '../src/core/error-mapping.js';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/db/database.js';
 import { CrossAreaForeignKeys } from '../src/db/migrations/0036-cross-area-foreign-keys.js';
+import { DirectoryCategoryLists } from '../src/db/migrations/0044-directory-category-lists.js';
 import { openOrm } from '../src/db/orm.js';
 import { MembershipTypePaymentPlan, PaymentGatewayAccount, ScheduledBilling, ScheduledBillingRunItem, ScheduledBillingRunRecord } from '../src/entities/billing.js';
 import { CategoryItem, CategoryList, CategoryType } from '../src/entities/category-list.js';
@@ -240,11 +241,17 @@ describe('migration 0036 on a database holding dangling ids', () => {
   it('migrates: dangling ids become null, dangling array elements go, every real reference stays', async () => {
     await ensureDatabase(adminUrl, database);
     const orm = await openOrm({ url: withDatabase(adminUrl, database), poolMax: 2 });
-    /** Runs one step of migration 0036 by itself (later migrations' columns stay, so the entities can write the world). */
+    /**
+     * Takes the keys back (0044's, which use 0036's trigger function, then 0036's) or adds them again,
+     * by themselves: later migrations' columns stay, so the entities can write the world.
+     */
     const step = async (direction: 'up' | 'down') => {
-      const migration = new CrossAreaForeignKeys(orm.em.getDriver(), orm.config);
-      await migration[direction]();
-      for (const query of migration.getQueries()) await orm.em.fork().getConnection().execute(query);
+      const steps = [CrossAreaForeignKeys, DirectoryCategoryLists];
+      for (const Step of direction === 'up' ? steps : [...steps].reverse()) {
+        const migration = new Step(orm.em.getDriver(), orm.config);
+        await migration[direction]();
+        for (const query of migration.getQueries()) await orm.em.fork().getConnection().execute(query);
+      }
     };
     try {
       await orm.migrator.up();
