@@ -20,12 +20,17 @@ export function tracingEnabled(): boolean {
 
 /** Starts the SDK: spans batched to OTLP/HTTP at `endpoint`, W3C trace context in and out. */
 export async function startTracing(env: NodeJS.ProcessEnv): Promise<void> {
-  const [{ TracerProvider, BatchSpanProcessor }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] = await Promise.all([
+  const [
+    { TracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter },
+    { resourceFromAttributes }, { W3CTraceContextPropagator },
+  ] = await Promise.all([
     import('@opentelemetry/sdk-trace'), import('@opentelemetry/context-async-hooks'), import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'), import('@opentelemetry/core'),
   ]);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? 'membership-api' }),
+    // OTEL_TRACES_SAMPLER_ARG: the share of new traces recorded (default all); a caller's sampled traceparent is always followed.
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplingRatio(env.OTEL_TRACES_SAMPLER_ARG)) }),
     // A bounded queue (2,048 spans, then dropped): a collector that is down never grows the heap.
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 2000), maxQueueSize: 2048 })],
   });
@@ -35,6 +40,12 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<void> {
   // Spans still batched are sent before the process exits.
   process.once('beforeExit', () => void provider.shutdown());
   enabled = true;
+}
+
+function samplingRatio(value: string | undefined): number {
+  const ratio = value === undefined || value === '' ? 1 : Number(value);
+  if (!(ratio >= 0 && ratio <= 1)) throw new Error(`Invalid configuration: OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (is ${value})`);
+  return ratio;
 }
 
 /** The trace id of the work in progress, for log lines and error answers; undefined when tracing is off. */
