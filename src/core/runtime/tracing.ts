@@ -54,6 +54,12 @@ export function currentTraceId(): string | undefined {
   return trace.getActiveSpan()?.spanContext().traceId;
 }
 
+/** `{ traceId }` of the work in progress for an error answer (problem+json, GraphQL extensions); empty when tracing is off. */
+export function traceIdField(): { traceId?: string } {
+  const traceId = currentTraceId();
+  return traceId ? { traceId } : {};
+}
+
 /** Runs `work` in a span named `name` (its failure recorded on the span); when tracing is off, just runs it. */
 export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
   if (!enabled) return work();
