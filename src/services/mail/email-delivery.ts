@@ -5,7 +5,7 @@ import { createTransport } from 'nodemailer';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PgBoss } from 'pg-boss';
-import { loadConfig, type Config } from '../../core/config.js';
+import { configOnFirstUse, wholeSecondsFromEnv, type Config } from '../../core/config.js';
 import { allowedAddressOf, OutboundRefused } from '../../core/external/outbound.js';
 import type { JobDefinition, JobRun } from '../../core/runtime/jobs.js';
 import { createLogger } from '../../core/runtime/logger.js';
@@ -31,11 +31,7 @@ export const EMAIL_DELIVERY_QUEUE = 'email-delivery';
 const SEND_TIMEOUT_MS = 8_000;
 
 function sendExpirySeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const value = env.SMTP_SEND_EXPIRE_SECONDS;
-  if (value === undefined || value === '') return 120;
-  const seconds = Number(value);
-  if (!Number.isInteger(seconds) || seconds < 10) throw new Error(`Invalid configuration: SMTP_SEND_EXPIRE_SECONDS must be a whole number of seconds, at least 10 (is ${value})`);
-  return seconds;
+  return wholeSecondsFromEnv(env, 'SMTP_SEND_EXPIRE_SECONDS', 10) ?? 120;
 }
 
 interface DeliveryJobData {
@@ -56,8 +52,7 @@ interface OutboxRow {
  * An attempt cut off by a dead process runs again after SMTP_SEND_EXPIRE_SECONDS (default 120).
  */
 export function emailDeliveryJobs(options: { everyMs?: number; retryDelaySeconds?: number; config?: Config } = {}): JobDefinition[] {
-  const given = options.config;
-  const config = given ? () => given : memoizedConfig();
+  const config = configOnFirstUse(options.config);
   return [{
     name: EMAIL_DELIVERY_QUEUE,
     // Expiry past the send timeout, so a living attempt is never run twice at once.
@@ -177,10 +172,4 @@ function mailLog(config: Config): Logger {
   let log = loggers.get(config);
   if (!log) loggers.set(config, (log = createLogger(config)));
   return log;
-}
-
-/** Jobs are declared at start-up, before any configuration is read: the configuration is read once, on the first job. */
-function memoizedConfig(): () => Config {
-  let config: Config | undefined;
-  return () => (config ??= loadConfig());
 }

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig, type Config } from '../../core/config.js';
+import { configOnFirstUse, type Config } from '../../core/config.js';
 import { outboundRequest } from '../../core/external/outbound.js';
 import type { JobDefinition } from '../../core/runtime/jobs.js';
 
@@ -57,9 +57,7 @@ export interface WebhookDeliveryOptions {
 
 /** The delivery job and the pump that feeds it. */
 export function webhookDeliveryJobs(options: WebhookDeliveryOptions = {}): JobDefinition[] {
-  const given = options.config;
-  let loaded: Config | undefined;
-  const config = () => given ?? (loaded ??= loadConfig());
+  const config = configOnFirstUse(options.config);
   const retryDelays = options.retryDelaysSeconds ?? WEBHOOK_RETRY_DELAYS_SECONDS;
   const maxInFlight = options.maxInFlightPerSubscription ?? MAX_IN_FLIGHT_PER_SUBSCRIPTION;
   return [{
