@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { PgBoss } from 'pg-boss';
 import { configOnFirstUse, wholeSecondsFromEnv, type Config } from '../../core/config.js';
 import { allowedAddressOf, OutboundRefused } from '../../core/external/outbound.js';
-import type { JobDefinition, JobRun } from '../../core/runtime/jobs.js';
+import { inPumpTransaction, type JobDefinition, type JobRun } from '../../core/runtime/jobs.js';
 import { createLogger } from '../../core/runtime/logger.js';
 
 /*
@@ -64,25 +64,15 @@ export function emailDeliveryJobs(options: { everyMs?: number; retryDelaySeconds
 }
 
 /** Moves pending messages (every tenant's) to `queued`, with one delivery job each, in one transaction per batch. */
-export async function queuePendingEmail(client: pg.ClientBase, boss: PgBoss): Promise<number> {
-  await client.query('BEGIN');
-  try {
-    // Every tenant's messages: the named cross-tenant path of row-level security.
-    await client.query(`SELECT set_config('app.cross_tenant', 'on', true)`);
+export function queuePendingEmail(client: pg.ClientBase, boss: PgBoss): Promise<number> {
+  return inPumpTransaction(client, boss, async (queue) => {
     const { rows } = await client.query<{ id: number }>(
       `UPDATE outbox_message SET status = 'queued', updated_at = now()
        WHERE id IN (SELECT id FROM outbox_message WHERE status = 'pending' ORDER BY id LIMIT 200 FOR UPDATE SKIP LOCKED)
        RETURNING id`);
-    if (rows.length) {
-      const jobs = rows.map((row) => ({ data: { messageId: row.id } satisfies DeliveryJobData, singletonKey: `email:${row.id}` }));
-      await boss.insert(EMAIL_DELIVERY_QUEUE, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
-    }
-    await client.query('COMMIT');
+    await queue(EMAIL_DELIVERY_QUEUE, rows.map((row) => ({ data: { messageId: row.id } satisfies DeliveryJobData, singletonKey: `email:${row.id}` })));
     return rows.length;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+  });
 }
 
 /**
