@@ -13,7 +13,8 @@ import { observeRuntime } from './runtime-stats.js';
  */
 const authMode = process.env.RAW_AUTH === 'none' ? 'none' : 'token';
 const fixedTenantId = Number(process.env.RAW_TENANT_ID ?? 0);
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.DATABASE_POOL_MAX ?? 10) });
+// RAW_POOL_MAX: the baseline's own pool size (`npm run bench -- --raw-pool N`), else the service's DATABASE_POOL_MAX.
+const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.RAW_POOL_MAX || process.env.DATABASE_POOL_MAX || 10) });
 
 interface Caller { tenant_id: number; roles: string[] }
 interface VendorRow { id: number; name: string; website_url: string | null; audit_id: number }

@@ -1,9 +1,11 @@
 import 'reflect-metadata';
+import v8 from 'node:v8';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/core/config.js';
 import { startJobs } from '../src/core/runtime/jobs.js';
+import { releaseStartupMemory } from '../src/core/runtime/startup-memory.js';
 import { createLogger } from '../src/core/runtime/logger.js';
 import { openOrm } from '../src/db/orm.js';
 import { callbackJobs } from '../src/services/callbacks/callback-processing.js';
@@ -60,6 +62,8 @@ async function statsRoute(server: FastifyInstance): Promise<void> {
       statements,
       rssBytes: process.memoryUsage().rss,
       memory: process.memoryUsage(),
+      // The V8 heap by space (MB used / committed): what the heap part of the RSS is made of.
+      heapSpaces: Object.fromEntries(v8.getHeapSpaceStatistics().map((space) => [space.space_name, `${(space.space_used_size / 1048576).toFixed(1)} / ${(space.physical_space_size / 1048576).toFixed(1)}`])),
       peakRssBytes: process.resourceUsage().maxRSS * 1024,
       runtime: runtime.stats(),
       tail: runtime.tail(),
@@ -68,6 +72,8 @@ async function statsRoute(server: FastifyInstance): Promise<void> {
 }
 
 const app = await buildApp({ config, orm, jobs: boss, pool: appPool, log, configure: statsRoute });
+// As main.ts does, so that the RSS at rest is the one `npm start` has.
+releaseStartupMemory();
 await app.server.listen({ host: config.HOST, port: config.PORT });
 process.stdout.write('bench server ready\n');
 process.on('SIGTERM', () => {

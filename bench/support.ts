@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/core/config.js';
 import { dropDatabase, ensureDatabase, startEmbeddedDatabase, withDatabase, type DatabaseServer } from '../src/db/database.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { migrate, openOrm } from '../src/db/orm.js';
 import { setCallbackSecret } from '../src/services/callbacks/callbacks.js';
 import { createLogin, createSession, createTenant } from '../src/services/login/identity.js';
@@ -32,8 +33,12 @@ export function benchDatabase(name: string): Promise<{ url: string; server: Data
   return scratchDatabase(name, 'bench');
 }
 
-/** How much the seed makes: the measured tenant's vendors, contacts and terms of use, and the other tenants (each with a staff login, a session and vendors). */
-export interface Volume { vendors: number; contacts: number; terms: number; otherTenants: number; vendorsPerOtherTenant: number }
+/**
+ * How much the seed makes: the measured tenant's vendors, contacts and terms of use, the other
+ * tenants (each with a staff login, a session and vendors), and the tenant `small`'s vendors
+ * (`vendorsPerOtherTenant` unless said).
+ */
+export interface Volume { vendors: number; contacts: number; terms: number; otherTenants: number; vendorsPerOtherTenant: number; smallTenantVendors?: number }
 
 export interface Seeded {
   tenantId: number;
@@ -43,6 +48,8 @@ export interface Seeded {
   smallTenantToken: string;
   /** The first 1,000 of the measured tenant's vendors. */
   vendorIds: number[];
+  /** The first 1,000 of the tenant `small`'s vendors. */
+  smallTenantVendorIds: number[];
   /** The measured tenant's emailprovider1 callback secret. */
   callbackSecret: string;
 }
@@ -61,10 +68,7 @@ export async function seed(url: string, volume: Volume): Promise<Seeded> {
     `INSERT INTO contact (tenant_id, kind, first_name, last_name, email, phone)
      SELECT ?, 'person', 'First' || n, 'Last' || n, 'person' || n || '@bench.example', '+1555' || lpad(n::text, 7, '0')
      FROM generate_series(1, ?) AS n`, [tenant.id, volume.contacts]);
-  await connection.execute(
-    `INSERT INTO vendor (tenant_id, name, name_key, website_url)
-     SELECT ?, 'Vendor ' || lpad(n::text, 6, '0'), 'vendor' || lpad(n::text, 6, '0'), 'https://vendor' || n || '.example'
-     FROM generate_series(1, ?) AS n`, [tenant.id, volume.vendors]);
+  await insertVendors(connection, tenant.id, volume.vendors);
   await connection.execute(
     `INSERT INTO terms_of_use (tenant_id, name, name_key, description, login_type)
      SELECT ?, 'Terms ' || lpad(n::text, 4, '0'), 'terms' || lpad(n::text, 4, '0'), '<p>Terms ' || n || '</p>', CASE WHEN n % 2 = 0 THEN 'staff' ELSE 'hub' END
@@ -80,14 +84,25 @@ export async function seed(url: string, volume: Volume): Promise<Seeded> {
      SELECT tenant_id, id, 'session', md5(random()::text) || md5(random()::text), now() + interval '1 day' FROM login WHERE email LIKE 'staff@tenant-%'`);
   await connection.execute(
     `INSERT INTO vendor (tenant_id, name, name_key)
-     SELECT t.id, 'Vendor ' || n, 'vendor' || n FROM tenant t, generate_series(1, ?) AS n WHERE t.key LIKE 'tenant-%' OR t.key = 'small'`, [volume.vendorsPerOtherTenant]);
+     SELECT t.id, 'Vendor ' || n, 'vendor' || n FROM tenant t, generate_series(1, ?) AS n WHERE t.key LIKE 'tenant-%'`, [volume.vendorsPerOtherTenant]);
+  await insertVendors(connection, small.id, volume.smallTenantVendors ?? volume.vendorsPerOtherTenant);
   await connection.execute('ANALYZE');
-  const vendorIds = (await connection.execute<{ id: number }[]>('SELECT id FROM vendor WHERE tenant_id = ? ORDER BY id LIMIT 1000', [tenant.id])).map((row) => row.id);
+  const firstVendorIds = async (tenantId: number) => (await connection.execute<{ id: number }[]>('SELECT id FROM vendor WHERE tenant_id = ? ORDER BY id LIMIT 1000', [tenantId])).map((row) => row.id);
+  const vendorIds = await firstVendorIds(tenant.id);
+  const smallTenantVendorIds = await firstVendorIds(small.id);
   const { token } = await createSession(em, login, 24);
   const { token: smallTenantToken } = await createSession(em, smallLogin, 24);
   const callbackSecret = await setCallbackSecret(em, tenant, 'emailprovider1');
   await orm.close();
-  return { tenantId: tenant.id, token, smallTenantToken, vendorIds, callbackSecret };
+  return { tenantId: tenant.id, token, smallTenantToken, vendorIds, smallTenantVendorIds, callbackSecret };
+}
+
+/** `count` vendors of the tenant `tenantId`, each with a name and a website (the shape every benchmarked vendor read answers). */
+async function insertVendors(connection: ReturnType<EntityManager['getConnection']>, tenantId: number, count: number): Promise<void> {
+  await connection.execute(
+    `INSERT INTO vendor (tenant_id, name, name_key, website_url)
+     SELECT ?, 'Vendor ' || lpad(n::text, 6, '0'), 'vendor' || lpad(n::text, 6, '0'), 'https://vendor' || n || '.example'
+     FROM generate_series(1, ?) AS n`, [tenantId, count]);
 }
 
 /** The node flags of the `start` script in package.json, so memory is measured as served. */

@@ -6,6 +6,7 @@ import { failureText, StartupRefused } from './core/runtime/failures.js';
 import { createLogger } from './core/runtime/logger.js';
 import { startJobs } from './core/runtime/jobs.js';
 import { shutDown } from './core/runtime/shutdown.js';
+import { releaseStartupMemory } from './core/runtime/startup-memory.js';
 import { DEMO_STAFF_EMAIL, DEMO_TENANT_KEY, ensureDemoTenant } from './services/seed/demo.js';
 import { startRuntime } from './runtime.js';
 
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     process.on(signal, () => void stop(signal));
   }
 
+  releaseStartupMemory();
   await app.server.listen({ host: config.HOST, port: config.PORT });
   const base = app.deps.publicBaseUrl;
   const lines = [`GraphQL:  ${base}/graphql   (GraphiQL: ${base}/graphiql)`, `REST:     ${base}/api   (OpenAPI: ${base}/api/openapi.json, Swagger UI: ${base}/api/docs)`];

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createTransport } from 'nodemailer';
+import { loadMailTransport } from '../../core/runtime/format-libraries.js';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PgBoss } from 'pg-boss';
@@ -115,11 +115,11 @@ async function send(config: Config, message: OutboxRow): Promise<void> {
     messageId: `<outbox-${message.tenant_id}-${message.id}@${domainOf(config.SMTP_FROM)}>`,
   };
   if (config.SMTP_URL) {
-    await createTransport(await smtpOptions(config, config.SMTP_URL)).sendMail(mail);
+    await (await loadMailTransport())(await smtpOptions(config, config.SMTP_URL)).sendMail(mail);
     return;
   }
   if (config.isProduction) throw new NoMailServer('SMTP_URL is not set: e-mail cannot be sent');
-  const { message: eml } = await createTransport({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(mail);
+  const { message: eml } = await (await loadMailTransport())({ streamTransport: true, buffer: true, newline: 'unix' }).sendMail(mail);
   const file = path.resolve(config.DATA_DIR, 'outbox', String(message.tenant_id), `${message.id}.eml`);
   await mkdir(path.dirname(file), { recursive: true });
   await writeFile(file, eml as Buffer);

@@ -1,4 +1,5 @@
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
+import { loadSanitizeHtml } from '../../core/runtime/format-libraries.js';
 
 /**
  * What a signature's HTML may hold: the ordinary formatting of an e-mail signature (paragraphs,
@@ -11,8 +12,8 @@ const lengths = /^(-?\d+(\.\d+)?(px|pt|em|rem|%)?|auto)(\s+(-?\d+(\.\d+)?(px|pt|
 const color = [/^#[0-9a-f]{3,8}$/i, /^rgba?\(\s*\d{1,3}%?\s*,\s*\d{1,3}%?\s*,\s*\d{1,3}%?\s*(,\s*(0|1|0?\.\d+)\s*)?\)$/i, /^[a-z]{3,30}$/i];
 const border = /^(\d+(\.\d+)?(px|pt|em)?\s+)?(none|solid|dashed|dotted|double)(\s+(#[0-9a-f]{3,8}|[a-z]{3,30}))?$/i;
 
-const POLICY: sanitizeHtml.IOptions = {
-  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img'],
+const policy = (defaults: typeof sanitizeHtml.defaults): sanitizeHtml.IOptions => ({
+  allowedTags: [...defaults.allowedTags, 'img'],
   allowedAttributes: {
     '*': ['style'],
     a: ['href', 'name', 'target', 'title', 'rel'], // rel: only the value the transform below sets
@@ -56,11 +57,12 @@ const POLICY: sanitizeHtml.IOptions = {
       return { tagName, attribs: rest.target ? { ...rest, rel: 'noopener noreferrer' } : rest };
     },
   },
-};
+});
 
 /** The signature HTML as stored and served: sanitized, trimmed; nothing left is null. */
-export function sanitizeSignatureHtml(html: string | null | undefined): string | null {
+export async function sanitizeSignatureHtml(html: string | null | undefined): Promise<string | null> {
   if (!html) return null;
-  const clean = sanitizeHtml(html, POLICY).trim();
+  const sanitizeHtml = await loadSanitizeHtml();
+  const clean = sanitizeHtml(html, policy(sanitizeHtml.defaults)).trim();
   return clean === '' ? null : clean;
 }

@@ -89,7 +89,7 @@ export async function getSignature(ctx: RequestContext, signatureId: number): Pr
 export async function saveSignature(ctx: RequestContext, signatureId: number, input: SignatureAddEditInput): Promise<SignatureCollectionItem> {
   const caller = ctx.requireCaller();
   const chosenOwner = ctx.isStaff && input.ContactId ? await ownerContact(ctx, input.ContactId) : null;
-  const fields = { name: input.Name.trim(), signatureHtml: sanitizeSignatureHtml(input.SignatureHtml) };
+  const fields = { name: input.Name.trim(), signatureHtml: await sanitizeSignatureHtml(input.SignatureHtml) };
   let id = signatureId;
   let ownerId: number;
   if (signatureId !== 0) {

@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import sanitizeHtml from 'sanitize-html';
+import type sanitizeHtml from 'sanitize-html';
 import type { Caller, RequestContext } from '../../core/context.js';
 import { BadInput, Forbidden } from '../../core/errors.js';
+import { loadSanitizeHtml } from '../../core/runtime/format-libraries.js';
 import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../../core/data/lean-read.js';
 import { listQuery, defineList } from '../../core/data/list-query.js';
 import { findOr404, readOr404 } from '../../core/data/records.js';
@@ -92,7 +93,7 @@ export async function saveSocialFeed(ctx: RequestContext, socialFeedId: number |
     socialFeedTypeId: blankToNull(input.SocialFeedTypeId),
     url: blankToNull(input.Url),
     messageText: blankToNull(input.MessageText),
-    embedCodeHtml: sanitizeEmbed(input.EmbedCodeHtml),
+    embedCodeHtml: await sanitizeEmbed(input.EmbedCodeHtml),
     files: (input.SocialFeedFiles ?? []).map((file) => ({ FileId: file.FileId, Name: file.Name.trim() })),
   };
   if (!fields.messageText && !fields.url && !fields.embedCodeHtml && fields.files.length === 0) {
@@ -215,9 +216,9 @@ const EMBED_OPTIONS: sanitizeHtml.IOptions = {
  * with only harmless attributes. Scripts, event handlers, other tags and text are removed; an
  * embed from which no such iframe remains (or more than one) is a 400 naming EmbedCodeHtml.
  */
-export function sanitizeEmbed(html: string | null | undefined): string | null {
+export async function sanitizeEmbed(html: string | null | undefined): Promise<string | null> {
   if (!html || !html.trim()) return null;
-  const clean = sanitizeHtml(html, EMBED_OPTIONS).trim();
+  const clean = (await loadSanitizeHtml())(html, EMBED_OPTIONS).trim();
   const iframes = clean.match(/<iframe\b[^>]*>/g) ?? [];
   if (iframes.length !== 1 || !/\ssrc="https:\/\//.test(iframes[0])) {
     throw BadInput.field('EmbedCodeHtml', `must be one iframe whose https src is on one of: ${EMBED_HOSTS.join(', ')}`);

@@ -1,9 +1,9 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import sanitizeHtml from 'sanitize-html';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, Forbidden } from '../../core/errors.js';
 import { isOneOf } from '../../core/values.js';
+import { loadSanitizeHtml } from '../../core/runtime/format-libraries.js';
 import { idOf, insertIgnoringDuplicates, leanDistinctOn, leanRows } from '../../core/data/lean-read.js';
 import { listQuery, MAX_PAGE_SIZE, parseListOptions, defineList } from '../../core/data/list-query.js';
 import { assertCurrentVersion, findOr404, likelyDuplicates, readOr404, softDeleteRecord, withDuplicateLock } from '../../core/data/records.js';
@@ -59,7 +59,8 @@ type TermsRow = Pick<TermsOfUse, (typeof TERMS_FIELDS)[number]>;
 type ResponseRow = Pick<TermsUserResponse, (typeof RESPONSE_FIELDS)[number]>;
 
 /** Terms HTML as stored and served: sanitize-html's default allow-list (no scripts, styles or event handlers). */
-export function sanitizeTermsHtml(html: string): string {
+export async function sanitizeTermsHtml(html: string): Promise<string> {
+  const sanitizeHtml = await loadSanitizeHtml();
   return sanitizeHtml(html, { allowedAttributes: { ...sanitizeHtml.defaults.allowedAttributes, '*': ['class'] } }).trim();
 }
 
@@ -110,7 +111,7 @@ export async function termsLookup(ctx: RequestContext, loginType?: TermsLoginTyp
 export async function saveTermsOfUse(ctx: RequestContext, termsOfUseId: number, input: TermsOfUseAddEditInput): Promise<TermsOfUseCollectionItem> {
   const name = input.Name.trim();
   const nameKey = termsNameKey(name);
-  const description = sanitizeTermsHtml(input.Description);
+  const description = await sanitizeTermsHtml(input.Description);
   if (!description) throw BadInput.field('Description', 'must contain text after unsafe HTML is removed');
   const given = input.LoginType?.toLowerCase();
   const loginType = isOneOf(TERMS_LOGIN_TYPES, given) ? given : null; // the schema has checked it
