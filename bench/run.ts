@@ -302,9 +302,11 @@ function smallTenantTable(results: Measured[]): string {
 function perItem(results: Measured[]): { take: number; target: Target; overheadUs: number; perItemUs: number; slopeUs: number | null }[] {
   const timeUs = (result: Measured | undefined) => (result ? 1e6 / result.requestsPerSecond : NaN);
   const overhead = (take: number, target: Target) => timeUs(inGroup(results, `${SMALL_TENANT}, list of ${take}`, target)) - timeUs(inGroup(results, `${SMALL_TENANT}, list of ${take}`, 'raw+token'));
+  const [smallest] = SMALL_TENANT_PAGES;
   return SMALL_TENANT_PAGES.flatMap((take) => (['REST', 'GraphQL'] as const).map((target) => {
     const overheadUs = overhead(take, target);
-    return { take, target, overheadUs, perItemUs: overheadUs / take, slopeUs: take === SMALL_TENANT_PAGES[0] ? null : (overheadUs - overhead(SMALL_TENANT_PAGES[0], target)) / (take - SMALL_TENANT_PAGES[0]) };
+    const slopeUs = take === smallest ? null : (overheadUs - overhead(smallest, target)) / (take - smallest);
+    return { take, target, overheadUs, perItemUs: overheadUs / take, slopeUs };
   })).filter((row) => Number.isFinite(row.overheadUs));
 }
 

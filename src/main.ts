@@ -43,7 +43,6 @@ async function main(): Promise<void> {
     process.on(signal, () => void stop(signal));
   }
 
-  releaseStartupMemory();
   await app.server.listen({ host: config.HOST, port: config.PORT });
   const base = app.deps.publicBaseUrl;
   const lines = [`GraphQL:  ${base}/graphql   (GraphiQL: ${base}/graphiql)`, `REST:     ${base}/api   (OpenAPI: ${base}/api/openapi.json, Swagger UI: ${base}/api/docs)`];
@@ -55,6 +54,8 @@ async function main(): Promise<void> {
     lines.push(`Demo tenant "${DEMO_TENANT_KEY}", staff login ${DEMO_STAFF_EMAIL}:`, `  Authorization: Bearer ${session.token}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  // After the ready lines (written synchronously to a pipe or terminal), so that start-up is not slower to announce itself.
+  releaseStartupMemory();
 }
 
 main().catch((error: unknown) => {
