@@ -6979,7 +6979,7 @@ export interface components {
             ShowIndividualDetails?: string | null;
             /** @description "false" hides the contact details (e-mail, phone, website, address) of every listing of this type. */
             ShowContactDetails?: string | null;
-            /** @description "false" hides the custom fields of every listing of this type. */
+            /** @description "false" hides the custom fields of every listing of this type; a comma-separated list of custom field keys shows only those; empty or "true": every one the reader may see. */
             ShowCustomFields?: string | null;
             ShowRelatedContacts: boolean;
             ShowContactsWithMemberships: boolean;
