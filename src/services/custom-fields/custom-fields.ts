@@ -169,6 +169,7 @@ function checkedChoices(kind: CustomFieldKind, given: string[] | null | undefine
   const seen = new Set<string>();
   for (const choice of choices) {
     if (!choice) throw BadInput.field('Choices', 'a choice must not be blank');
+    if (choice.includes('\u0000')) throw BadInput.field('Choices', 'a choice must not contain NUL characters');
     if (choice.includes(';')) throw BadInput.field('Choices', `"${choice}" contains ";", which separates choices in a CSV cell`);
     if (seen.has(choice.toLowerCase())) throw BadInput.field('Choices', `"${choice}" is listed twice`);
     seen.add(choice.toLowerCase());
