@@ -231,6 +231,10 @@ describe('changing and retiring fields', () => {
     const { retireCustomField: again } = await gql(`mutation($id: Int!, $a: Int!) { retireCustomField(customFieldId: $id, auditId: $a) { IsRetired AuditId } }`,
       { id: field.CustomFieldId, a: restored.AuditId });
     expect(again).toEqual({ IsRetired: true, AuditId: restored.AuditId + 1 });
+    const restoredOverRest = await ok(call('POST', `/api/customfields/${field.CustomFieldId}/restore/${again.AuditId}`));
+    expect(restoredOverRest).toMatchObject({ IsRetired: false, RetiredDate: null, Required: true, AuditId: again.AuditId + 1 });
+    expectProblem(await call('POST', `/api/customfields/${field.CustomFieldId}/restore/${again.AuditId}`), 409, 'AuditId');
+    expect((await call('POST', '/api/customfields/987654/restore/1')).status).toBe(404);
   });
 });
 
@@ -351,5 +355,20 @@ describe('a key defined twice at once', () => {
     await expectExactlyOneSucceeds(attempts, [409]);
     const fields = await ok(rest(race.server, 'GET', '/api/customfields?appliesTo=person', { token: race.tenant.staffToken }));
     expect(fields.filter((field: Body) => field.Key === 'raced')).toHaveLength(1);
+  });
+
+  it('a choice removed while contacts are saved with it: never a stored value outside the choices', async () => {
+    const token = race.tenant.staffToken;
+    const field = await ok(rest(race.server, 'POST', '/api/customfields/0', { token, body: { AppliesTo: 'person', Key: 'shade', Label: 'Shade', Kind: 'choice', Choices: ['Red', 'Blue'] } }));
+    const saveRed = (index: number) => rest(race.server, 'POST', '/api/contacts/0', { token, body: { Kind: 'person', FirstName: `Shade${index}`, LastName: 'Racer', CustomFields: { shade: 'Red' } } });
+    const removal = rest(race.server, 'POST', `/api/customfields/${field.CustomFieldId}`, { token, body: { ...field, Choices: ['Blue'] } });
+    const [removed, ...saves] = await Promise.all([removal, ...Array.from({ length: 10 }, (_, index) => saveRed(index))]);
+    expect([200, 409]).toContain(removed.status);
+    for (const save of saves) expect([200, 400]).toContain(save.status);
+    const [held] = await race.server.orm.em.fork().getConnection().execute<{ count: number }[]>(
+      `select count(*)::int as count from contact where tenant_id = ? and custom_fields @> '{"shade": "Red"}'`, [race.tenant.id]);
+    // Every save answered 200 stored its value; and the choice went only if no contact held it.
+    expect(held.count).toBe(saves.filter((save) => save.status === 200).length);
+    expect(removed.status === 409 || held.count === 0).toBe(true);
   });
 });
