@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact } from '../src/entities/index.js';
+import { customFieldCell, type CustomFieldDefinition } from '../src/services/custom-fields/values.js';
 import { createTestTenant, expectExactlyOneSucceeds, graphql, rest, startTestServer, useRaceServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 
 // 401/403/400 shapes, tenant isolation and the fuzz of every operation: test/sweeps.test.ts. Here: the area's own rules.
@@ -159,6 +160,28 @@ describe('values on contacts', () => {
     const { saveContact: none } = (await graphql(server, `mutation($input: ContactInput!) { saveContact(contactId: 0, input: $input) { ContactId } }`,
       { input: person({ CustomFields: { shoe_size: 'big' } }) }, acme.staffToken)).body.data ?? { saveContact: null };
     expect(none).toBeNull();
+  });
+});
+
+describe('the CSV text form of a value (customFieldCell, shared by import and export)', () => {
+  it('formats every kind and parses it back unchanged; parses the usual spellings; refuses what normalising refuses', async () => {
+    const definition = (kind: string) => ({ ...kinds[kind], key: kinds[kind].Key, kind, choices: kinds[kind].Choices, retiredAt: null }) as unknown as CustomFieldDefinition;
+    const stored: [string, unknown, string][] = [
+      ['text', 'Ace; of spades', 'Ace; of spades'], ['number', 0.0000001, '0.0000001'], ['number', -1234.5, '-1234.5'], ['date', '2020-02-29', '2020-02-29'],
+      ['choice', 'East West', 'East West'], ['multi_choice', ['Golf', 'Hiking'], 'Golf; Hiking'], ['yes_no', true, 'Yes'], ['yes_no', false, 'No'],
+    ];
+    for (const [kind, value, cell] of stored) {
+      expect(customFieldCell.format(definition(kind), value as never)).toBe(cell);
+      expect(customFieldCell.parse(definition(kind), cell)).toEqual(value);
+    }
+    expect(customFieldCell.format(definition('text'), undefined)).toBe('');
+    expect(customFieldCell.parse(definition('number'), '  ')).toBeNull();
+    expect(customFieldCell.parse(definition('multi_choice'), 'hiking;golf;golf')).toEqual(['Golf', 'Hiking']);
+    expect(customFieldCell.parse(definition('yes_no'), 'y')).toBe(true);
+    expect(() => customFieldCell.parse(definition('number'), '1e5')).toThrow(/shoe_size/);
+    expect(() => customFieldCell.parse(definition('date'), '02/29/2020')).toThrow(/joined_on/);
+    expect(() => customFieldCell.parse(definition('choice'), 'Middle')).toThrow(/region/);
+    expect(() => customFieldCell.parse(definition('yes_no'), 'maybe')).toThrow(/volunteer/);
   });
 });
 
