@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,7 +14,9 @@ import { benchDatabase, freePort, here, listOptions, seed, startServerProcess, s
  * next to the bare `node:http` + `pg` process with the token lookup (raw-server.ts), in the same
  * run, interleaved `--rounds` times (medians). `--profile <dir>` runs the service under
  * `--cpu-prof` (one .cpuprofile per run, written when it stops): use `--only` to profile one path.
- * `--items 5,500` adds lists of those sizes, for the overhead per item. Prints a table; writes nothing else.
+ * `--items 5,500` adds lists of those sizes, for the overhead per item. `--before <dir>` serves
+ * the same paths from another build too (its compiled bench folder, e.g. of the commit before a
+ * change), in the same run, for before/after ratios. Prints a table; writes nothing else.
  */
 const { values: options } = parseArgs({
   options: {
@@ -25,6 +27,7 @@ const { values: options } = parseArgs({
     items: { type: 'string', default: '' },
     only: { type: 'string' },
     profile: { type: 'string' },
+    before: { type: 'string' },
   },
 });
 const duration = Number(options.duration);
@@ -32,42 +35,65 @@ const connections = Number(options.connections);
 
 const db = await benchDatabase('bench_cpu_profile');
 const seeded = await seed(db.url, { vendors: 1000, contacts: 100, terms: 10, otherTenants: 20, vendorsPerOtherTenant: 10 });
-const ports = { raw: await freePort(), service: await freePort() };
+const ports = { raw: await freePort(), service: await freePort(), before: await freePort() };
 const common = { DATABASE_URL: db.url, HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10' };
+const serviceEnv = (port: number) => ({ ...common, PORT: String(port), CREDENTIAL_RATE_LIMIT_PER_MINUTE: '100000000' });
 const profileFlags = options.profile ? [`--cpu-prof`, `--cpu-prof-dir=${path.resolve(options.profile)}`] : [];
 if (options.profile) mkdirSync(options.profile, { recursive: true });
 const processes: ChildProcess[] = [
   await startServerProcess(path.join(here, 'raw-server.js'), { ...common, PORT: String(ports.raw), RAW_AUTH: 'token' }, /ready/),
-  await startServerProcess(path.join(here, 'server.js'), { ...common, PORT: String(ports.service), CREDENTIAL_RATE_LIMIT_PER_MINUTE: '100000000' }, /ready/, profileFlags),
+  await startServerProcess(path.join(here, 'server.js'), serviceEnv(ports.service), /ready/, profileFlags),
+  ...(options.before ? [await startServerProcess(path.join(path.resolve(options.before), 'server.js'), serviceEnv(ports.before), /ready/)] : []),
 ];
-const bases = { raw: `http://127.0.0.1:${ports.raw}`, service: `http://127.0.0.1:${ports.service}` };
+type Target = keyof typeof ports;
+const pidOf = (target: Target) => processes[target === 'raw' ? 0 : target === 'service' ? 1 : 2].pid!;
+/**
+ * CPU seconds a process has used, all its threads and its main thread alone (Linux /proc: user +
+ * system, in clock ticks of 10 ms). On a shared machine throughput follows the neighbours' load;
+ * CPU per request much less so.
+ */
+function cpuSeconds(pid: number): { all: number; main: number } {
+  const ticks = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  return { all: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')), main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) };
+}
+const baseOf = (target: Target) => `http://127.0.0.1:${ports[target]}`;
 
-interface Path { name: string; baseline: boolean; method: 'GET' | 'POST'; path: (id: number) => string; body?: (id: number) => string }
+interface Path { name: string; target: Target; method: 'GET' | 'POST'; path: (id: number) => string; body?: (id: number) => string }
 const firstPage = seeded.vendorIds.slice(0, 100);
 const gqlBody = (query: string) => JSON.stringify({ query });
-const lists = (take: number): Path[] => [
-  { name: `list ${take}`, baseline: true, method: 'GET', path: () => `/api/vendors?options=${listOptions({ Take: take })}` },
-  { name: `REST list ${take}`, baseline: false, method: 'GET', path: () => `/api/vendors?options=${listOptions({ Take: take })}` },
-  { name: `GraphQL list ${take}`, baseline: false, method: 'POST', path: () => '/graphql', body: () => gqlBody(`{ vendors(options: { Take: ${take} }) { VendorId Name WebsiteUrl Actions } }`) },
+/** The service's paths of one shape, served by `target` ('service', or 'before': the build to compare with). */
+const servicePaths = (target: Target, prefix: string, take: number): Path[] => [
+  { name: `${prefix}REST list ${take}`, target, method: 'GET', path: () => `/api/vendors?options=${listOptions({ Take: take })}` },
+  { name: `${prefix}GraphQL list ${take}`, target, method: 'POST', path: () => '/graphql', body: () => gqlBody(`{ vendors(options: { Take: ${take} }) { VendorId Name WebsiteUrl Actions } }`) },
+  { name: `${prefix}REST single`, target, method: 'GET', path: (id) => `/api/vendors/${id}` },
+  { name: `${prefix}GraphQL single`, target, method: 'POST', path: () => '/graphql', body: (id) => gqlBody(`{ vendor(vendorId: ${id}) { VendorId Name WebsiteUrl AuditId } }`) },
 ];
-const paths = ([
-  ...lists(Number(options.take)),
-  ...options.items.split(',').filter(Boolean).flatMap((take) => lists(Number(take))),
-  { name: 'single', baseline: true, method: 'GET', path: (id) => `/api/vendors/${id}` },
-  { name: 'REST single', baseline: false, method: 'GET', path: (id) => `/api/vendors/${id}` },
-  { name: 'GraphQL single', baseline: false, method: 'POST', path: () => '/graphql', body: (id) => gqlBody(`{ vendor(vendorId: ${id}) { VendorId Name WebsiteUrl AuditId } }`) },
-] satisfies Path[] as Path[]).filter((entry) => !options.only || entry.name.includes(options.only));
+const shape = (take: number): Path[] => [
+  { name: `raw+token list ${take}`, target: 'raw', method: 'GET', path: () => `/api/vendors?options=${listOptions({ Take: take })}` },
+  { name: 'raw+token single', target: 'raw', method: 'GET', path: (id) => `/api/vendors/${id}` },
+  ...servicePaths('service', '', take),
+  ...(options.before ? servicePaths('before', 'before: ', take) : []),
+];
+const takes = [Number(options.take), ...options.items.split(',').filter(Boolean).map(Number)];
+// Single reads once, whatever the list sizes.
+const paths = takes.flatMap((take, index) => shape(take).filter((entry) => index === 0 || !entry.name.includes('single')))
+  .filter((entry) => !options.only || entry.name.includes(options.only));
 
-async function statements(): Promise<number> {
-  return ((await (await fetch(`${bases.service}/__bench/stats`)).json()) as { statements: number }).statements;
+async function statements(target: Target): Promise<number> {
+  return ((await (await fetch(`${baseOf(target)}/__bench/stats`)).json()) as { statements: number }).statements;
 }
 
 /** One autocannon run of `entry` (ids of single reads rotate over the first page); req/s, p50, p99 and SQL statements per request. */
 async function run(entry: Path, seconds: number) {
   let next = 0;
-  const before = entry.baseline ? 0 : await statements();
+  const counted = entry.target !== 'raw';
+  const before = counted ? await statements(entry.target) : 0;
+  const cpuBefore = cpuSeconds(pidOf(entry.target));
   const result = await autocannon({
-    url: entry.baseline ? bases.raw : bases.service,
+    url: baseOf(entry.target),
     connections,
     duration: seconds,
     requests: [{
@@ -79,11 +105,14 @@ async function run(entry: Path, seconds: number) {
       },
     }],
   });
-  const after = entry.baseline ? 0 : await statements();
-  if (!entry.baseline) served += result.requests.total;
+  const after = counted ? await statements(entry.target) : 0;
+  const cpuAfter = cpuSeconds(pidOf(entry.target));
+  const perRequest = (seconds: number) => (seconds * 1e6) / result.requests.total;
+  if (entry.target === 'service') served += result.requests.total;
   const bad = result.errors + result.non2xx + result.timeouts;
   if (bad) throw new Error(`${entry.name}: ${bad} failed requests`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, sql: entry.baseline ? null : (after - before) / result.requests.total };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, sql: counted ? (after - before) / result.requests.total : null,
+    cpu: perRequest(cpuAfter.all - cpuBefore.all), mainCpu: perRequest(cpuAfter.main - cpuBefore.main) };
 }
 
 /** Requests the service answered in this run (warm-up included): a profile's time divided by it is its time per request. */
@@ -99,15 +128,19 @@ try {
   }
   const rows = paths.map((entry) => {
     const measured = runs.get(entry)!;
-    return { entry, rps: median(measured.map((m) => m.rps)), p50: median(measured.map((m) => m.p50)), p99: median(measured.map((m) => m.p99)), sql: measured[0].sql };
+    return { entry, rps: median(measured.map((m) => m.rps)), p50: median(measured.map((m) => m.p50)), p99: median(measured.map((m) => m.p99)), sql: measured[0].sql,
+      cpu: median(measured.map((m) => m.cpu)), mainCpu: median(measured.map((m) => m.mainCpu)) };
   });
-  const baselineOf = (name: string) => rows.find((row) => row.entry.baseline && name.endsWith(row.entry.name));
+  // The baseline of a path: the raw+token row of the same shape (list of the same size, or single).
+  const shapeOf = (name: string) => /(list \d+|single)$/.exec(name)?.[1];
+  const baselineOf = (name: string) => rows.find((row) => row.entry.target === 'raw' && shapeOf(row.entry.name) === shapeOf(name));
   process.stdout.write(`\n${new Date().toISOString()} · load average after each round ${load.map((value) => value.toFixed(1)).join(', ')} · ${connections} connections, ${duration} s × ${options.rounds}\n`);
-  process.stdout.write('| path | req/s | ratio to raw+token | p50 / p99 ms | SQL per request |\n|---|---|---|---|---|\n');
+  process.stdout.write('| path | req/s | ratio to raw+token | p50 / p99 ms | SQL per request | CPU µs/req, all threads (main) | CPU ratio (raw+token CPU / this CPU) |\n|---|---|---|---|---|---|---|\n');
   for (const row of rows) {
-    const base = row.entry.baseline ? undefined : baselineOf(row.entry.name);
+    const base = row.entry.target === 'raw' ? undefined : baselineOf(row.entry.name);
     const ratio = base ? (row.rps / base.rps).toFixed(2) : '–';
-    process.stdout.write(`| ${row.entry.baseline ? `raw+token ${row.entry.name}` : row.entry.name} | ${row.rps.toFixed(0)} | ${ratio} | ${row.p50} / ${row.p99} | ${row.sql?.toFixed(2) ?? '–'} |\n`);
+    const cpuRatio = base ? (base.cpu / row.cpu).toFixed(2) : '–';
+    process.stdout.write(`| ${row.entry.name} | ${row.rps.toFixed(0)} | ${ratio} | ${row.p50} / ${row.p99} | ${row.sql?.toFixed(2) ?? '–'} | ${row.cpu.toFixed(0)} (${row.mainCpu.toFixed(0)}) | ${cpuRatio} |\n`);
   }
   process.stdout.write(`service requests: ${served}\n`);
 } finally {
