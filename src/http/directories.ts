@@ -23,17 +23,18 @@ export function isPublicDirectoryPath(url: string): boolean {
 export const directoryPublicRoutes: AreaRoutes = {
   operations: [],
   register(server) {
-    server.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200 || typeof payload !== 'string' || !isPublicDirectoryPath(request.url)) return payload;
+    // Callback form: every response passes this hook, and an async hook costs a promise and a microtask hop each (app.ts).
+    server.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+      if ((request.method !== 'GET' && request.method !== 'HEAD') || reply.statusCode !== 200 || typeof payload !== 'string' || !isPublicDirectoryPath(request.url)) return done(null, payload);
       const etag = `"${createHash('sha256').update(payload).digest('base64url')}"`;
       reply.header('etag', etag);
       reply.header('cache-control', `${request.headers.authorization ? 'private' : 'public'}, max-age=${MAX_AGE_SECONDS}`);
       reply.header('vary', 'Authorization, X-Tenant-Key, Host');
       if (etagMatches(request.headers['if-none-match'], etag)) {
         reply.code(304);
-        return '';
+        return done(null, '');
       }
-      return payload;
+      done(null, payload);
     });
   },
 };

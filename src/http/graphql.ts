@@ -1,4 +1,4 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin, type GraphQLRequestListener } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloHandler } from '@as-integrations/fastify';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
@@ -14,6 +14,7 @@ import { limitAnonymous } from '../core/requests/rate-limit.js';
 import { allowReplicaReads, READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/data/read-routing.js';
 import { inSpan, traceIdField, tracingEnabled } from '../core/runtime/tracing.js';
 import type { FieldProblem } from '../core/errors.js';
+import { metricsServed } from './metrics.js';
 import { compiledHeapBytes, graphqlCaches, type BoundedCache, type CachedOperation } from './graphql-caches.js';
 
 /** The most tokens a GraphQL document may hold (graphql-js counts them while parsing). */
@@ -33,77 +34,56 @@ export interface GraphqlOptions {
   metrics: Metrics;
 }
 
-/**
- * Sets the HTTP status of a failed GraphQL response to that of its first error, so GraphQL
- * and REST answer the same status for the same failure.
- */
-const statusFromErrors: ApolloServerPlugin<RequestContext> = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ response, errors }) {
-        const first = errors?.[0];
-        if (first && response.body.kind === 'single' && response.body.singleResult.data == null) {
-          response.http.status = mapError(first).error.status;
-        }
-      },
-    };
-  },
-};
+/** The root fields an operation selects, in order (memoized per parsed operation: Apollo keeps a document it has seen). */
+const rootFieldsOf = (() => {
+  const known = new WeakMap<OperationDefinitionNode, string[]>();
+  return (operation: OperationDefinitionNode | undefined | null): string[] => {
+    if (!operation) return [];
+    let fields = known.get(operation);
+    if (!fields) known.set(operation, (fields = operation.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : []))));
+    return fields;
+  };
+})();
 
 /**
- * A query operation's reads may be served by a read replica (core/data/read-routing.ts), unless the
- * caller sends `X-Read-Primary: true`; a mutation (and anything unrecognised) reads the primary.
+ * Our per-request Apollo hooks, in one plugin whose hooks are the same object for every request
+ * (Apollo awaits every plugin's `requestDidStart` and each hook it returns, per request):
+ * - once the operation is known: the audit trail names it by its root fields (`saveVendor`;
+ *   several joined by commas) before anything runs, and a query operation's reads may be served
+ *   by a read replica (core/data/read-routing.ts) unless the caller sends `X-Read-Primary: true`
+ *   (a mutation, and anything unrecognised, reads the primary);
+ * - before answering: a failed response takes the HTTP status of its first error, so GraphQL and
+ *   REST answer the same status for the same failure; and, when metrics are served, the operation
+ *   is counted by the root field it selects (`vendors`, `saveVendor`; `multiple` when several,
+ *   `other` when none could be resolved), type and outcome — not by the operation name a client
+ *   chooses, which could make each name a new series: the root fields are the schema's, so the
+ *   label values are bounded by it.
  */
-const replicaReadsForQueries: ApolloServerPlugin<RequestContext> = {
-  async requestDidStart() {
-    return {
-      async didResolveOperation({ operation, request }) {
-        if (operation?.operation === OperationTypeNode.QUERY && !wantsPrimary(request.http?.headers.get(READ_PRIMARY_HEADER))) allowReplicaReads();
-      },
-    };
-  },
-};
-
-/**
- * Counts GraphQL operations by the root field they select (`vendors`, `saveVendor`; `multiple`
- * when several, `other` when none could be resolved), type and outcome. Not by the operation name
- * a client chooses: any client could make each name a new series. The root fields are the
- * schema's, so the label values are bounded by it.
- */
-function operationMetrics(metrics: Metrics, schema: GraphQLSchema): ApolloServerPlugin<RequestContext> {
+function requestHooks(schema: GraphQLSchema, metrics: Metrics | null): ApolloServerPlugin<RequestContext> {
   const rootFields = new Set([schema.getQueryType(), schema.getMutationType()].flatMap((type) => Object.keys(type?.getFields() ?? {})));
   for (const meta of ['__typename', '__schema', '__type']) rootFields.add(meta);
   const labelOf = (operation: OperationDefinitionNode | undefined) => {
-    const fields = new Set(operation?.selectionSet.selections.flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : [])));
+    const fields = new Set(rootFieldsOf(operation));
     if (fields.size > 1) return 'multiple';
     const [field] = fields;
     return field && rootFields.has(field) ? field : 'other';
   };
-  return {
-    async requestDidStart() {
-      return {
-        async willSendResponse({ operation, errors }) {
-          metrics.graphqlOperations.inc({ operation: labelOf(operation), type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' });
-        },
-      };
+  const hooks: GraphQLRequestListener<RequestContext> = {
+    async didResolveOperation({ contextValue, operation, request }) {
+      const fields = rootFieldsOf(operation);
+      if (contextValue.audit && fields.length) contextValue.audit.operation = fields.join(',').slice(0, 300);
+      if (operation?.operation === OperationTypeNode.QUERY && !wantsPrimary(request.http?.headers.get(READ_PRIMARY_HEADER))) allowReplicaReads();
+    },
+    async willSendResponse({ response, errors, operation }) {
+      const first = errors?.[0];
+      if (first && response.body.kind === 'single' && response.body.singleResult.data == null) {
+        response.http.status = mapError(first).error.status;
+      }
+      metrics?.graphqlOperations.inc({ operation: labelOf(operation), type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' });
     },
   };
+  return { requestDidStart: async () => hooks };
 }
-
-/**
- * Names the request's operation for the audit trail by its root fields (`saveVendor`; several
- * joined by commas), before anything runs.
- */
-const auditOperation: ApolloServerPlugin<RequestContext> = {
-  async requestDidStart() {
-    return {
-      async didResolveOperation({ contextValue, operation }) {
-        const fields = (operation?.selectionSet.selections ?? []).flatMap((selection) => (selection.kind === Kind.FIELD ? [selection.name.value] : []));
-        if (contextValue.audit && fields.length) contextValue.audit.operation = fields.join(',').slice(0, 300);
-      },
-    };
-  },
-};
 
 /**
  * Apollo executes through this hook (its `gateway` option, made for federation) so that an
@@ -183,7 +163,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
     plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(),
       // Cache-control hints are unused, and the plugin wraps every field resolver (measurable per request).
-      ApolloServerPluginCacheControlDisabled(), statusFromErrors, operationMetrics(options.metrics, options.schema), auditOperation, replicaReadsForQueries],
+      ApolloServerPluginCacheControlDisabled(), requestHooks(options.schema, metricsServed(options.config) ? options.metrics : null)],
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;

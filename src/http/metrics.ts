@@ -5,25 +5,26 @@ import type { Config } from '../core/config.js';
 import { ApiError } from '../core/errors.js';
 import { operationOf, type Metrics } from '../core/runtime/metrics.js';
 
+/** Whether this instance serves its metrics (a token for `/metrics`, or a separate listener): otherwise nothing reads the per-request counters. */
+export function metricsServed(config: Config): boolean {
+  return Boolean(config.METRICS_TOKEN) || config.METRICS_PORT !== undefined;
+}
+
 /**
  * Counts every request by its operation and serves the metrics for Prometheus: on the service's
  * own port at `/metrics` only with `Authorization: Bearer <METRICS_TOKEN>` (compared in constant
  * time), or without a credential on a separate listener (`METRICS_PORT`, bound to `METRICS_HOST`,
- * 127.0.0.1 by default) that the outside world does not reach. Neither set: no metrics endpoint.
- * Answers the separate listener, if any, for closing with the app.
+ * 127.0.0.1 by default) that the outside world does not reach. Neither set: no metrics endpoint,
+ * and no request is counted (a labelled counter and histogram per request cost 7–37 µs that no
+ * one would read: BENCHMARKS.md, issue 37). Answers the separate listener, if any, for closing with the app.
  */
 export async function mountMetrics(server: FastifyInstance, metrics: Metrics, config: Config): Promise<Server | null> {
-  const started = new WeakMap<object, bigint>();
-  // Callback-form hooks: no promise per request (see app.ts).
-  server.addHook('onRequest', (request, _reply, done) => {
-    started.set(request, process.hrtime.bigint());
-    done();
-  });
+  if (!metricsServed(config)) return null;
+  // Callback-form hook: no promise per request (see app.ts); Fastify times the request itself.
   server.addHook('onResponse', (request, reply, done) => {
     const operation = operationOf(request);
     metrics.requests.inc({ operation, status: String(reply.statusCode) });
-    const start = started.get(request);
-    if (start !== undefined) metrics.requestSeconds.observe({ operation }, Number(process.hrtime.bigint() - start) / 1e9);
+    metrics.requestSeconds.observe({ operation }, reply.elapsedTime / 1000);
     done();
   });
 

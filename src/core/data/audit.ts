@@ -116,10 +116,12 @@ function tenantSettings(scope: TenantScope | undefined): Settings {
   return scopedRole ? [...confinement, 'role', scopedRole] : confinement;
 }
 
-/** The one statement that sets `settings` for the current transaction. */
+/** The one statement that sets `settings` for the current transaction (its text by the number of settings, made once: it goes with every statement). */
 function setSettingsStatement(settings: Settings): string {
-  return `select ${Array.from({ length: settings.length / 2 }, () => 'set_config(?, ?, true)').join(', ')}`;
+  const count = settings.length / 2;
+  return (setSettingsTexts[count] ??= `select ${Array.from({ length: count }, () => 'set_config(?, ?, true)').join(', ')}`);
 }
+const setSettingsTexts: string[] = [];
 
 /** What the tenant scope of an EntityManager is: one tenant's id, or every tenant (`ACROSS_TENANTS`). */
 export type TenantScope = number | typeof ACROSS_TENANTS;

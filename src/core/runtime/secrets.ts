@@ -1,13 +1,16 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A new random bearer token with a readable prefix naming its kind (e.g. `mms_`, `mmk_`). */
 export function newToken(prefix: string): string {
   return `${prefix}_${randomBytes(32).toString('base64url')}`;
 }
 
-/** Tokens are high-entropy, so a plain SHA-256 is the right stored form (no salt or KDF needed). */
+/**
+ * Tokens are high-entropy, so a plain SHA-256 is the right stored form (no salt or KDF needed).
+ * One-shot `hash` (every authenticated request runs this): no Hash object per call.
+ */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** Compares two secrets in constant time (lengths are hidden by hashing first). */

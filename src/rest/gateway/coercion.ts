@@ -1,5 +1,5 @@
 import {
-  getNamedType, getNullableType, GraphQLError, isEnumType, isLeafType, isListType, isNonNullType, type GraphQLArgument, type GraphQLInputType, type GraphQLLeafType,
+  getNamedType, getNullableType, GraphQLError, isEnumType, isLeafType, isListType, isNonNullType, type GraphQLArgument, type GraphQLInputObjectType, type GraphQLInputType, type GraphQLLeafType,
 } from 'graphql';
 import { BadInput } from '../../core/errors.js';
 import { documentedKey } from '../documented-keys.js';
@@ -55,16 +55,31 @@ export function toInput(value: unknown, type: GraphQLInputType, path: string, fo
   if (isLeafType(nullable)) return toLeaf(value, nullable, field);
   if (typeof value !== 'object' || Array.isArray(value)) throw BadInput.field(field, 'must be a JSON object');
   const given = value as Record<string, unknown>;
-  const lowerKeys = new Map(Object.keys(given).map((key) => [key.toLowerCase(), key]));
+  let lowerKeys: Map<string, string> | undefined;
   const result: Record<string, unknown> = {};
-  for (const inputField of Object.values(nullable.getFields())) {
-    const documented = documentedKey(inputField.name);
-    const key = documented in given ? documented : lowerKeys.get(documented.toLowerCase());
-    const fieldPath = path ? `${path}.${documented}` : documented;
-    if (key !== undefined && given[key] !== undefined) result[inputField.name] = toInput(given[key], inputField.type, fieldPath, form);
-    else if (isNonNullType(inputField.type) && inputField.defaultValue === undefined) throw BadInput.field(fieldPath, 'is required');
+  for (const { name, documented, lowerDocumented, type: fieldType, required } of inputFieldsOf(nullable)) {
+    const key = documented in given ? documented : (lowerKeys ??= new Map(Object.keys(given).map((known) => [known.toLowerCase(), known]))).get(lowerDocumented);
+    if (key !== undefined && given[key] !== undefined) result[name] = toInput(given[key], fieldType, path ? `${path}.${documented}` : documented, form);
+    else if (required) throw BadInput.field(path ? `${path}.${documented}` : documented, 'is required');
   }
   return result;
+}
+
+interface InputField { name: string; documented: string; lowerDocumented: string; type: GraphQLInputType; required: boolean }
+
+/** An input type's fields with their documented keys, worked out once per type (the schema's types live as long as the process). */
+const inputFields = new WeakMap<GraphQLInputObjectType, InputField[]>();
+
+function inputFieldsOf(type: GraphQLInputObjectType): InputField[] {
+  let fields = inputFields.get(type);
+  if (!fields) {
+    fields = Object.values(type.getFields()).map((inputField) => {
+      const documented = documentedKey(inputField.name);
+      return { name: inputField.name, documented, lowerDocumented: documented.toLowerCase(), type: inputField.type, required: isNonNullType(inputField.type) && inputField.defaultValue === undefined };
+    });
+    inputFields.set(type, fields);
+  }
+  return fields;
 }
 
 /** A scalar or enum value, converted from a string where Json.NET would have; a wrong one is a 400 naming the field. */

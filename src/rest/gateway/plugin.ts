@@ -72,16 +72,17 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
   });
 
   // A row's own smaller limit: refused on its Content-Length before a byte is read, else counted as it arrives.
-  app.addHook('preParsing', async (request, reply, payload) => {
+  // (Callback form: every request passes here, most with no limit of their own; see app.ts.)
+  app.addHook('preParsing', (request, reply, payload, done) => {
     const limit = settled.get(request)?.route.row.bodyLimit;
-    if (limit === undefined) return payload;
+    if (limit === undefined) return done(null, payload);
     try {
       refuseDeclaredOver(limit, request.headers['content-length']);
     } catch (error) {
       closeUnreadBody(request, reply);
-      throw error;
+      return done(error as Error);
     }
-    return payload.pipe(byteLimit(limit));
+    done(null, payload.pipe(byteLimit(limit)));
   });
 
   app.route({ method: ['GET', 'POST', 'DELETE', 'PUT', 'PATCH'], url: '/api/*', bodyLimit: options.bodyLimit, handler: async (request: FastifyRequest, reply: FastifyReply) => {
