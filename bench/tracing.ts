@@ -14,6 +14,8 @@ import { benchDatabase, freePort, listOptions, seed, startService, stopServerPro
 const rounds = 3;
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = 32;
+/** The share of requests traced on the traced server (`BENCH_TRACING_RATIO`, default 1: every one). */
+const samplingRatio = process.env.BENCH_TRACING_RATIO ?? '1';
 
 const collector = createServer((request, response) => {
   request.resume();
@@ -32,29 +34,35 @@ const shapes = [
 interface Figures { rps: number; p50: number; p99: number }
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function measure(tracing: boolean): Promise<Map<string, Figures[]>> {
-  const port = await freePort();
-  const server = await startService(database.url, port, { CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0', ...(tracing ? { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint } : {}) });
-  const figures = new Map<string, Figures[]>(shapes.map((shape) => [shape.name, []]));
+/** Both servers run at once and are measured in turn, round by round, so a change in the machine's load weighs on both alike. */
+async function measure(): Promise<{ off: Map<string, Figures[]>; on: Map<string, Figures[]> }> {
+  const ports = [await freePort(), await freePort()];
+  const servers = [
+    await startService(database.url, ports[0], { CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0' }),
+    await startService(database.url, ports[1], { CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_SAMPLER_ARG: samplingRatio }),
+  ];
+  const figures = [new Map<string, Figures[]>(shapes.map((shape) => [shape.name, []])), new Map<string, Figures[]>(shapes.map((shape) => [shape.name, []]))];
   try {
     for (let round = 0; round <= rounds; round++) {
       for (const shape of shapes) {
-        const result = await autocannon({
-          url: `http://127.0.0.1:${port}${shape.path}`, method: shape.method, body: shape.body, connections, duration: round === 0 ? 2 : seconds,
-          headers: { authorization: `Bearer ${seeded.token}`, 'content-type': 'application/json' },
-        });
-        if (result.non2xx || result.errors) throw new Error(`${shape.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-        if (round > 0) figures.get(shape.name)!.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+        for (const index of [0, 1]) {
+          const result = await autocannon({
+            url: `http://127.0.0.1:${ports[index]}${shape.path}`, method: shape.method, body: shape.body, connections, duration: round === 0 ? 2 : seconds,
+            headers: { authorization: `Bearer ${seeded.token}`, 'content-type': 'application/json' },
+          });
+          if (result.non2xx || result.errors) throw new Error(`${shape.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+          if (round > 0) figures[index].get(shape.name)!.push({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 });
+        }
       }
     }
   } finally {
-    await stopServerProcess(server);
+    for (const server of servers) await stopServerProcess(server);
   }
-  return figures;
+  return { off: figures[0], on: figures[1] };
 }
 
-const off = await measure(false);
-const on = await measure(true);
+const { off, on } = await measure();
+console.log(`Tracing on: ${samplingRatio} of the requests sampled.`);
 console.log('| shape | tracing off req/s | tracing on req/s | change | p50/p99 off (ms) | p50/p99 on (ms) |');
 console.log('|---|---|---|---|---|---|');
 for (const shape of shapes) {

@@ -204,6 +204,27 @@ export type Config = z.infer<typeof configSchema> & { introspection: boolean; gr
 /** A bad variable: printed as one line naming it, exit code 1. */
 export class ConfigError extends StartupRefused {}
 
+/**
+ * The configuration a background job works with: `given` (tests pass their server's), else the
+ * process's, read on first use — job definitions are made at start-up, before anything is read.
+ */
+export function configOnFirstUse(given?: Config): () => Config {
+  let loaded: Config | undefined = given;
+  return () => (loaded ??= loadConfig());
+}
+
+/**
+ * A setting outside the schema (how long a job may run before it is taken to have died with its
+ * worker): whole seconds, at least `minimum`, from `env[name]`; undefined when unset.
+ */
+export function wholeSecondsFromEnv(env: NodeJS.ProcessEnv, name: string, minimum: number): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < minimum) throw new Error(`Invalid configuration: ${name} must be a whole number of seconds, at least ${minimum} (is ${value})`);
+  return seconds;
+}
+
 /** Reads the configuration; a bad variable is reported by name. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // An empty variable counts as unset (as `MASTER_KEY=` in an env file means "none").

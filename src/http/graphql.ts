@@ -12,7 +12,7 @@ import { mapError, toApiError } from '../core/error-mapping.js';
 import type { Metrics } from '../core/runtime/metrics.js';
 import { limitAnonymous } from '../core/requests/rate-limit.js';
 import { allowReplicaReads, READ_PRIMARY_HEADER, wantsPrimary, withReadScope } from '../core/data/read-routing.js';
-import { currentTraceId, inSpan, tracingEnabled } from '../core/runtime/tracing.js';
+import { inSpan, traceIdField, tracingEnabled } from '../core/runtime/tracing.js';
 import type { FieldProblem } from '../core/errors.js';
 import { compiledHeapBytes, graphqlCaches, type BoundedCache, type CachedOperation } from './graphql-caches.js';
 
@@ -149,11 +149,6 @@ function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedO
   };
 }
 
-function traceIdExtension(): { traceId?: string } {
-  const traceId = currentTraceId();
-  return traceId ? { traceId } : {};
-}
-
 /** Apollo Server at /graphql with CSRF prevention and depth, cost and alias limits. */
 /** The methods /graphql answers (another one is a 405 with Allow, app.ts). */
 export const GRAPHQL_METHODS = [{ method: 'GET', path: '/graphql' }, { method: 'POST', path: '/graphql' }] as const;
@@ -201,7 +196,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
         message: withoutSuggestions(mapped.message),
         ...(formatted.path ? { path: formatted.path } : {}),
         ...(formatted.locations ? { locations: formatted.locations } : {}),
-        extensions: { ...extensions, code: mapped.code, ...traceIdExtension() },
+        extensions: { ...extensions, code: mapped.code, ...traceIdField() },
       };
     },
   });

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { ApiError, FieldProblem } from '../core/errors.js';
-import { currentTraceId } from '../core/runtime/tracing.js';
+import { traceIdField } from '../core/runtime/tracing.js';
 
 /** An RFC 9457 problem document. */
 export interface Problem {
@@ -26,13 +26,8 @@ export function problemOf(error: ApiError, instance?: string): Problem {
     code: error.code,
     ...(error.problems.length ? { errors: error.problems } : {}),
     ...(instance ? { instance } : {}),
-    ...traceIdMember(),
+    ...traceIdField(),
   };
-}
-
-function traceIdMember(): { traceId?: string } {
-  const traceId = currentTraceId();
-  return traceId ? { traceId } : {};
 }
 
 /** Headers an error asks for (WWW-Authenticate, Retry-After). */

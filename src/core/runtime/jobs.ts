@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import pg from 'pg';
-import { PgBoss, type Db, type JobResult, type Queue } from 'pg-boss';
+import { PgBoss, type Db, type JobInsert, type JobResult, type Queue } from 'pg-boss';
 import { runAsJob } from '../data/audit.js';
 import { inSpan } from './tracing.js';
 
@@ -74,6 +74,28 @@ export async function jobHandlersSettled(boss: PgBoss, timeoutMs: number): Promi
  */
 export function queueJob(boss: PgBoss, em: EntityManager, queue: string, data: object): Promise<string | null> {
   return boss.send(queue, data, em.isInTransaction() ? { db: statementsIn(em) } : {});
+}
+
+/**
+ * One batch of a pump (`JobDefinition.pump`): one transaction on the pump's connection, on the
+ * named cross-tenant path of row-level security (a pump serves every tenant), in which `work`
+ * claims its rows and `queue` inserts their jobs — so rows and jobs commit together or not at all.
+ */
+export async function inPumpTransaction<T>(
+  client: pg.ClientBase, boss: PgBoss, work: (queue: (name: string, jobs: JobInsert[]) => Promise<void>) => Promise<T>,
+): Promise<T> {
+  await client.query('BEGIN');
+  try {
+    await client.query(`SELECT set_config('app.cross_tenant', 'on', true)`);
+    const result = await work(async (name, jobs) => {
+      if (jobs.length) await boss.insert(name, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
+    });
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
 }
 
 /** pg-boss's statements run on `em`'s transaction: their `$n` parameters become MikroORM's `?`, in the order they appear. */

@@ -20,12 +20,17 @@ export function tracingEnabled(): boolean {
 
 /** Starts the SDK: spans batched to OTLP/HTTP at `endpoint`, W3C trace context in and out. */
 export async function startTracing(env: NodeJS.ProcessEnv): Promise<void> {
-  const [{ TracerProvider, BatchSpanProcessor }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] = await Promise.all([
+  const [
+    { TracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler }, { AsyncLocalStorageContextManager }, { OTLPTraceExporter },
+    { resourceFromAttributes }, { W3CTraceContextPropagator },
+  ] = await Promise.all([
     import('@opentelemetry/sdk-trace'), import('@opentelemetry/context-async-hooks'), import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'), import('@opentelemetry/core'),
   ]);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': env.OTEL_SERVICE_NAME ?? 'membership-api' }),
+    // OTEL_TRACES_SAMPLER_ARG: the share of new traces recorded (default all); a caller's sampled traceparent is always followed.
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(samplingRatio(env.OTEL_TRACES_SAMPLER_ARG)) }),
     // A bounded queue (2,048 spans, then dropped): a collector that is down never grows the heap.
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter(), scheduledDelayMillis: Number(env.OTEL_BSP_SCHEDULE_DELAY ?? 2000), maxQueueSize: 2048 })],
   });
@@ -37,10 +42,22 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<void> {
   enabled = true;
 }
 
+function samplingRatio(value: string | undefined): number {
+  const ratio = value === undefined || value === '' ? 1 : Number(value);
+  if (!(ratio >= 0 && ratio <= 1)) throw new Error(`Invalid configuration: OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1 (is ${value})`);
+  return ratio;
+}
+
 /** The trace id of the work in progress, for log lines and error answers; undefined when tracing is off. */
 export function currentTraceId(): string | undefined {
   if (!enabled) return undefined;
   return trace.getActiveSpan()?.spanContext().traceId;
+}
+
+/** `{ traceId }` of the work in progress for an error answer (problem+json, GraphQL extensions); empty when tracing is off. */
+export function traceIdField(): { traceId?: string } {
+  const traceId = currentTraceId();
+  return traceId ? { traceId } : {};
 }
 
 /** Runs `work` in a span named `name` (its failure recorded on the span); when tracing is off, just runs it. */

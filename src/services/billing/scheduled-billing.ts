@@ -26,7 +26,7 @@ import type {
 import { createInvoice } from '../commerce/invoices.js';
 import { membershipChangeLabel, membershipProblem } from './membership-changes.js';
 import { fileChunks, StreamedFileWriter } from '../files/files.js';
-import { loadConfig } from '../../core/config.js';
+import { loadConfig, wholeSecondsFromEnv } from '../../core/config.js';
 import { TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
@@ -621,11 +621,8 @@ export const DEFAULT_BILLING_JOB_SETTINGS: BillingJobSettings = { expireInSecond
  * is retried alongside itself (still billing each item once, as two workers on one run do).
  */
 export function billingJobSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Partial<BillingJobSettings> {
-  const value = env.BILLING_RUN_EXPIRE_SECONDS;
-  if (value === undefined || value === '') return {};
-  const seconds = Number(value);
-  if (!Number.isInteger(seconds) || seconds < 10) throw new Error(`Invalid configuration: BILLING_RUN_EXPIRE_SECONDS must be a whole number of seconds, at least 10 (is ${value})`);
-  return { expireInSeconds: seconds };
+  const seconds = wholeSecondsFromEnv(env, 'BILLING_RUN_EXPIRE_SECONDS', 10);
+  return seconds === undefined ? {} : { expireInSeconds: seconds };
 }
 
 /** The jobs of scheduled billing: runs, and run result downloads. Tests shorten the delays. */

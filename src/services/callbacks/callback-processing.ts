@@ -1,7 +1,7 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import type { JobDefinition, JobRun } from '../../core/runtime/jobs.js';
+import { inPumpTransaction, type JobDefinition, type JobRun } from '../../core/runtime/jobs.js';
 import type { CallbackProvider } from '../../entities/callback.js';
 import { MalformedCallback, normalizeCallback, storable, type EmailEventInput, type MeetingEventInput } from './callback-formats.js';
 import { acrossTenants, TENANT, tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
@@ -231,8 +231,7 @@ export async function queueCallbacks(
 ): Promise<number> {
   let total = 0;
   for (;;) {
-    await client.query('BEGIN');
-    try {
+    const queued = await inPumpTransaction(client, boss, async (queue) => {
       const { rows } = await client.query<{ receipt: string }>(
         `UPDATE provider_callback SET state = 'queued', attempts = 0, updated_at = now()
          WHERE id IN (
@@ -242,17 +241,11 @@ export async function queueCallbacks(
          RETURNING receipt`,
         [tenantId, from],
       );
-      if (rows.length) {
-        const jobs = rows.map((row) => ({ data: { receipt: row.receipt } satisfies CallbackJobData }));
-        await boss.insert(CALLBACK_QUEUE, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
-      }
-      await client.query('COMMIT');
-      total += rows.length;
-      onBatch?.(rows.length);
-      if (rows.length < 500) return total;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    }
+      await queue(CALLBACK_QUEUE, rows.map((row) => ({ data: { receipt: row.receipt } satisfies CallbackJobData })));
+      return rows.length;
+    });
+    total += queued;
+    onBatch?.(queued);
+    if (queued < 500) return total;
   }
 }

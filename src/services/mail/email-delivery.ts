@@ -5,9 +5,9 @@ import { createTransport } from 'nodemailer';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PgBoss } from 'pg-boss';
-import { loadConfig, type Config } from '../../core/config.js';
+import { configOnFirstUse, wholeSecondsFromEnv, type Config } from '../../core/config.js';
 import { allowedAddressOf, OutboundRefused } from '../../core/external/outbound.js';
-import type { JobDefinition, JobRun } from '../../core/runtime/jobs.js';
+import { inPumpTransaction, type JobDefinition, type JobRun } from '../../core/runtime/jobs.js';
 import { createLogger } from '../../core/runtime/logger.js';
 
 /*
@@ -31,11 +31,7 @@ export const EMAIL_DELIVERY_QUEUE = 'email-delivery';
 const SEND_TIMEOUT_MS = 8_000;
 
 function sendExpirySeconds(env: NodeJS.ProcessEnv = process.env): number {
-  const value = env.SMTP_SEND_EXPIRE_SECONDS;
-  if (value === undefined || value === '') return 120;
-  const seconds = Number(value);
-  if (!Number.isInteger(seconds) || seconds < 10) throw new Error(`Invalid configuration: SMTP_SEND_EXPIRE_SECONDS must be a whole number of seconds, at least 10 (is ${value})`);
-  return seconds;
+  return wholeSecondsFromEnv(env, 'SMTP_SEND_EXPIRE_SECONDS', 10) ?? 120;
 }
 
 interface DeliveryJobData {
@@ -56,8 +52,7 @@ interface OutboxRow {
  * An attempt cut off by a dead process runs again after SMTP_SEND_EXPIRE_SECONDS (default 120).
  */
 export function emailDeliveryJobs(options: { everyMs?: number; retryDelaySeconds?: number; config?: Config } = {}): JobDefinition[] {
-  const given = options.config;
-  const config = given ? () => given : memoizedConfig();
+  const config = configOnFirstUse(options.config);
   return [{
     name: EMAIL_DELIVERY_QUEUE,
     // Expiry past the send timeout, so a living attempt is never run twice at once.
@@ -69,25 +64,15 @@ export function emailDeliveryJobs(options: { everyMs?: number; retryDelaySeconds
 }
 
 /** Moves pending messages (every tenant's) to `queued`, with one delivery job each, in one transaction per batch. */
-export async function queuePendingEmail(client: pg.ClientBase, boss: PgBoss): Promise<number> {
-  await client.query('BEGIN');
-  try {
-    // Every tenant's messages: the named cross-tenant path of row-level security.
-    await client.query(`SELECT set_config('app.cross_tenant', 'on', true)`);
+export function queuePendingEmail(client: pg.ClientBase, boss: PgBoss): Promise<number> {
+  return inPumpTransaction(client, boss, async (queue) => {
     const { rows } = await client.query<{ id: number }>(
       `UPDATE outbox_message SET status = 'queued', updated_at = now()
        WHERE id IN (SELECT id FROM outbox_message WHERE status = 'pending' ORDER BY id LIMIT 200 FOR UPDATE SKIP LOCKED)
        RETURNING id`);
-    if (rows.length) {
-      const jobs = rows.map((row) => ({ data: { messageId: row.id } satisfies DeliveryJobData, singletonKey: `email:${row.id}` }));
-      await boss.insert(EMAIL_DELIVERY_QUEUE, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
-    }
-    await client.query('COMMIT');
+    await queue(EMAIL_DELIVERY_QUEUE, rows.map((row) => ({ data: { messageId: row.id } satisfies DeliveryJobData, singletonKey: `email:${row.id}` })));
     return rows.length;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+  });
 }
 
 /**
@@ -177,10 +162,4 @@ function mailLog(config: Config): Logger {
   let log = loggers.get(config);
   if (!log) loggers.set(config, (log = createLogger(config)));
   return log;
-}
-
-/** Jobs are declared at start-up, before any configuration is read: the configuration is read once, on the first job. */
-function memoizedConfig(): () => Config {
-  let config: Config | undefined;
-  return () => (config ??= loadConfig());
 }

@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { loadConfig } from '../../core/config.js';
-import type { JobDefinition, JobRun } from '../../core/runtime/jobs.js';
+import { inPumpTransaction, type JobDefinition, type JobRun } from '../../core/runtime/jobs.js';
 import { confineToTenant } from '../../core/context.js';
 import { ReportRun } from '../../entities/report.js';
 import { StreamedFileWriter } from '../files/files.js';
@@ -60,23 +60,15 @@ function jobData(data: unknown): ReportJobData | null {
 }
 
 /** Gives queued runs without a job their jobs, up to 100 at a time, each batch in one transaction. */
-export async function queueReportRuns(client: pg.ClientBase, boss: PgBoss): Promise<number> {
-  await client.query('BEGIN');
-  try {
+export function queueReportRuns(client: pg.ClientBase, boss: PgBoss): Promise<number> {
+  return inPumpTransaction(client, boss, async (queue) => {
     const { rows } = await client.query<{ id: number; tenant_id: number }>(
       `UPDATE report_run SET enqueued_at = now() WHERE id IN (
          SELECT id FROM report_run WHERE state = 'queued' AND enqueued_at IS NULL ORDER BY id LIMIT 100 FOR UPDATE SKIP LOCKED
        ) RETURNING id, tenant_id`);
-    if (rows.length) {
-      const jobs = rows.map((row) => ({ data: { runId: row.id, tenantId: row.tenant_id } satisfies ReportJobData }));
-      await boss.insert(REPORT_RUN_QUEUE, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
-    }
-    await client.query('COMMIT');
+    await queue(REPORT_RUN_QUEUE, rows.map((row) => ({ data: { runId: row.id, tenantId: row.tenant_id } satisfies ReportJobData })));
     return rows.length;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+  });
 }
 
 interface ClaimedRun {

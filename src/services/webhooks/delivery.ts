@@ -2,9 +2,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { Webhook } from 'standardwebhooks';
-import { loadConfig, type Config } from '../../core/config.js';
+import { configOnFirstUse, type Config } from '../../core/config.js';
 import { outboundRequest } from '../../core/external/outbound.js';
-import type { JobDefinition } from '../../core/runtime/jobs.js';
+import { inPumpTransaction, type JobDefinition } from '../../core/runtime/jobs.js';
 
 /*
  * Outbound webhook delivery (Standard Webhooks). `emitWebhookEvent` (./events.ts) writes a
@@ -57,9 +57,7 @@ export interface WebhookDeliveryOptions {
 
 /** The delivery job and the pump that feeds it. */
 export function webhookDeliveryJobs(options: WebhookDeliveryOptions = {}): JobDefinition[] {
-  const given = options.config;
-  let loaded: Config | undefined;
-  const config = () => given ?? (loaded ??= loadConfig());
+  const config = configOnFirstUse(options.config);
   const retryDelays = options.retryDelaysSeconds ?? WEBHOOK_RETRY_DELAYS_SECONDS;
   const maxInFlight = options.maxInFlightPerSubscription ?? MAX_IN_FLIGHT_PER_SUBSCRIPTION;
   return [{
@@ -78,17 +76,11 @@ export function webhookDeliveryJobs(options: WebhookDeliveryOptions = {}): JobDe
  * subscriptions to `queued`, with one job each, in one transaction; a subscription gets no more
  * than `maxInFlight` queued at once. Also drops previous secrets whose overlap has ended.
  */
-export async function queueDueDeliveries(client: pg.ClientBase, boss: PgBoss, maxInFlight: number): Promise<number> {
-  await client.query('BEGIN');
-  try {
-    // Every tenant's deliveries: the named cross-tenant path of row-level security.
-    await client.query(`SELECT set_config('app.cross_tenant', 'on', true)`);
+export function queueDueDeliveries(client: pg.ClientBase, boss: PgBoss, maxInFlight: number): Promise<number> {
+  return inPumpTransaction(client, boss, async (queue) => {
     // One pump at a time across instances, so the in-flight counts below stay true.
     const { rows: [{ locked }] } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('webhook-delivery-pump')) AS locked`);
-    if (!locked) {
-      await client.query('COMMIT');
-      return 0;
-    }
+    if (!locked) return 0;
     await client.query(`UPDATE webhook_subscription SET previous_secret = null, previous_secret_until = null WHERE previous_secret_until < now()`);
     await client.query(`UPDATE webhook_delivery SET status = 'pending', updated_at = now() WHERE status = 'queued' AND updated_at < now() - interval '${STUCK_AFTER}'`);
     const { rows } = await client.query<{ id: number }>(
@@ -106,16 +98,9 @@ export async function queueDueDeliveries(client: pg.ClientBase, boss: PgBoss, ma
        UPDATE webhook_delivery d SET status = 'queued', updated_at = now()
        FROM allowed WHERE d.id = allowed.id AND d.status IN ('pending', 'retrying')
        RETURNING d.id`, [maxInFlight]);
-    if (rows.length) {
-      const jobs = rows.map((row) => ({ data: { deliveryId: row.id } satisfies DeliveryJobData }));
-      await boss.insert(WEBHOOK_DELIVERY_QUEUE, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
-    }
-    await client.query('COMMIT');
+    await queue(WEBHOOK_DELIVERY_QUEUE, rows.map((row) => ({ data: { deliveryId: row.id } satisfies DeliveryJobData })));
     return rows.length;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  }
+  });
 }
 
 interface DeliveryRow {
