@@ -21,6 +21,7 @@ import { contactColumns } from '../contacts/contacts.js';
 import { saveBillingSchedule } from '../billing/billing-schedules.js';
 import { recordPayment } from '../commerce/invoices.js';
 import { saveMembershipType } from '../memberships/membership-types.js';
+import { lapseEndedMembershipsOf } from '../memberships/lapse.js';
 import { cancelMembership, getMembership, renewMembership, saveMembership } from '../memberships/memberships.js';
 import type { MembershipView } from '../../schema/memberships.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
@@ -422,15 +423,24 @@ export async function seedMemberships(seeding: Seeding, catalog: MembershipCatal
   for (const organization of organizations) if (faker.datatype.boolean(0.2)) plan(organization.id, organizationTypes);
   const ctx = serviceContext(seeding);
   const rows = plans.length + plans.filter((planned) => planned.renewed).length;
-  return throughServices(seeding, 'memberships', rows, plans, async (planned) => (await enrolPlanned(seeding, ctx, planned)).map((term) => ({
+  const terms = await throughServices(seeding, 'memberships', rows, plans, async (planned) => (await enrolPlanned(seeding, ctx, planned)).map((term) => ({
     id: term.MembershipId, contactId: term.ContactId, type: planned.type, status: term.Status as MembershipStatus, startDate: term.StartDate, endDate: term.EndDate,
   })));
+  // The daily job's lapse, for this tenant and in the seed's transaction: the lapsed plans' terms and the year before each renewal, over grace days included.
+  // (A term of the tenant from before the seed whose standing has run out lapses with them, as the job would lapse it.)
+  const lapsed = new Set(await lapseEndedMembershipsOf(ctx, today));
+  const seeded = terms.map((term) => (lapsed.has(term.id) ? { ...term, status: 'lapsed' as const } : term));
+  const due = plans.filter((planned) => planned.status === 'lapsed' || planned.renewed).length;
+  const taken = seeded.filter((term) => term.status === 'lapsed').length;
+  if (taken !== due) throw new Error(`the lapse took ${taken} of the seed's memberships where ${due} were due`);
+  return seeded;
 }
 
 /**
  * One planned membership through the memberships service, as it would have happened: enrolled and
- * billed, paid (which activates it), then renewed, lapsed or cancelled; a pending one is billed and
- * not paid yet. Answers its terms as they end up, the earlier first.
+ * billed, paid (which activates it), then renewed or cancelled; a pending one is billed and not
+ * paid yet; one whose good standing has run out is left active for the lapse. Answers its terms,
+ * the earlier first.
  */
 async function enrolPlanned(seeding: Seeding, ctx: RequestContext, planned: MembershipPlan): Promise<MembershipView[]> {
   const enrol = (startDate: string) => saveMembership(ctx, 0, {
@@ -440,10 +450,9 @@ async function enrolPlanned(seeding: Seeding, ctx: RequestContext, planned: Memb
   if (planned.renewed) {
     const earlier = await payFor(seeding, ctx, planned.type.dues, countInvoice(seeding, await enrol(addMonths(planned.startDate, -12))));
     const renewal = await renewMembership(ctx, earlier.MembershipId, earlier.AuditId, { BillIt: true });
-    return [await lapseByTheRule(seeding, ctx, await getMembership(ctx, earlier.MembershipId)), await payFor(seeding, ctx, planned.type.dues, countInvoice(seeding, renewal))];
+    return [earlier, await payFor(seeding, ctx, planned.type.dues, countInvoice(seeding, renewal))];
   }
   const term = await payFor(seeding, ctx, planned.type.dues, countInvoice(seeding, await enrol(planned.startDate)));
-  if (planned.status === 'lapsed') return [await lapseByTheRule(seeding, ctx, term)];
   if (planned.status === 'cancelled') {
     const effective = addDays(planned.endDate, 1) < seeding.today ? addDays(planned.endDate, 1) : seeding.today;
     return [await cancelMembership(ctx, term.MembershipId, term.AuditId, { EffectiveDate: effective, Reason: 'Cancelled at the member\'s request' })];
@@ -466,24 +475,6 @@ async function payFor(seeding: Seeding, ctx: RequestContext, dues: string, term:
   const paid = await getMembership(ctx, term.MembershipId);
   if (paid.Status !== 'active') throw new Error(`membership ${term.MembershipId}: paid, but ${paid.Status}`);
   return paid;
-}
-
-/**
- * The lapse job's rule applied to one active term whose good standing is over (GoodThrough, its end
- * plus the grace days, before today). The job itself runs across every tenant in its own
- * transactions, so the seed takes the staff path instead: the status set with StatusOverride, then
- * the override cleared, which hands the term back to the job as it would have left it.
- */
-async function lapseByTheRule(seeding: Seeding, ctx: RequestContext, term: MembershipView): Promise<MembershipView> {
-  if (term.Status !== 'active' || term.GoodThrough === null || term.GoodThrough >= seeding.today) {
-    throw new Error(`membership ${term.MembershipId} is not due to lapse (${term.Status}, good through ${term.GoodThrough})`);
-  }
-  const terms = { MembershipTypeId: term.MembershipTypeId, MembershipLevelId: term.MembershipLevelId };
-  // A save loads the term: cleared first, so it is read as the payment (an UPDATE statement) left it, not as the enrolment's entity.
-  seeding.em.clear();
-  const lapsed = await saveMembership(ctx, term.MembershipId, { ...terms, AuditId: term.AuditId, Status: 'lapsed', StatusOverride: true });
-  seeding.em.clear();
-  return saveMembership(ctx, term.MembershipId, { ...terms, AuditId: lapsed.AuditId, StatusOverride: false });
 }
 
 // ---------------------------------------------------------------------------------------------
