@@ -13,7 +13,7 @@ const cli = (...args: string[]) => runCli(server.databaseUrl, ...args);
 /** Rows per table of one tenant. */
 async function countsOf(tenantKey: string): Promise<Record<string, number>> {
   const tables = ['contact', 'membership', 'membership_type', 'chapter', 'contact_chapter', 'directory', 'directory_listing', 'store_item', 'saleable_item',
-    'event', 'event_registration', 'scheduled_billing', 'vendor'];
+    'event', 'event_registration', 'scheduled_billing', 'vendor', 'invoice', 'payment'];
   const counts = await server.orm.em.getConnection().execute<Record<string, string>[]>(
     `SELECT ${tables.map((table) => `(SELECT count(*) FROM "${table}" WHERE tenant_id = t.id) AS "${table}"`).join(', ')} FROM tenant t WHERE t.key = ?`, [tenantKey]);
   return Object.fromEntries(Object.entries(counts[0]).map(([table, count]) => [table, Number(count)]));
@@ -52,15 +52,22 @@ describe('seed command', () => {
       saleable_item: [4 + 24 + 12, 4 + 24 + 36], // dues, store items, event registration types
       event_registration: [12 * 3, 12 * 30],
       scheduled_billing: [100, 250],
+      invoice: [200, 360], // one per membership term (its dues)
+      payment: [180, 350], // every term's invoice but the pending ones'
     };
     for (const [table, [min, max]] of Object.entries(ranges)) {
       expect({ table, count: first[table], inRange: first[table] >= min && first[table] <= max }).toEqual({ table, count: first[table], inRange: true });
     }
-    const [consistency] = await server.orm.em.getConnection().execute<{ overbooked: string; unscheduled: string; foreign: string }[]>(
+    const [consistency] = await server.orm.em.getConnection().execute<Record<string, string>[]>(
       `SELECT (SELECT count(*) FROM event WHERE seats_taken > coalesce(capacity, seats_taken)) AS overbooked,
               (SELECT count(*) FROM membership m WHERE m.status = 'active' AND NOT EXISTS (SELECT 1 FROM scheduled_billing s WHERE s.membership_id = m.id)) AS unscheduled,
-              (SELECT count(*) FROM membership m JOIN contact c ON c.id = m.contact_id WHERE c.tenant_id <> m.tenant_id) AS foreign`);
-    expect(consistency).toEqual({ overbooked: '0', unscheduled: '0', foreign: '0' });
+              (SELECT count(*) FROM membership m JOIN contact c ON c.id = m.contact_id WHERE c.tenant_id <> m.tenant_id) AS foreign,
+              (SELECT count(*) FROM membership m LEFT JOIN invoice i ON i.source_key = 'membership:' || m.id
+                WHERE i.status IS DISTINCT FROM (CASE m.status WHEN 'pending' THEN 'open' ELSE 'paid' END)) AS misbilled,
+              (SELECT count(*) FROM membership m WHERE m.status = 'lapsed' AND (m.good_through >= current_date OR m.status_override)) AS "lapsedEarly",
+              (SELECT count(DISTINCT status) FROM membership) AS statuses`);
+    // Each term billed once: paid (which activated it) unless pending; lapsed only past its grace days, and handed back to the lapse job.
+    expect(consistency).toEqual({ overbooked: '0', unscheduled: '0', foreign: '0', misbilled: '0', lapsedEarly: '0', statuses: '4' });
   }, 60_000);
 
   it('makes records the API reads: vendors, directories and their public search, chapters', async () => {

@@ -107,7 +107,7 @@ async function membershipViews(ctx: RequestContext, ids: number[]): Promise<Memb
             (select i.id from invoice i where ${tenantIs('i')} and i.source_key = 'membership:' || m.id) as invoice_id, m.custom_fields
        from membership m join contact c on c.id = m.contact_id join membership_type t on t.id = m.membership_type_id
        left join membership_level l on l.id = m.membership_level_id
-      where ${tenantIs('m')} and m.id in (select value::int from jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)]);
+      where ${tenantIs('m')} and m.id in (${ids.map(() => '?').join(', ')})`, ids);
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);

@@ -3,14 +3,14 @@ import type { EntityClass, EntityDictionary, RequiredEntityData } from '@mikro-o
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { addDays, addMonths } from '../../core/dates.js';
 import { money, toMoneyString } from '../../core/money.js';
+import type { RequestContext } from '../../core/context.js';
+import { jobContext } from '../../core/runtime/job-context.js';
 import type { StartProgress } from '../../core/runtime/progress.js';
-import { ScheduledBilling } from '../../entities/billing.js';
 import { Chapter, ContactChapter } from '../../entities/chapter.js';
 import { SaleableItem } from '../../entities/commerce.js';
 import { Contact } from '../../entities/contact.js';
 import { DEFAULT_SEARCH_SETTINGS, DEFAULT_VISIBILITY, Directory, DirectoryListing, DirectoryListingType } from '../../entities/directory.js';
 import { Event, EventRegistration, EventRegistrationOrder, EventRegistrationType, EventSession } from '../../entities/event.js';
-import { Membership, MembershipLevel, MembershipType } from '../../entities/membership.js';
 import { StoreItem, StoreSettings } from '../../entities/store.js';
 import { Vendor, vendorNameKey } from '../../entities/vendor.js';
 import type { MembershipStatus } from '../../entities/membership.js';
@@ -18,13 +18,22 @@ import type { PostalAddress } from '../../entities/contact.js';
 import type { ContactAddress } from '../../schema/contacts.js';
 import { foldKey } from '../chapters/chapter-hierarchy.js';
 import { contactColumns } from '../contacts/contacts.js';
+import { saveBillingSchedule } from '../billing/billing-schedules.js';
+import { recordPayment } from '../commerce/invoices.js';
+import { saveMembershipType } from '../memberships/membership-types.js';
+import { lapseEndedMembershipsOf } from '../memberships/lapse.js';
+import { cancelMembership, getMembership, renewMembership, saveMembership } from '../memberships/memberships.js';
+import type { MembershipView } from '../../schema/memberships.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /**
  * The demo data of `npm run seed`, one function per area, each writing that area's tables with
  * multi-row INSERTs (`em.insertMany`, BATCH rows a statement) inside the seed's transaction: no
  * entity is hydrated and nothing is flushed row by row, so 200,000 contacts and vendors take
- * seconds. Every value comes from the seeded `faker` (or from counts derived from it), in a fixed
+ * seconds. Memberships (their types, terms, invoices and payments) and billing schedules are made
+ * through their services instead (`throughServices`, one call per record, in the same
+ * transaction), so the demo data obeys the same rules as the API's: a term is billed, turns
+ * active when its invoice is paid, is renewed, cancelled and lapsed as staff and the jobs do it. Every value comes from the seeded `faker` (or from counts derived from it), in a fixed
  * order, so the same seed makes the same data; dates are offsets from the day of the run, so
  * "active" memberships and "upcoming" events stay current.
  *
@@ -79,6 +88,8 @@ async function insertRows<T extends object>(
     ids.push(...batchIds);
     step.tick(rows.length);
   }
+  // Thousands of rows more than the statistics know of: the services called next would be planned blind.
+  if (count >= BATCH) await refreshStatistics(seeding, [seeding.em.getMetadata().get(entity).tableName]);
   step.finish();
   seeding.counts[label] = (seeding.counts[label] ?? 0) + count;
   return ids;
@@ -94,6 +105,53 @@ function initialValues<T extends object>(em: EntityManager, entity: EntityClass<
     const property = properties[name];
     return value !== undefined && property && property.persist !== false && !property.primary && !property.generated;
   }));
+}
+
+/** A request context of the seed's tenant, as its back office, inside the seed's transaction. */
+function serviceContext(seeding: Seeding): RequestContext {
+  return jobContext(seeding.em, seeding.tenantId);
+}
+
+/**
+ * Fresh planner statistics for `tables`, inside the seed's transaction (ANALYZE counts the rows the
+ * transaction itself inserted). Without them the planner keeps the statistics of before the seed,
+ * in which the seeded tenant has no rows: `id = ? and tenant_id = ?` then looks as cheap through
+ * the tenant's index as through the primary key, and every such lookup reads all of the tenant's
+ * rows (measured: 105 ms for one contact among 110,000). Autovacuum cannot help: it sees only
+ * committed rows.
+ */
+async function refreshStatistics(seeding: Seeding, tables: readonly string[]): Promise<void> {
+  await seeding.em.execute(`ANALYZE ${tables.join(', ')}`);
+}
+
+/** What the services write as the seed calls them: their statistics are refreshed as these tables grow. */
+const SERVICE_TABLES = ['membership', 'invoice', 'invoice_line', 'payment', 'scheduled_billing'];
+/** Service writes before the first refresh; then one each time the count has doubled (a dozen for the large seed). */
+const FIRST_REFRESH = 64;
+
+/**
+ * Runs `write(item)` for each item, in order, as one progress step of `total` records counted
+ * under `label` (`write` answers the records it made). The identity map is cleared after each
+ * item: the services load what they need, and a map of thousands of entities would make every
+ * flush slower than the last.
+ */
+async function throughServices<T, R>(seeding: Seeding, label: string, total: number, items: readonly T[], write: (item: T) => Promise<R[]>): Promise<R[]> {
+  const step = seeding.progress(label, total);
+  const made: R[] = [];
+  let nextRefresh = FIRST_REFRESH;
+  for (const [index, item] of items.entries()) {
+    const records = await write(item);
+    seeding.em.clear();
+    made.push(...records);
+    step.tick(records.length);
+    if (index + 1 === nextRefresh) {
+      await refreshStatistics(seeding, SERVICE_TABLES);
+      nextRefresh *= 2;
+    }
+  }
+  step.finish();
+  seeding.counts[label] = (seeding.counts[label] ?? 0) + made.length;
+  return made;
 }
 
 /** A name not made before: `make()` a few times, then the last try with a number. */
@@ -134,21 +192,25 @@ const CATALOG = [
   { name: 'Corporate', dues: '600.00', levels: ['Bronze', 'Silver', 'Gold'], forOrganizations: true, weight: 1 },
 ] as const;
 
+/** Days after a term's end its member stays in good standing (every type of the catalog). */
+const GRACE_DAYS = 30;
+
 export async function seedMembershipCatalog(seeding: Seeding): Promise<MembershipCatalogType[]> {
   const { tenantId } = seeding;
   const itemIds = await insertRows(seeding, SaleableItem, 'saleable items', CATALOG.length, (index) => ({
     tenant: tenantId, name: `${CATALOG[index].name} membership dues`, itemType: 'membership' as const, price: CATALOG[index].dues, accountingClass: 'Dues', taxable: false,
   }));
-  const typeIds = await insertRows(seeding, MembershipType, 'membership types', CATALOG.length, (index) => ({
-    tenant: tenantId, name: CATALOG[index].name, description: `${CATALOG[index].name} membership, ${CATALOG[index].dues} a year`,
-  }));
-  const levels = CATALOG.flatMap((type, typeIndex) => type.levels.map((name, sortOrder) => ({ typeIndex, name, sortOrder })));
-  const levelIds = await insertRows(seeding, MembershipLevel, 'membership levels', levels.length, (index) => ({
-    tenant: tenantId, membershipType: typeIds[levels[index].typeIndex], name: levels[index].name, sortOrder: levels[index].sortOrder,
-  }));
+  const ctx = serviceContext(seeding);
+  const types = await throughServices(seeding, 'membership types', CATALOG.length, CATALOG.map((type, index) => ({ type, itemId: itemIds[index] })), async ({ type, itemId }) => [
+    await saveMembershipType(ctx, 0, {
+      Name: type.name, Description: `${type.name} membership, ${type.dues} a year`, DurationMonths: 12, GraceDays: GRACE_DAYS, Price: type.dues, SaleableItemId: itemId,
+      Levels: type.levels.map((name) => ({ Name: name })),
+    }),
+  ]);
+  seeding.counts['membership levels'] = types.reduce((sum, type) => sum + type.Levels.length, 0);
   return CATALOG.map((type, index) => ({
-    id: typeIds[index], name: type.name, dues: type.dues, duesItemId: itemIds[index], forOrganizations: type.forOrganizations, weight: type.weight,
-    levelIds: levels.flatMap((level, levelIndex) => (level.typeIndex === index ? [levelIds[levelIndex]] : [])),
+    id: types[index].MembershipTypeId, name: type.name, dues: type.dues, duesItemId: itemIds[index], forOrganizations: type.forOrganizations, weight: type.weight,
+    levelIds: types[index].Levels.map((level) => level.MembershipLevelId),
   }));
 }
 
@@ -312,7 +374,8 @@ export interface SeededMembership {
   type: MembershipCatalogType;
   status: MembershipStatus;
   startDate: string;
-  endDate: string;
+  /** Null: open-ended (no type of the catalog makes one). */
+  endDate: string | null;
 }
 
 function membershipPeriod(faker: Faker, today: string, status: MembershipStatus): { startDate: string; endDate: string } {
@@ -320,7 +383,8 @@ function membershipPeriod(faker: Faker, today: string, status: MembershipStatus)
   switch (status) {
     case 'active': return yearFrom(addDays(today, -faker.number.int(364)));
     case 'pending': return yearFrom(addDays(today, faker.number.int({ min: 1, max: 30 })));
-    case 'lapsed': return yearFrom(addDays(addMonths(today, -12), -faker.number.int({ min: 1, max: 400 })));
+    // Over, grace days included: the lapse job's rule lapses it.
+    case 'lapsed': return yearFrom(addDays(addMonths(today, -12), -faker.number.int({ min: GRACE_DAYS + 1, max: 400 })));
     case 'cancelled': {
       const startDate = addDays(today, -faker.number.int({ min: 60, max: 700 }));
       return { startDate, endDate: addDays(startDate, faker.number.int({ min: 30, max: 300 })) };
@@ -328,30 +392,89 @@ function membershipPeriod(faker: Faker, today: string, status: MembershipStatus)
   }
 }
 
+interface MembershipPlan {
+  contactId: number;
+  type: MembershipCatalogType;
+  levelId: number | null;
+  status: MembershipStatus;
+  startDate: string;
+  /** Cancelled: the last day covered. */
+  endDate: string;
+  /** Active: renewed from the year before (a term now over, grace days included). */
+  renewed: boolean;
+}
+
 export async function seedMemberships(seeding: Seeding, catalog: MembershipCatalogType[], people: SeededPerson[], organizations: SeededOrganization[]): Promise<SeededMembership[]> {
-  const { faker, today, tenantId } = seeding;
+  const { faker, today } = seeding;
   const statuses = [{ value: 'active', weight: 70 }, { value: 'lapsed', weight: 15 }, { value: 'pending', weight: 5 }, { value: 'cancelled', weight: 10 }] as const;
   const personTypes = catalog.filter((type) => !type.forOrganizations).map((type) => ({ value: type, weight: type.weight }));
   const organizationTypes = catalog.filter((type) => type.forOrganizations).map((type) => ({ value: type, weight: type.weight }));
-  const plans: (Omit<SeededMembership, 'id'> & { levelId: number | null })[] = [];
+  const plans: MembershipPlan[] = [];
   const plan = (contactId: number, types: typeof personTypes) => {
     const type = faker.helpers.weightedArrayElement(types);
     const status: MembershipStatus = faker.helpers.weightedArrayElement(statuses);
     const period = membershipPeriod(faker, today, status);
     const levelId = type.levelIds.length ? faker.helpers.arrayElement(type.levelIds) : null;
-    if (status === 'active' && faker.datatype.boolean(0.3)) {
-      // Renewed: the year before, now over.
-      plans.push({ contactId, type, levelId, status: 'lapsed', startDate: addMonths(period.startDate, -12), endDate: addDays(period.startDate, -1) });
-    }
-    plans.push({ contactId, type, levelId, status, ...period });
+    // The year before ends the day before this term starts; a term still in its grace days would still be active, so those are not renewals here.
+    const renewed = status === 'active' && faker.datatype.boolean(0.3) && addDays(period.startDate, GRACE_DAYS - 1) < today;
+    plans.push({ contactId, type, levelId, status, ...period, renewed });
   };
   for (const person of people) if (faker.datatype.boolean(0.85)) plan(person.id, personTypes);
   for (const organization of organizations) if (faker.datatype.boolean(0.2)) plan(organization.id, organizationTypes);
-  const ids = await insertRows(seeding, Membership, 'memberships', plans.length, (index) => ({
-    tenant: tenantId, contact: plans[index].contactId, membershipType: plans[index].type.id, membershipLevel: plans[index].levelId,
-    startDate: plans[index].startDate, endDate: plans[index].endDate, status: plans[index].status,
-  }));
-  return plans.map(({ levelId: _levelId, ...membership }, index) => ({ ...membership, id: ids[index] }));
+  const ctx = serviceContext(seeding);
+  const rows = plans.length + plans.filter((planned) => planned.renewed).length;
+  const terms = await throughServices(seeding, 'memberships', rows, plans, async (planned) => (await enrolPlanned(seeding, ctx, planned)).map((term) => ({
+    id: term.MembershipId, contactId: term.ContactId, type: planned.type, status: term.Status as MembershipStatus, startDate: term.StartDate, endDate: term.EndDate,
+  })));
+  // The daily job's lapse, for this tenant and in the seed's transaction: the lapsed plans' terms and the year before each renewal, over grace days included.
+  // (A term of the tenant from before the seed whose standing has run out lapses with them, as the job would lapse it.)
+  const lapsed = new Set(await lapseEndedMembershipsOf(ctx, today));
+  const seeded = terms.map((term) => (lapsed.has(term.id) ? { ...term, status: 'lapsed' as const } : term));
+  const due = plans.filter((planned) => planned.status === 'lapsed' || planned.renewed).length;
+  const taken = seeded.filter((term) => term.status === 'lapsed').length;
+  if (taken !== due) throw new Error(`the lapse took ${taken} of the seed's memberships where ${due} were due`);
+  return seeded;
+}
+
+/**
+ * One planned membership through the memberships service, as it would have happened: enrolled and
+ * billed, paid (which activates it), then renewed or cancelled; a pending one is billed and not
+ * paid yet; one whose good standing has run out is left active for the lapse. Answers its terms,
+ * the earlier first.
+ */
+async function enrolPlanned(seeding: Seeding, ctx: RequestContext, planned: MembershipPlan): Promise<MembershipView[]> {
+  const enrol = (startDate: string) => saveMembership(ctx, 0, {
+    ContactId: planned.contactId, MembershipTypeId: planned.type.id, MembershipLevelId: planned.levelId, StartDate: startDate, BillIt: true,
+  });
+  if (planned.status === 'pending') return [countInvoice(seeding, await enrol(planned.startDate))];
+  if (planned.renewed) {
+    const earlier = await payFor(seeding, ctx, planned.type.dues, countInvoice(seeding, await enrol(addMonths(planned.startDate, -12))));
+    const renewal = await renewMembership(ctx, earlier.MembershipId, earlier.AuditId, { BillIt: true });
+    return [earlier, await payFor(seeding, ctx, planned.type.dues, countInvoice(seeding, renewal))];
+  }
+  const term = await payFor(seeding, ctx, planned.type.dues, countInvoice(seeding, await enrol(planned.startDate)));
+  if (planned.status === 'cancelled') {
+    const effective = addDays(planned.endDate, 1) < seeding.today ? addDays(planned.endDate, 1) : seeding.today;
+    return [await cancelMembership(ctx, term.MembershipId, term.AuditId, { EffectiveDate: effective, Reason: 'Cancelled at the member\'s request' })];
+  }
+  return [term];
+}
+
+function countInvoice(seeding: Seeding, term: MembershipView): MembershipView {
+  if (term.InvoiceId === null) throw new Error(`membership ${term.MembershipId}: billed, but it has no invoice`);
+  seeding.counts.invoices = (seeding.counts.invoices ?? 0) + 1;
+  return term;
+}
+
+/** Pays a billed term's invoice (the dues: no level has a price of its own) in full on its start day; the payment activates the term. */
+async function payFor(seeding: Seeding, ctx: RequestContext, dues: string, term: MembershipView): Promise<MembershipView> {
+  await recordPayment(ctx, term.InvoiceId!, {
+    amount: money(dues), method: 'card', reference: `seed-membership-${term.MembershipId}`, paidAt: new Date(`${term.StartDate}T12:00:00Z`),
+  });
+  seeding.counts.payments = (seeding.counts.payments ?? 0) + 1;
+  const paid = await getMembership(ctx, term.MembershipId);
+  if (paid.Status !== 'active') throw new Error(`membership ${term.MembershipId}: paid, but ${paid.Status}`);
+  return paid;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,20 +626,21 @@ export async function seedEvents(seeding: Seeding, chapters: LocalChapter[], peo
 // on the membership's next anniversary.
 
 export async function seedBillingSchedules(seeding: Seeding, memberships: SeededMembership[]): Promise<void> {
-  const { faker, tenantId, today } = seeding;
+  const { faker, today } = seeding;
+  const ctx = serviceContext(seeding);
   const active = memberships.filter((membership) => membership.status === 'active');
-  await insertRows(seeding, ScheduledBilling, 'billing schedules', active.length, (index) => {
-    const membership = active[index];
+  await throughServices(seeding, 'billing schedules', active.length, active, async (membership) => {
     const monthly = faker.datatype.boolean(0.1);
     const frequencyMonths = monthly ? 1 : 12;
     let nextBillDate = addMonths(membership.startDate, frequencyMonths);
     while (nextBillDate <= today) nextBillDate = addMonths(nextBillDate, frequencyMonths);
-    return {
-      tenant: tenantId, contact: membership.contactId, membership: membership.id, saleableItem: membership.type.duesItemId,
-      description: `${membership.type.name} membership dues${monthly ? ' (monthly)' : ''}`, amount: monthly ? toMoneyString(money(membership.type.dues).div(12)) : membership.type.dues,
-      frequencyMonths, startDate: membership.startDate, nextBillDate, status: faker.datatype.boolean(0.92) ? 'active' as const : 'paused' as const,
-      paymentProfile: faker.datatype.boolean(0.6) ? `card-on-file-${faker.string.alphanumeric(8)}` : null, tags: ['dues'],
-    };
+    const amount = monthly ? toMoneyString(money(membership.type.dues).div(12)) : membership.type.dues;
+    return [await saveBillingSchedule(ctx, 0, {
+      ContactId: membership.contactId, MembershipId: membership.id, SaleableItemId: membership.type.duesItemId,
+      Description: `${membership.type.name} membership dues${monthly ? ' (monthly)' : ''}`, Amount: Number(amount),
+      FrequencyMonths: frequencyMonths, StartDate: membership.startDate, NextBillDate: nextBillDate, Status: faker.datatype.boolean(0.92) ? 'active' : 'paused',
+      PaymentProfile: faker.datatype.boolean(0.6) ? `card-on-file-${faker.string.alphanumeric(8)}` : null, Tags: ['dues'],
+    })];
   });
 }
 

@@ -19,7 +19,8 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
  * A tenant is seeded once: the whole seed is one transaction, so a tenant holds either all of it
  * or none (a failed run leaves nothing to clean up), and a second run refuses with a message
  * rather than doubling the data. Two runs at once on one tenant queue on an advisory lock and the
- * second then refuses.
+ * second then refuses. Inside that transaction autovacuum sees none of the seed's rows, so the
+ * seed refreshes the planner's statistics itself as it grows the tables (seed-areas.ts).
  */
 
 export const SEED_SIZES = {
