@@ -5,6 +5,7 @@ import { TENANT, tenantIs, tenantSql, type TenantSql } from '../../core/data/ten
 import type { ContactKind } from '../../entities/contact.js';
 import type { ImportRowOutcome } from '../../entities/contact-import.js';
 import type { MembershipStatus } from '../../entities/membership.js';
+import { intArray } from '../chapters/chapter-links.js';
 import { CONTACT_SAVE_LOCK } from '../contacts/contacts.js';
 import { termEnd, type TermRule } from '../memberships/terms.js';
 import { cellValue, FIELD_LENGTHS, kindOf, statusOf, type ImportField, type MatchKey } from './columns.js';
@@ -39,6 +40,8 @@ const CONTACT_FIELDS = Object.keys(CONTACT_COLUMNS) as ContactField[];
 const MEMBERSHIP_FIELDS: ImportField[] = ['MembershipType', 'MembershipLevel', 'MembershipStatus', 'MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate'];
 const DATE_FIELDS: ImportField[] = ['MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate'];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Values as a PostgreSQL text array literal (a parameter cast with `::text[]`). */
+const textArray = (values: string[]): string => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 /** A data row as read: its number in the file (1 = first data row) and its cells. */
 export interface SourceRow { rowNumber: number; cells: string[] }
@@ -77,7 +80,12 @@ interface ContactState {
   isNew: boolean;
   changed: boolean;
   externalIdChanged: boolean;
+  /** The row that created it (a contact created in this batch has no id yet). */
+  createdByRow?: number;
 }
+
+/** How a reason names another contact: its ContactId, or the row of this file that created it. */
+const named = (contact: ContactState): string => (contact.createdByRow === undefined ? `ContactId ${contact.id}` : `the contact of row ${contact.createdByRow}`);
 
 interface Term { id: number; contactId: number; typeId: number; levelId: number | null; joinDate: string | null; startDate: string; endDate: string | null; status: MembershipStatus; changed: boolean }
 
@@ -147,7 +155,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
       continue;
     }
     try {
-      results.push({ rowNumber, ...applyRow(entry.values) });
+      results.push({ rowNumber, ...applyRow(rowNumber, entry.values) });
     } catch (error) {
       if (!(error instanceof Rejected)) throw error;
       results.push({ rowNumber, outcome: 'rejected', reason: error.message, contactId: null });
@@ -155,7 +163,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
   }
 
   /** Checks one row whole, then records its changes in the batch's state. */
-  function applyRow(values: RowValues): { outcome: ImportRowOutcome; contactId: number; reason: null } {
+  function applyRow(rowNumber: number, values: RowValues): { outcome: ImportRowOutcome; contactId: number; reason: null } {
     const key = matchValue(plan.matchOn, values);
     const existing = key === null ? undefined : known.find(plan.matchOn, key);
     if (plan.matchOn === 'ContactId' && key !== null && !existing) reject('ContactId', `no contact ${key} in this tenant`);
@@ -168,23 +176,23 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     if (kind === 'organization' && !next.Name) reject('Name', 'an organization needs a name');
     if (next.NationalID) {
       const holder = known.find('NationalID', next.NationalID);
-      if (holder && holder !== existing) reject('NationalID', `is taken by ContactId ${holder.id}`);
+      if (holder && holder !== existing) reject('NationalID', `is taken by ${named(holder)}`);
     }
     const externalId = values.has('ExternalId') ? values.get('ExternalId')! : existing?.externalId ?? null;
     if (externalId) {
       const holder = known.find('ExternalId', externalId);
-      if (holder && holder !== existing) reject('ExternalId', `is taken by ContactId ${holder.id}`);
+      if (holder && holder !== existing) reject('ExternalId', `is taken by ${named(holder)}`);
     }
     if (!existing && next.Email) {
       const holder = known.find('Email', next.Email.toLowerCase());
-      if (holder) reject('Email', `likely duplicate of ContactId ${holder.id} (same e-mail): match on Email, or give that contact this row's ExternalId`);
+      if (holder) reject('Email', `likely duplicate of ${named(holder)} (same e-mail): match on Email, or give that contact this row's ExternalId`);
     }
     const organizationName = values.get('Organization');
     if (organizationName && kind !== 'person') reject('Organization', 'only a person belongs to an organization');
     const termChange = checkTerm(values, existing);
 
     // Checked: record the row's changes.
-    const contact = existing ?? known.add(newContact(kind));
+    const contact = existing ?? known.add({ ...newContact(kind), createdByRow: rowNumber });
     let changed = contact.isNew && !existing;
     for (const field of CONTACT_FIELDS) {
       if (contact.values[field] !== next[field]) {
@@ -202,7 +210,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
       const organizationKey = organizationName.toLowerCase();
       let organizationId = organizations.get(organizationKey);
       if (organizationId === undefined) {
-        const organization = known.add(newContact('organization'));
+        const organization = known.add({ ...newContact('organization'), createdByRow: rowNumber });
         organization.values.Name = organizationName;
         organizations.set(organizationKey, organizationId = organization.id);
       }
@@ -232,7 +240,8 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     const levelName = values.get('MembershipLevel');
     const levelId = levelName ? type.levels.get(levelName.toLowerCase()) ?? reject('MembershipLevel', `is not a level of the membership type "${typeName}"`) : null;
     const current = existing && terms.get(`${existing.id}:${type.id}:${startDate}`);
-    const endDate = values.has('MembershipEndDate') ? values.get('MembershipEndDate')! : current ? current.endDate : termEnd(type, startDate);
+    // An empty end date keeps the term's (an open-ended term exports one), or is the type's term end for a new term.
+    const endDate = values.get('MembershipEndDate') ?? (current ? current.endDate : termEnd(type, startDate));
     if (endDate !== null && endDate < startDate) reject('MembershipEndDate', 'must not be before MembershipStartDate');
     if (!current && !type.isActive) reject('MembershipType', 'is inactive: it takes no new members');
     const status = values.get('MembershipStatus') ? statusOf(values.get('MembershipStatus')!)! : current?.status ?? 'active';
@@ -274,7 +283,7 @@ class KnownContacts {
         where ${tenantIs('c')} and c.deleted_at is null
           and (c.id = any(?::int[]) or x.external_id = any(?::text[]) or c.national_id = any(?::text[]) or lower(c.email) = any(?::text[]))
         order by c.id`,
-      [ids, values('ExternalId'), values('NationalID'), values('Email', true)]);
+      [intArray(ids), textArray(values('ExternalId')), textArray(values('NationalID')), textArray(values('Email', true))]);
     for (const row of found) {
       this.add({
         id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, isNew: false, changed: false, externalIdChanged: false,
@@ -327,7 +336,7 @@ async function knownOrganizations(sql: TenantSql, rows: RowValues[]): Promise<Ma
   if (!names.length) return found;
   const rowsFound = await sql.all<{ id: number; name_key: string }>(
     `select c.id, lower(trim(c.name)) as name_key from contact c
-      where ${tenantIs('c')} and c.kind = 'organization' and c.deleted_at is null and lower(trim(c.name)) = any(?::text[]) order by c.id`, [names]);
+      where ${tenantIs('c')} and c.kind = 'organization' and c.deleted_at is null and lower(trim(c.name)) = any(?::text[]) order by c.id`, [textArray(names)]);
   for (const row of rowsFound) if (!found.has(row.name_key)) found.set(row.name_key, row.id);
   return found;
 }
@@ -337,7 +346,7 @@ async function knownTerms(sql: TenantSql, contactIds: number[]): Promise<Map<str
   if (!contactIds.length) return terms;
   const rows = await sql.all<{ id: number; contact_id: number; membership_type_id: number; membership_level_id: number | null; join_date: string | null; start_date: string; end_date: string | null; status: MembershipStatus }>(
     `select m.id, m.contact_id, m.membership_type_id, m.membership_level_id, m.join_date::text, m.start_date::text, m.end_date::text, m.status
-       from membership m where ${tenantIs('m')} and m.contact_id = any(?::int[]) order by m.id`, [contactIds.filter((id) => id > 0)]);
+       from membership m where ${tenantIs('m')} and m.contact_id = any(?::int[]) order by m.id`, [intArray(contactIds.filter((id) => id > 0))]);
   for (const row of rows) {
     const key = `${row.contact_id}:${row.membership_type_id}:${row.start_date}`;
     if (!terms.has(key)) {
@@ -357,7 +366,7 @@ async function knownRelationships(sql: TenantSql, contactIds: number[]): Promise
   const ids = contactIds.filter((id) => id > 0);
   if (!ids.length) return found;
   const rows = await sql.all<{ person_id: number; organization_id: number; role: string | null }>(
-    `select r.person_id, r.organization_id, r.role from contact_relationship r where ${tenantIs('r')} and r.person_id = any(?::int[])`, [ids]);
+    `select r.person_id, r.organization_id, r.role from contact_relationship r where ${tenantIs('r')} and r.person_id = any(?::int[])`, [intArray(ids)]);
   for (const row of rows) found.set(`${row.person_id}:${row.organization_id}`, { personId: row.person_id, organizationId: row.organization_id, role: row.role, changed: false });
   return found;
 }
@@ -392,7 +401,7 @@ async function writeBatch(sql: TenantSql, contacts: ContactState[], relationship
   }
   const externalIds = contacts.filter((contact) => contact.externalIdChanged);
   if (externalIds.length) {
-    await sql.run(`delete from contact_external_id x where ${tenantIs('x')} and x.contact_id = any(?::int[])`, [externalIds.map((contact) => real(contact.id))]);
+    await sql.run(`delete from contact_external_id x where ${tenantIs('x')} and x.contact_id = any(?::int[])`, [intArray(externalIds.map((contact) => real(contact.id)!))]);
     const given = externalIds.filter((contact) => contact.externalId !== null);
     if (given.length) {
       await sql.run(`insert into contact_external_id (tenant_id, contact_id, external_id) select ${TENANT}, r.contact_id, r.external_id from jsonb_to_recordset(?::jsonb) as r(contact_id int, external_id text)`,
