@@ -68,7 +68,7 @@ describe('contacts over REST', () => {
       ],
       Websites: [{ Url: 'https://grace.example', Kind: 'Blog', IsPrimary: true }],
       IsTaxExempt: true, TaxExemptNumber: 'TX-9', NationalID: 'N-100', StateID: 'VA-1', OrganizationId: null, OrganizationName: null, ParentOrganizationId: null,
-      IsArchived: false, ArchivedDate: null, LastModifiedDate: expect.any(String), AuditId: 1,
+      IsArchived: false, ArchivedDate: null, LastModifiedDate: expect.any(String), AuditId: 1, CustomFields: {},
     };
     expect(contact).toEqual(expected);
     expect((await read(contact.ContactId)).body).toEqual(expected);

@@ -66,6 +66,9 @@ describe('route table against the documents', () => {
       '/api/contacts/{contactid}/relationships/{relationshipid}',
       '/api/directory/listings/{directorycontactid}/gallery',
       '/api/directory/listings/{directorycontactid}/gallery/order',
+      // Custom fields (issue 38).
+      '/api/customfields', '/api/customfields/{customfieldid}', '/api/customfields/{customfieldid}',
+      '/api/customfields/{customfieldid}/retire/{auditid}', '/api/customfields/{customfieldid}/restore/{auditid}',
       ...['GET', 'POST', 'DELETE'].map(() => '/api/scheduledbilling/schedules/{scheduledbillingid}'),
       '/api/paymentgateway/gatewayaccounts',
       ...['GET', 'POST', 'DELETE'].map(() => '/api/paymentgateway/gatewayaccounts/{gatewayaccountid}'),

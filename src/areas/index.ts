@@ -14,6 +14,7 @@ import { chaptersArea } from './chapters.js';
 import { contactsArea } from './contacts.js';
 import { commerceArea } from './commerce.js';
 import { corsOriginsArea } from './cors-origins.js';
+import { customFieldsArea } from './custom-fields.js';
 import { dashboardsArea } from './dashboards.js';
 import { directoriesArea } from './directories.js';
 import { eventsArea } from './events.js';
@@ -65,6 +66,7 @@ export const areas: readonly Area[] = [
   corsOriginsArea,
   mailArea,
   contactsArea,
+  customFieldsArea,
   webhooksArea,
   importsArea,
 ];

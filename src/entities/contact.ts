@@ -1,6 +1,7 @@
 import { Entity, Filter, Index, ManyToOne, Property } from '@mikro-orm/decorators/legacy';
 import type { Opt } from '@mikro-orm/core';
 import { Versioned } from './base.js';
+import type { CustomFieldValues } from './custom-field.js';
 
 export type ContactKind = 'person' | 'organization';
 
@@ -55,6 +56,8 @@ export const NATIONAL_ID_UNIQUE = 'create unique index "contact_national_id_uniq
 @Index({ name: 'contact_national_id_unique', expression: NATIONAL_ID_UNIQUE })
 @Index({ name: 'contact_person_name_index', expression: 'create index "contact_person_name_index" on "contact" ("tenant_id", lower(trim("last_name")), lower(trim("first_name"))) where "deleted_at" is null' })
 @Index({ name: 'contact_organization_name_index', expression: 'create index "contact_organization_name_index" on "contact" ("tenant_id", lower(trim("name"))) where "deleted_at" is null' })
+// The lists' CustomFieldFilters are containment tests (`@>`) served by this index.
+@Index({ name: 'contact_custom_fields_index', expression: 'create index "contact_custom_fields_index" on "contact" using gin ("custom_fields" jsonb_path_ops)' })
 export class Contact extends Versioned {
 
   @Property({ type: 'string', length: 16 })
@@ -141,6 +144,10 @@ export class Contact extends Versioned {
 
   @Property({ type: 'datetime', nullable: true })
   deletedAt: Date | null = null;
+
+  /** The values of the tenant's custom fields for people or organizations, keyed by field key (services/custom-fields). */
+  @Property({ type: 'json', defaultRaw: `'{}'` })
+  customFields: Opt<CustomFieldValues> = {};
 
   /** Set when mail to `email` hard-bounced or was reported as spam (provider callbacks): send no more. */
   @Property({ type: 'datetime', nullable: true })

@@ -4,6 +4,7 @@ import { TenantOwned, Versioned } from './base.js';
 import { BenefitPackage } from './benefit-package.js';
 import { SaleableItem } from './commerce.js';
 import { Contact } from './contact.js';
+import type { CustomFieldValues } from './custom-field.js';
 
 /** How a type's terms run: `rolling` from the day a member starts, `fixed` to the end of the tenant's period (e.g. the calendar year). */
 export type MembershipPeriodType = 'rolling' | 'fixed';
@@ -78,6 +79,8 @@ export type MembershipStatus = 'pending' | 'active' | 'lapsed' | 'cancelled';
 @Entity()
 // The dashboards compare each contact's memberships of a type in start order (new, renewed, dropped).
 @Index({ properties: ['tenant', 'contact', 'membershipType', 'startDate'] })
+// The list's CustomFieldFilters are containment tests (`@>`) served by this index.
+@Index({ name: 'membership_custom_fields_index', expression: 'create index "membership_custom_fields_index" on "membership" using gin ("custom_fields" jsonb_path_ops)' })
 export class Membership extends Versioned {
 
   @ManyToOne(() => Contact, { deleteRule: 'cascade', index: true })
@@ -121,4 +124,8 @@ export class Membership extends Versioned {
   /** Staff set the status by hand: the lapse job leaves this row alone. */
   @Property({ type: 'boolean' })
   statusOverride: Opt<boolean> = false;
+
+  /** The values of the tenant's custom fields for memberships, keyed by field key (services/custom-fields). */
+  @Property({ type: 'json', defaultRaw: `'{}'` })
+  customFields: Opt<CustomFieldValues> = {};
 }

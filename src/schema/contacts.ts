@@ -1,6 +1,8 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { ArrayMaxSize, IsEmail, IsIn, IsOptional, IsUrl, Length, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { GraphQLJSON } from 'graphql-scalars';
 import { FilterBaseInput, ListResultType } from './common.js';
+import { CustomFieldFilterInput, MAX_CUSTOM_FIELD_FILTERS } from './custom-fields.js';
 
 /** How many entries each of a contact's lists (e-mails, phones, addresses, websites) may hold. */
 export const MAX_CONTACT_LIST_ENTRIES = 20;
@@ -75,6 +77,8 @@ export class ContactModel {
   @Field(() => String, { nullable: true, description: 'ISO 8601 instant the contact was archived.' }) ArchivedDate!: string | null;
   @Field(() => String, { description: 'ISO 8601 instant of the last change.' }) LastModifiedDate!: string;
   @Field(() => Int, { description: 'Record version for optimistic concurrency (send it back when saving or archiving).' }) AuditId!: number;
+  @Field(() => GraphQLJSON, { description: 'The values of the tenant\'s custom fields for people or organizations, keyed by field key (retired fields\' values included).' })
+  CustomFields!: Record<string, unknown>;
 }
 
 @InputType('ContactInput', { description: 'A person or an organization to create (contactId 0) or update. Lists are replaced as sent; a field left out (null) is cleared.' })
@@ -99,6 +103,8 @@ export class ContactInput {
   @Field(() => Int, { nullable: true, description: 'A person\'s current organization: an organization contact of the tenant (0 or null: none).' }) @IsOptional() @Min(0) OrganizationId?: number | null;
   @Field(() => Int, { nullable: true, description: 'The AuditId read with the contact; a stale one is refused with 409.' }) @IsOptional() @Min(0) AuditId?: number | null;
   @Field(() => Boolean, { nullable: true, description: 'Create even when likely duplicates (same e-mail or name) exist; without it they answer 409 listing them.' }) @IsOptional() ForceSave?: boolean | null;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'Custom field values keyed by field key: keys sent replace (null clears), keys left out are kept; absent: no change. Checked against the definitions (400 naming CustomFields.<key>).' })
+  @IsOptional() CustomFields?: unknown;
 }
 
 @ObjectType('ContactListCriteria', { description: 'Criteria of the contact list; every one given must match.' })
@@ -114,6 +120,8 @@ export class ContactListCriteria {
 @InputType('ContactListFilterInput', { description: 'FilterBase (Filter matches names and the primary e-mail) plus Criteria.' })
 export class ContactListFilterInput extends FilterBaseInput {
   @Field(() => ContactListCriteria, { nullable: true }) @IsOptional() @ValidateNested() Criteria?: ContactListCriteria | null;
+  @Field(() => [CustomFieldFilterInput], { nullable: true, description: 'Custom-field conditions, all of which must hold.' })
+  @IsOptional() @ArrayMaxSize(MAX_CUSTOM_FIELD_FILTERS) @ValidateNested({ each: true }) CustomFieldFilters?: CustomFieldFilterInput[] | null;
 }
 
 export const ContactListResult = ListResultType('ContactListResult', {

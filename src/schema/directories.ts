@@ -18,7 +18,7 @@ export class DirectoryListingType {
   @Field(() => String, { nullable: true }) DefaultRank!: string | null;
   @Field(() => String, { nullable: true }) ShowIndividualDetails!: string | null;
   @Field(() => String, { nullable: true, description: '"false" hides the contact details (e-mail, phone, website, address) of every listing of this type.' }) ShowContactDetails!: string | null;
-  @Field(() => String, { nullable: true, description: '"false" hides the custom fields of every listing of this type.' }) ShowCustomFields!: string | null;
+  @Field(() => String, { nullable: true, description: '"false" hides the custom fields of every listing of this type; a comma-separated list of custom field keys shows only those; empty or "true": every one the reader may see.' }) ShowCustomFields!: string | null;
   @Field(() => Boolean) ShowRelatedContacts!: boolean;
   @Field(() => Boolean) ShowContactsWithMemberships!: boolean;
   @Field(() => Boolean) ShowPrimaryContact!: boolean;

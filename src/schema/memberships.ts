@@ -1,6 +1,8 @@
 import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSON } from 'graphql-scalars';
 import { FilterBaseInput, ListResultType } from './common.js';
+import { CustomFieldFilterInput, MAX_CUSTOM_FIELD_FILTERS } from './custom-fields.js';
 
 /*
  * Membership types (with their levels) and memberships: our additions (the documents reference
@@ -116,6 +118,8 @@ export class MembershipView {
   @Field(() => Boolean, { description: 'In good standing today (the one rule: active, started, GoodThrough not passed).' }) InGoodStanding!: boolean;
   @Field(() => String, { nullable: true, description: 'Why it was cancelled.' }) CancelReason!: string | null;
   @Field(() => Int, { nullable: true, description: 'The invoice that billed this term, if any.' }) InvoiceId!: number | null;
+  @Field(() => GraphQLJSON, { description: 'The values of the tenant\'s custom fields for memberships, keyed by field key (retired fields\' values included).' })
+  CustomFields!: Record<string, unknown>;
 }
 
 @InputType('MembershipInput', {
@@ -134,6 +138,8 @@ export class MembershipInput {
   @Field(() => Boolean, { nullable: true }) StatusOverride?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: 'Enrolling: raise an invoice for the term at its level\'s or type\'s price; the term turns active when it is paid.' })
   BillIt?: boolean | null;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'Custom field values keyed by field key: keys sent replace (null clears), keys left out are kept; absent: no change. Checked against the definitions (400 naming CustomFields.<key>).' })
+  @IsOptional() CustomFields?: unknown;
 }
 
 @InputType('MembershipRenewInput', { description: 'How to renew: BillIt raises an invoice for the new term, which stays pending until it is paid.' })
@@ -156,6 +162,8 @@ export class MembershipFilterInput extends FilterBaseInput {
   @Field(() => String, { nullable: true }) @IsOptional() @IsIn(MEMBERSHIP_STATUSES) Status?: string | null;
   @Field(() => String, { nullable: true, description: 'Only terms in good standing on this day (yyyy-mm-dd).' })
   @IsOptional() @Matches(DAY, { message: 'InGoodStandingOn must be a date (yyyy-mm-dd)' }) InGoodStandingOn?: string | null;
+  @Field(() => [CustomFieldFilterInput], { nullable: true, description: 'Custom-field conditions, all of which must hold.' })
+  @IsOptional() @ArrayMaxSize(MAX_CUSTOM_FIELD_FILTERS) @ValidateNested({ each: true }) CustomFieldFilters?: CustomFieldFilterInput[] | null;
 }
 
 @ObjectType('MembershipCriteria', { description: 'The criteria the membership list was read with.' })

@@ -4692,6 +4692,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customfields/{customfieldid}/retire/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retires a custom field, keeping its values (staff).
+         * @description GraphQL: `mutation { retireCustomField }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_customfields_customfieldid_retire_auditid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customfields/{customfieldid}/restore/{auditid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restores a retired custom field (staff).
+         * @description GraphQL: `mutation { restoreCustomField }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_customfields_customfieldid_restore_auditid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/setup/webhooks": {
         parameters: {
             query?: never;
@@ -5251,6 +5291,50 @@ export interface paths {
          * @description GraphQL: `mutation { deleteContact }`. Needs role: staff. Not in the original API documents: an addition of this service.
          */
         delete: operations["delete__api_contacts_contactid_auditid_"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customfields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The custom field definitions, one page (staff).
+         * @description GraphQL: `query { customFields }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_customfields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customfields/{customfieldid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One custom field definition (staff).
+         * @description GraphQL: `query { customField }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_customfields_customfieldid_"];
+        put?: never;
+        /**
+         * Defines (0) or changes a custom field (staff).
+         * @description GraphQL: `mutation { saveCustomField }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_customfields_customfieldid_"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -6373,6 +6457,8 @@ export interface components {
              * @description Record version for optimistic concurrency (send it back when saving or archiving).
              */
             AuditId: number;
+            /** @description The values of the tenant's custom fields for people or organizations, keyed by field key (retired fields' values included). */
+            CustomFields: unknown;
         };
         /** @description One e-mail address of a contact. */
         ContactEmail: {
@@ -6432,6 +6518,8 @@ export interface components {
             /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
             Criteria?: components["schemas"]["ContactListCriteriaInput"] | null;
+            /** @description Custom-field conditions, all of which must hold. */
+            CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][] | null;
         };
         /** @description Criteria of the contact list; every one given must match. */
         ContactListCriteriaInput: {
@@ -6451,6 +6539,15 @@ export interface components {
             IsArchived?: boolean | null;
             /** @description true: live and archived contacts together. */
             IncludeArchived?: boolean | null;
+        };
+        /** @description One custom-field condition of a list: Value (in the CSV text form: multi_choice holds that choice, yes_no Yes/No, text exact) and/or From–To (number and date, inclusive). */
+        CustomFieldFilterInput: {
+            Key: string;
+            Value?: string | null;
+            /** @description number or date: at least this. */
+            From?: string | null;
+            /** @description number or date: at most this. */
+            To?: string | null;
         };
         /** @description Something the tenant sells (GraphQL only): store items, event fees, membership dues and scheduled billing name one. */
         SaleableItem: {
@@ -6541,6 +6638,40 @@ export interface components {
             ContactId?: number | null;
             /** @enum {string|null} */
             Status?: "open" | "paid" | "void" | null;
+        };
+        /** @description A field a tenant adds to its people, organizations or memberships (our extension, issue 38). */
+        CustomField: {
+            /** Format: int32 */
+            CustomFieldId: number;
+            /** @description person, organization or membership. */
+            AppliesTo: string;
+            /** @description The stable machine name values are keyed by (never changes). */
+            Key: string;
+            Label: string;
+            /** @description text, number, date, choice, multi_choice or yes_no. */
+            Kind: string;
+            /** @description The choices of a choice or multi_choice field, in order. */
+            Choices: string[];
+            /** @description Every save of a record must leave it a value (not enforced once retired). */
+            Required: boolean;
+            /** @description staff (staff only), members (also signed-in members), public (also public directory listings). */
+            Visibility: string;
+            /**
+             * Format: int32
+             * @description Order in forms and listings.
+             */
+            Position: number;
+            /** @description Retired: values kept and read, not required, not writable. */
+            IsRetired: boolean;
+            /** @description ISO 8601 instant it was retired. */
+            RetiredDate?: string | null;
+            /**
+             * Format: int32
+             * @description Record version for optimistic concurrency (send it back when saving, retiring or restoring).
+             */
+            AuditId: number;
+            /** @description Actions the caller may take on the row. */
+            Actions: string[];
         };
         /** @description A chart: the series names, the points (one value per series) and figures about the whole chart. */
         ChartData: {
@@ -6848,7 +6979,7 @@ export interface components {
             ShowIndividualDetails?: string | null;
             /** @description "false" hides the contact details (e-mail, phone, website, address) of every listing of this type. */
             ShowContactDetails?: string | null;
-            /** @description "false" hides the custom fields of every listing of this type. */
+            /** @description "false" hides the custom fields of every listing of this type; a comma-separated list of custom field keys shows only those; empty or "true": every one the reader may see. */
             ShowCustomFields?: string | null;
             ShowRelatedContacts: boolean;
             ShowContactsWithMemberships: boolean;
@@ -7685,6 +7816,8 @@ export interface components {
              * @description The invoice that billed this term, if any.
              */
             InvoiceId?: number | null;
+            /** @description The values of the tenant's custom fields for memberships, keyed by field key (retired fields' values included). */
+            CustomFields: unknown;
         };
         /** @description Paging and ordering (OrderBy StartDate desc by default, EndDate, MembershipId), Filter on the contact's name and e-mail, and criteria. */
         MembershipFilterInput: {
@@ -7715,6 +7848,8 @@ export interface components {
             Status?: "pending" | "active" | "lapsed" | "cancelled" | null;
             /** @description Only terms in good standing on this day (yyyy-mm-dd). */
             InGoodStandingOn?: string | null;
+            /** @description Custom-field conditions, all of which must hold. */
+            CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][] | null;
         };
         /** @description One page of the change feed, oldest first (by ChangedAt, then PlatformID). */
         PartnerChangesPage: {
@@ -9409,6 +9544,8 @@ export interface components {
             AuditId?: number | null;
             /** @description Create even when likely duplicates (same e-mail or name) exist; without it they answer 409 listing them. */
             ForceSave?: boolean | null;
+            /** @description Custom field values keyed by field key: keys sent replace (null clears), keys left out are kept; absent: no change. Checked against the definitions (400 naming CustomFields.<key>). */
+            CustomFields?: unknown;
         };
         ContactEmailInput: {
             /** Format: email */
@@ -9530,6 +9667,38 @@ export interface components {
             Amount: number;
             Method: string;
             Reference?: string | null;
+        };
+        /** @description A custom field to define (customFieldId 0) or change. Key and AppliesTo never change; Kind only while no record holds a value. */
+        CustomFieldInput: {
+            /**
+             * @description person, organization or membership.
+             * @enum {string}
+             */
+            AppliesTo: "person" | "organization" | "membership" | "Person" | "Organization" | "Membership";
+            /** @description Lower-case letter, then lower-case letters, digits or _ (at most 63); unique per target. */
+            Key: string;
+            Label: string;
+            /** @enum {string} */
+            Kind: "text" | "number" | "date" | "choice" | "multi_choice" | "yes_no";
+            /** @description choice and multi_choice: 1–200 distinct choices without ";". */
+            Choices?: string[] | null;
+            /** @description Default false. */
+            Required?: boolean | null;
+            /**
+             * @description staff (default), members or public.
+             * @enum {string|null}
+             */
+            Visibility?: "staff" | "members" | "public" | null;
+            /**
+             * Format: int32
+             * @description Default: after the last field of the target.
+             */
+            Position?: number | null;
+            /**
+             * Format: int32
+             * @description The AuditId read with the field; a stale one is refused with 409.
+             */
+            AuditId?: number | null;
         };
         /** @description GraphQL only. A project to create or update. */
         ProjectInput: {
@@ -10243,6 +10412,8 @@ export interface components {
             StatusOverride?: boolean | null;
             /** @description Enrolling: raise an invoice for the term at its level's or type's price; the term turns active when it is paid. */
             BillIt?: boolean | null;
+            /** @description Custom field values keyed by field key: keys sent replace (null clears), keys left out are kept; absent: no change. Checked against the definitions (400 naming CustomFields.<key>). */
+            CustomFields?: unknown;
         };
         /** @description How to renew: BillIt raises an invoice for the new term, which stays pending until it is paid. */
         MembershipRenewInput: {
@@ -36370,6 +36541,8 @@ export interface operations {
                 /** @description ISO 8601 date: only records on or before it (lists with dates). */
                 CalendarEndDate?: string | null;
                 Criteria?: string;
+                /** @description Custom-field conditions, all of which must hold. */
+                CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][];
             };
             header?: never;
             path?: never;
@@ -36603,6 +36776,254 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ContactModel"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_customfields_customfieldid_retire_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                customfieldid: number;
+                /** @example 1 */
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_customfields_customfieldid_restore_auditid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                customfieldid: number;
+                /** @example 1 */
+                auditid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomField"];
                 };
             };
             /** @description Bad input; `errors` names each field. */
@@ -41367,6 +41788,333 @@ export interface operations {
             };
             /** @description The request body is larger than the limit. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_customfields: {
+        parameters: {
+            query?: {
+                options?: string;
+                /** @description true: retired fields too. */
+                includeRetired?: boolean;
+                /** @description person, organization or membership; absent: all. */
+                appliesTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomField"][];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_customfields_customfieldid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                customfieldid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_customfields_customfieldid_: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                customfieldid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "AppliesTo": "person",
+                 *       "Key": "example",
+                 *       "Label": "Example",
+                 *       "Kind": "text"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CustomFieldInput"];
+                /**
+                 * @example {
+                 *       "AppliesTo": "person",
+                 *       "Key": "example",
+                 *       "Label": "Example",
+                 *       "Kind": "text"
+                 *     }
+                 */
+                "text/json": components["schemas"]["CustomFieldInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["CustomFieldInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomField"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -70,7 +70,8 @@ function describe(value: unknown, values: unknown[], out: string[]): boolean {
     out.push(']');
     return true;
   }
-  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+  // A raw SQL fragment as a key (`{ [raw(…)]: … }`) is a symbol Object.entries would skip: not cached.
+  if (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.getOwnPropertySymbols(value).length === 0) {
     out.push('{');
     for (const [key, item] of Object.entries(value)) {
       out.push(JSON.stringify(key), ':');

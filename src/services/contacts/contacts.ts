@@ -2,6 +2,8 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { WebhookEventType } from '../../entities/webhook.js';
 import { emitWebhookEvent } from '../webhooks/events.js';
+import { normalizeCustomFieldValues } from '../custom-fields/custom-fields.js';
+import { customFieldCondition } from '../custom-fields/filters.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
 import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
@@ -50,7 +52,7 @@ const contactList = defineList(Contact, {
 /** Every column a contact view is built from. */
 const CONTACT_FIELDS = [
   'id', 'kind', 'prefix', 'firstName', 'middleName', 'lastName', 'suffix', 'name', 'title', 'jobTitle', 'email', 'phone', 'mobilePhone', 'emails', 'phones',
-  'addresses', 'websites', 'isTaxExempt', 'taxExemptNumber', 'nationalId', 'stateId', 'organization', 'parent', 'deletedAt', 'updatedAt', 'auditId',
+  'addresses', 'websites', 'isTaxExempt', 'taxExemptNumber', 'nationalId', 'stateId', 'organization', 'parent', 'deletedAt', 'updatedAt', 'auditId', 'customFields',
 ] as const;
 type ContactRow = Pick<Contact, (typeof CONTACT_FIELDS)[number]>;
 
@@ -72,6 +74,7 @@ export async function listContacts(ctx: RequestContext, filter: ContactListFilte
     criteria?.OrganizationId ? { organization: criteria.OrganizationId } : null,
     email ? { email: { $ilike: escapeLike(email) } } : null,
     criteria?.IncludeArchived ? null : { deletedAt: criteria?.IsArchived ? { $ne: null } : null },
+    await customFieldCondition(ctx, kind ? [kind] : ['person', 'organization'], filter?.CustomFieldFilters, (target) => ({ kind: target })),
   );
   const { rows, total } = await listQuery(ctx, Contact, contactList, list, { fields: CONTACT_FIELDS, where, total: true, filters: WITH_ARCHIVED });
   const models = await toModels(ctx, rows);
@@ -111,18 +114,20 @@ export async function saveContact(ctx: RequestContext, contactId: number, input:
   const { kind, ...fields } = contactColumns(input);
   try {
     const saved = await withDuplicateLock(ctx, ...CONTACT_SAVE_LOCK, async () => {
-      if (contactId) {
-        const current = await findOr404(ctx, Contact, contactId, NOUN);
+      const current = contactId ? await findOr404(ctx, Contact, contactId, NOUN) : null;
+      if (current) {
         assertCurrentVersion(current, input.AuditId);
         if (current.kind !== kind) throw BadInput.field('Kind', `cannot change: the contact is ${current.kind === 'person' ? 'a person' : 'an organization'}`);
       }
+      // CustomFields left out keeps the values; keys sent replace theirs (services/custom-fields).
+      const customFields = await normalizeCustomFieldValues(ctx, kind, input.CustomFields, current?.customFields);
       if (fields.organizationId !== null) await checkOrganization(ctx, fields.organizationId);
       if (fields.nationalId !== null) await refuseTakenNationalId(ctx, fields.nationalId, contactId);
       if (!contactId && !input.ForceSave) await refuseLikelyDuplicates(ctx, kind, fields);
       // updatedAt always moves, so that a save changing nothing still moves the AuditId on (and a partner sees the edit).
       const { organizationId, ...columns } = fields;
       const organization = organizationId === null ? null : ctx.em.getReference(Contact, organizationId);
-      const contact = await saveRecord(ctx, Contact, { id: contactId, auditId: input.AuditId }, { ...columns, organization, updatedAt: new Date() }, NOUN, { kind });
+      const contact = await saveRecord(ctx, Contact, { id: contactId, auditId: input.AuditId }, { ...columns, organization, customFields, updatedAt: new Date() }, NOUN, { kind });
       await emitWebhookEvent(ctx, contactEventType(kind, contactId ? 'updated' : 'created'), { ContactId: contact.id, Kind: kind });
       return contact;
     });
@@ -297,7 +302,7 @@ async function toModels(ctx: RequestContext, rows: ContactRow[]): Promise<Contac
       IsTaxExempt: row.isTaxExempt, TaxExemptNumber: row.taxExemptNumber, NationalID: row.nationalId, StateID: row.stateId,
       OrganizationId: organizationId, OrganizationName: organizationId === null ? null : organizationNames.get(organizationId) ?? null,
       ParentOrganizationId: idOf(row.parent), IsArchived: row.deletedAt !== null, ArchivedDate: row.deletedAt ? new Date(row.deletedAt).toISOString() : null,
-      LastModifiedDate: new Date(row.updatedAt).toISOString(), AuditId: row.auditId,
+      LastModifiedDate: new Date(row.updatedAt).toISOString(), AuditId: row.auditId, CustomFields: row.customFields ?? {},
     };
   });
 }

@@ -3,12 +3,15 @@ import { BadInput, NotFound } from '../../core/errors.js';
 import { escapeLike } from '../../core/data/list-query.js';
 import { geocodePostalCode, normalizePostalCode } from '../../core/external/postal-geocode.js';
 import { displayName, type ContactKind, type PostalAddress } from '../../entities/contact.js';
-import { DEFAULT_SEARCH_SETTINGS, DEFAULT_VISIBILITY, type DirectorySearchSettings, type JsonData, type ListingVisibility } from '../../entities/directory.js';
+import { DEFAULT_SEARCH_SETTINGS, DEFAULT_VISIBILITY, type DirectorySearchSettings, type ListingVisibility } from '../../entities/directory.js';
 import type { DirectoryContactDetail, DirectoryDetail, DirectoryRelatedContact, DirectorySearch, DirectorySearchItem } from '../../schema/directories.js';
 import { directoryIdOf } from './directories.js';
 import { galleryOf } from './directory-gallery.js';
 import { toAddress } from './directory-listings.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
+import type { CustomFieldTarget, CustomFieldValues } from '../../entities/custom-field.js';
+import { customFieldsFor } from '../custom-fields/custom-fields.js';
+import { fieldsVisibleTo, type CustomFieldAudience } from '../custom-fields/values.js';
 
 /*
  * The public directory (no credential; the tenant is settled by usePublicTenant). Only a public
@@ -177,21 +180,21 @@ async function countOnly(ctx: RequestContext, directoryId: number, conditions: s
 
 interface DetailRow {
   id: number; public_key: string; name: string; short_description: string | null; description: string | null; bio: string | null; highlights: string | null;
-  keywords: string | null; website: string | null; category_item_ids: number[]; custom_fields: JsonData; visibility: ListingVisibility; listing_type_id: number | null;
+  keywords: string | null; website: string | null; category_item_ids: number[]; visibility: ListingVisibility; listing_type_id: number | null;
   latitude: number | null; kind: string; first_name: string | null; last_name: string | null; title: string | null; email: string | null; phone: string | null;
   addresses: PostalAddress[] | null; logo_url: string | null; logo_short_description: string | null; show_contact_details: string | null;
   show_custom_fields: string | null; enhanced_on_map: boolean | null; show_related_contacts: boolean | null; show_primary_contact: boolean | null;
-  contact_id: number; current_organization: string | null;
+  contact_id: number; current_organization: string | null; contact_custom_fields: CustomFieldValues;
 }
 
 /** One public listing by DirectoryContactId, with only what its visibility and type allow. */
 export async function publicDirectoryListing(ctx: RequestContext, directoryId: number, directoryContactId: number): Promise<DirectoryContactDetail> {
   const directory = await publicDirectory(ctx, directoryId);
   const [row] = await tenantSql(ctx).all<DetailRow>(
-    `select l.id, l.public_key, l.name, l.short_description, l.description, l.bio, l.highlights, l.keywords, l.website, l.category_item_ids, l.custom_fields,
+    `select l.id, l.public_key, l.name, l.short_description, l.description, l.bio, l.highlights, l.keywords, l.website, l.category_item_ids,
             l.visibility, l.listing_type_id, l.latitude, c.kind, c.first_name, c.last_name, c.title, c.email, c.phone, c.addresses, c.logo_url, c.logo_short_description,
             lt.show_contact_details, lt.show_custom_fields, lt.enhanced_on_map, lt.show_related_contacts, lt.show_primary_contact,
-            l.contact_id, co.name as current_organization
+            l.contact_id, co.name as current_organization, c.custom_fields as contact_custom_fields
        from directory_listing l join contact c on c.id = l.contact_id left join directory_listing_type lt on lt.id = l.listing_type_id
             left join contact co on co.id = c.organization_id and ${tenantIs('co')} and co.deleted_at is null
       where ${SHOWN} and l.id = ?`,
@@ -201,9 +204,10 @@ export async function publicDirectoryListing(ctx: RequestContext, directoryId: n
   const person = row.kind === 'person';
   const showRelated = row.show_related_contacts ?? directory.settings.ShowRelatedContacts;
   const showPrimary = row.show_primary_contact ?? directory.settings.ShowPrimaryContact;
-  const [related, gallery] = await Promise.all([
+  const [related, gallery, customFields] = await Promise.all([
     showRelated || showPrimary ? relatedContacts(ctx, directory.id, row.contact_id) : Promise.resolve([]),
     galleryOf(ctx, row.id),
+    listedCustomFields(ctx, row),
   ]);
   const relatedPeople = related.filter((contact) => contact.ContactTypeId === 'person');
   const relatedOrganizations = related.filter((contact) => contact.ContactTypeId === 'organization');
@@ -223,7 +227,7 @@ export async function publicDirectoryListing(ctx: RequestContext, directoryId: n
     MainImage: row.logo_url, ImageUrl: row.logo_url, ImageShortDescription: row.logo_short_description,
     GalleryImages: gallery.map((image) => image.Url), GalleryImageDetails: gallery,
     contactFields: [...contactFields], directoryFields, fieldOrder: [...directoryFields, ...contactFields],
-    CustomFields: shown.CustomFields ? row.custom_fields : null, ShortDescription: row.short_description,
+    CustomFields: shown.CustomFields ? customFields : null, ShortDescription: row.short_description,
     Description: shown.Description ? row.description : null, Bio: shown.Description ? row.bio : null, Highlights: shown.Description ? row.highlights : null,
     Keywords: shown.Description ? row.keywords : null, CommonName: row.name, ContactCommonName: row.name, OrgName: person ? null : row.name,
     Categories: row.category_item_ids ?? [], PrimaryAddress: addresses[0] ?? null, primaryAddressId: null, Addresses: addresses,
@@ -241,6 +245,28 @@ export async function publicDirectoryListing(ctx: RequestContext, directoryId: n
     DirectoryListingTypeId: row.listing_type_id === null ? null : String(row.listing_type_id),
     OGMeta: { Title: row.name, Description: row.short_description, Type: 'profile' },
   };
+}
+
+/** One custom field value as a listing shows it. */
+interface ListedCustomField {
+  Key: string; Label: string; Kind: string; Value: CustomFieldValues[string];
+}
+
+/**
+ * The listed contact's custom field values the reader may see, in the fields' order: the public
+ * ones for an anonymous reader, also those for members for a signed-in one of the tenant (a hub
+ * login); staff-only and retired fields never. The listing type's ShowCustomFields narrows them:
+ * "false" none (the caller hides them all), a comma-separated list of keys only those, anything
+ * else (empty, "true") all the reader may see.
+ */
+async function listedCustomFields(ctx: RequestContext, row: Pick<DetailRow, 'kind' | 'show_custom_fields' | 'contact_custom_fields'>): Promise<ListedCustomField[]> {
+  const values = row.contact_custom_fields ?? {};
+  if (row.show_custom_fields === 'false' || Object.keys(values).length === 0) return [];
+  const audience: CustomFieldAudience = ctx.caller ? 'members' : 'public';
+  const named = (row.show_custom_fields ?? '').split(',').map((key) => key.trim()).filter((key) => key && key.toLowerCase() !== 'true');
+  const fields = fieldsVisibleTo(await customFieldsFor(ctx, row.kind as CustomFieldTarget), audience)
+    .filter((field) => values[field.key] !== undefined && (named.length === 0 || named.includes(field.key)));
+  return fields.map((field) => ({ Key: field.key, Label: field.label, Kind: field.kind, Value: values[field.key] }));
 }
 
 /** The most related contacts a listing shows. */

@@ -16,6 +16,8 @@ import {
   MEMBERSHIP_STATUSES, type MembershipCancelInput, type MembershipCriteria, type MembershipFilterInput, type MembershipInput, type MembershipRenewInput, type MembershipView,
 } from '../../schema/memberships.js';
 import { createInvoice, voidInvoice } from '../commerce/invoices.js';
+import { normalizeCustomFieldValues } from '../custom-fields/custom-fields.js';
+import { customFieldCondition } from '../custom-fields/filters.js';
 import type { PaidInvoice } from '../commerce/paid-invoices.js';
 import { inGoodStandingOn, inGoodStandingSql } from './good-standing.js';
 import { termEnd } from './terms.js';
@@ -68,6 +70,7 @@ export async function listMemberships(ctx: RequestContext, filter: MembershipFil
     filter?.MembershipLevelId ? { membershipLevel: filter.MembershipLevelId } : null,
     filter?.Status ? { status: filter.Status as MembershipStatus } : null,
     goodStandingDay ? inGoodStandingOn(goodStandingDay) : null,
+    await customFieldCondition(ctx, ['membership'], filter?.CustomFieldFilters, () => null),
   );
   const { rows, total } = await listQuery(ctx, Membership, membershipList, list, { fields: ['id'], where, total: true });
   return listResult<MembershipView, MembershipCriteria>({
@@ -91,7 +94,7 @@ interface ViewRow {
   id: number; audit_id: number; contact_id: number; kind: ContactKind; name: string | null; first_name: string | null; last_name: string | null;
   membership_type_id: number; type_name: string; membership_level_id: number | null; level_name: string | null; join_date: string; start_date: string;
   end_date: string | null; good_through: string | null; status: string; status_override: boolean; cancel_reason: string | null; in_good_standing: boolean;
-  invoice_id: number | null;
+  invoice_id: number | null; custom_fields: Record<string, unknown>;
 }
 
 /** The terms with these ids as the API shows them, in that order: one statement whatever their number. */
@@ -101,7 +104,7 @@ async function membershipViews(ctx: RequestContext, ids: number[]): Promise<Memb
     `select m.id, m.audit_id, m.contact_id, c.kind, c.name, c.first_name, c.last_name, m.membership_type_id, t.name as type_name, m.membership_level_id,
             l.name as level_name, m.join_date::text, m.start_date::text, m.end_date::text, m.good_through::text, m.status, m.status_override, m.cancel_reason,
             ${inGoodStandingSql('m', todayUtc())} as in_good_standing,
-            (select i.id from invoice i where ${tenantIs('i')} and i.source_key = 'membership:' || m.id) as invoice_id
+            (select i.id from invoice i where ${tenantIs('i')} and i.source_key = 'membership:' || m.id) as invoice_id, m.custom_fields
        from membership m join contact c on c.id = m.contact_id join membership_type t on t.id = m.membership_type_id
        left join membership_level l on l.id = m.membership_level_id
       where ${tenantIs('m')} and m.id in (select value::int from jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)]);
@@ -114,6 +117,7 @@ async function membershipViews(ctx: RequestContext, ids: number[]): Promise<Memb
       MembershipTypeId: row.membership_type_id, MembershipTypeName: row.type_name, MembershipLevelId: row.membership_level_id, MembershipLevelName: row.level_name,
       JoinDate: row.join_date, StartDate: row.start_date, EndDate: row.end_date, GoodThrough: row.good_through, Status: row.status,
       StatusOverride: row.status_override, InGoodStanding: row.in_good_standing, CancelReason: row.cancel_reason, InvoiceId: row.invoice_id,
+      CustomFields: row.custom_fields,
     }] : [];
   });
 }
@@ -150,9 +154,10 @@ async function enrol(ctx: RequestContext, input: MembershipInput, type: Pick<Mem
   const status = (input.Status ?? 'pending') as MembershipStatus;
   if (status !== 'pending' && status !== 'active' && !input.StatusOverride) throw BadInput.field('Status', 'a new membership is pending or active (any other status needs StatusOverride true)');
   if (input.BillIt && status !== 'pending') throw BadInput.field('BillIt', 'a billed membership starts pending and turns active when its invoice is paid');
+  const customFields = await normalizeCustomFieldValues(ctx, 'membership', input.CustomFields);
   const term = ctx.em.create(Membership, {
     tenant: ctx.tenantId, contact: input.ContactId, membershipType: type.id, membershipLevel: levelId, startDate, endDate, status,
-    joinDate: input.JoinDate ? calendarDay(input.JoinDate, 'JoinDate') : null, statusOverride: input.StatusOverride ?? false,
+    joinDate: input.JoinDate ? calendarDay(input.JoinDate, 'JoinDate') : null, statusOverride: input.StatusOverride ?? false, customFields,
   });
   await ctx.em.persist(term).flush();
   return term;
@@ -171,8 +176,10 @@ async function changeTerm(ctx: RequestContext, membershipId: number, input: Memb
   const startDate = input.StartDate ? calendarDay(input.StartDate, 'StartDate') : term.startDate;
   const endDate = input.EndDate ? calendarDay(input.EndDate, 'EndDate') : term.endDate;
   if (endDate !== null && endDate < addDays(startDate, -1)) throw BadInput.field('EndDate', 'must not be before StartDate');
+  // CustomFields left out keeps the values; keys sent replace theirs (services/custom-fields).
+  const customFields = await normalizeCustomFieldValues(ctx, 'membership', input.CustomFields, term.customFields);
   ctx.em.assign(term, {
-    membershipLevel: levelId, startDate, endDate, status, statusOverride: input.StatusOverride ?? term.statusOverride,
+    membershipLevel: levelId, startDate, endDate, status, statusOverride: input.StatusOverride ?? term.statusOverride, customFields,
     ...(input.JoinDate ? { joinDate: calendarDay(input.JoinDate, 'JoinDate') } : {}), updatedAt: new Date(),
   });
   await ctx.em.flush();
@@ -229,6 +236,8 @@ export async function renewMembership(ctx: RequestContext, membershipId: number,
     const renewal = ctx.em.create(Membership, {
       tenant: ctx.tenantId, contact: idOf(term.contact), membershipType: idOf(term.membershipType), membershipLevel: idOf(term.membershipLevel),
       joinDate: term.joinDate, startDate, endDate: checkedEnd(termEnd(type, startDate)), status: input?.BillIt ? 'pending' : 'active',
+      // The membership continues: the new term carries the values over as they are (a required field added since is asked at its next save).
+      customFields: term.customFields,
     });
     await ctx.em.persist(renewal).flush();
     if (input?.BillIt) await billTerm(ctx, renewal);
