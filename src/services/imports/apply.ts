@@ -2,13 +2,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { calendarDay } from '../../core/dates.js';
 import { takeDuplicateLock } from '../../core/data/records.js';
 import { TENANT, tenantIs, tenantSql, type TenantSql } from '../../core/data/tenant-sql.js';
+import { BadInput } from '../../core/errors.js';
 import type { ContactKind } from '../../entities/contact.js';
+import type { CustomFieldTarget, CustomFieldValue, CustomFieldValues } from '../../entities/custom-field.js';
 import type { ImportRowOutcome } from '../../entities/contact-import.js';
 import type { MembershipStatus } from '../../entities/membership.js';
 import { intArray } from '../chapters/chapter-links.js';
 import { CONTACT_SAVE_LOCK } from '../contacts/contacts.js';
+import { customFieldCell, normalizeWithDefinitions, type CustomFieldDefinition } from '../custom-fields/values.js';
 import { termEnd, type TermRule } from '../memberships/terms.js';
-import { cellValue, FIELD_LENGTHS, kindOf, statusOf, type ImportField, type MatchKey } from './columns.js';
+import { cellValue, customFieldColumn, FIELD_LENGTHS, kindOf, statusOf, type ImportField, type MatchKey } from './columns.js';
 
 /*
  * One batch of an import's rows, written in one transaction with set-based statements (a few per
@@ -48,8 +51,11 @@ export interface SourceRow { rowNumber: number; cells: string[] }
 
 export interface RowResult { rowNumber: number; outcome: ImportRowOutcome; reason: string | null; contactId: number | null }
 
-/** How a file's columns are read: the field of each column index (unmapped columns absent). */
-export interface ImportPlan { fields: Map<number, string>; matchOn: MatchKey }
+/** The tenant's custom fields (retired ones included) by the record they apply to. */
+export type CustomFieldSets = Record<CustomFieldTarget, readonly CustomFieldDefinition[]>;
+
+/** How a file's columns are read: the field of each column index (unmapped columns absent), and the custom fields. */
+export interface ImportPlan { fields: Map<number, string>; matchOn: MatchKey; customFields: CustomFieldSets }
 
 interface MembershipTypeRule extends TermRule { id: number; isActive: boolean; levels: Map<string, number> }
 /** The tenant's membership types by lower-case name, read once per run. */
@@ -75,6 +81,7 @@ interface ContactState {
   id: number;
   kind: ContactKind;
   values: Record<ContactField, string | null>;
+  customFields: CustomFieldValues;
   externalId: string | null;
   organizationId: number | null;
   isNew: boolean;
@@ -87,7 +94,10 @@ interface ContactState {
 /** How a reason names another contact: its ContactId, or the row of this file that created it. */
 const named = (contact: ContactState): string => (contact.createdByRow === undefined ? `ContactId ${contact.id}` : `the contact of row ${contact.createdByRow}`);
 
-interface Term { id: number; contactId: number; typeId: number; levelId: number | null; joinDate: string | null; startDate: string; endDate: string | null; status: MembershipStatus; changed: boolean }
+interface Term {
+  id: number; contactId: number; typeId: number; levelId: number | null; joinDate: string | null; startDate: string; endDate: string | null; status: MembershipStatus;
+  customFields: CustomFieldValues; changed: boolean;
+}
 
 /** A row's values by field: mapped fields only; an empty cell is null. */
 type RowValues = Map<string, string | null>;
@@ -144,7 +154,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
   let nextTemporaryId = -1;
   const newContact = (kind: ContactKind): ContactState => ({
     id: nextTemporaryId--, kind, values: Object.fromEntries(CONTACT_FIELDS.map((field) => [field, null])) as ContactState['values'],
-    externalId: null, organizationId: null, isNew: true, changed: true, externalIdChanged: false,
+    customFields: {}, externalId: null, organizationId: null, isNew: true, changed: true, externalIdChanged: false,
   });
 
   const results: RowResult[] = [];
@@ -174,6 +184,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     for (const field of CONTACT_FIELDS) if (values.has(field)) next[field] = values.get(field)!;
     if (kind === 'person' && !next.FirstName && !next.LastName) reject('FirstName', 'a person needs a first or last name');
     if (kind === 'organization' && !next.Name) reject('Name', 'an organization needs a name');
+    const customFields = checkedCustomFields(values, kind, existing?.customFields);
     if (next.NationalID) {
       const holder = known.find('NationalID', next.NationalID);
       if (holder && holder !== existing) reject('NationalID', `is taken by ${named(holder)}`);
@@ -200,6 +211,10 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
         contact.values[field] = next[field];
         contact.changed = changed = true;
       }
+    }
+    if (!sameCustomFields(contact.customFields, customFields)) {
+      contact.customFields = customFields;
+      contact.changed = changed = true;
     }
     if (externalId !== contact.externalId) {
       known.reindexExternal(contact, contact.externalId, externalId);
@@ -247,21 +262,61 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     const status = values.get('MembershipStatus') ? statusOf(values.get('MembershipStatus')!)! : current?.status ?? 'active';
     const joinDate = values.has('MembershipJoinDate') ? values.get('MembershipJoinDate')! : current?.joinDate ?? null;
     const level = values.has('MembershipLevel') ? levelId : current?.levelId ?? null;
+    const customFields = checkedCustomFields(values, 'membership', current?.customFields);
     return (contactId) => {
       const term = terms.get(`${contactId}:${type.id}:${startDate}`);
       if (!term) {
-        terms.set(`${contactId}:${type.id}:${startDate}`, { id: 0, contactId, typeId: type.id, levelId: level, joinDate, startDate, endDate, status, changed: true });
+        terms.set(`${contactId}:${type.id}:${startDate}`, { id: 0, contactId, typeId: type.id, levelId: level, joinDate, startDate, endDate, status, customFields, changed: true });
         return true;
       }
-      if (term.levelId === level && term.joinDate === joinDate && term.endDate === endDate && term.status === status) return false;
-      Object.assign(term, { levelId: level, joinDate, endDate, status, changed: true });
+      if (term.levelId === level && term.joinDate === joinDate && term.endDate === endDate && term.status === status && sameCustomFields(term.customFields, customFields)) return false;
+      Object.assign(term, { levelId: level, joinDate, endDate, status, customFields, changed: true });
       return true;
     };
+  }
+
+  /**
+   * A record's custom-field values after a row: its `cf:` columns for the record (each cell read
+   * by customFieldCell, the export's text form) merged over `previous` by the custom-fields
+   * service's rules (retired fields unchanged, required ones present); a new record is checked
+   * even without such columns (a required field). Rejects naming `CustomFields.<key>`.
+   */
+  function checkedCustomFields(values: RowValues, target: CustomFieldTarget, previous: CustomFieldValues | undefined): CustomFieldValues {
+    const definitions = plan.customFields[target];
+    const sent: Record<string, CustomFieldValue | null> = {};
+    for (const [column, text] of values) {
+      const key = customFieldColumn(column, target);
+      if (key === null) continue;
+      const field = definitions.find((definition) => definition.key === key);
+      if (!field) {
+        if (text !== null) reject(`CustomFields.${key}`, `is not a custom field of ${target === 'membership' ? 'a membership' : target === 'person' ? 'a person' : 'an organization'}`);
+        continue;
+      }
+      try {
+        sent[key] = text === null ? null : customFieldCell.parse(field, text);
+      } catch (error) {
+        if (error instanceof BadInput) reject(error.problems[0]?.field ?? `CustomFields.${key}`, error.problems[0]?.message ?? error.message);
+        throw error;
+      }
+    }
+    if (previous && Object.keys(sent).length === 0) return previous;
+    try {
+      return normalizeWithDefinitions(definitions, sent, previous ?? {});
+    } catch (error) {
+      if (error instanceof BadInput) reject(error.problems[0]?.field ?? 'CustomFields', error.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ').replace(/^[^:]*: /, ''));
+      throw error;
+    }
   }
 
   const realIds = await writeBatch(sql, known.all(), [...relationships.values()].filter((entry) => entry.changed), [...terms.values()].filter((term) => term.changed));
   // Temporary ids of contacts created here become their real ids.
   return results.map((result) => (result.contactId !== null && result.contactId < 0 ? { ...result, contactId: realIds.get(result.contactId) ?? null } : result));
+}
+
+/** Whether two sets of custom-field values are the same (PostgreSQL keeps jsonb keys in its own order). */
+function sameCustomFields(a: CustomFieldValues, b: CustomFieldValues): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => JSON.stringify(a[key]) === JSON.stringify(b[key]));
 }
 
 /** The live contacts a batch may touch, indexed by each match key, with those it creates. */
@@ -277,8 +332,8 @@ class KnownContacts {
       return value ? [lower ? value.toLowerCase() : value] : [];
     }))];
     const ids = values('ContactId').map(Number);
-    const found = await this.sql.all<{ id: number; kind: ContactKind; external_id: string | null; organization_id: number | null } & Record<string, string | null>>(
-      `select c.id, c.kind, c.organization_id, x.external_id, ${CONTACT_FIELDS.map((field) => `c.${CONTACT_COLUMNS[field]}`).join(', ')}
+    const found = await this.sql.all<{ id: number; kind: ContactKind; external_id: string | null; organization_id: number | null; custom_fields: CustomFieldValues } & Record<string, string | null>>(
+      `select c.id, c.kind, c.organization_id, c.custom_fields, x.external_id, ${CONTACT_FIELDS.map((field) => `c.${CONTACT_COLUMNS[field]}`).join(', ')}
          from contact c left join contact_external_id x on x.contact_id = c.id and ${tenantIs('x')}
         where ${tenantIs('c')} and c.deleted_at is null
           and (c.id = any(?::int[]) or x.external_id = any(?::text[]) or c.national_id = any(?::text[]) or lower(c.email) = any(?::text[]))
@@ -286,7 +341,7 @@ class KnownContacts {
       [intArray(ids), textArray(values('ExternalId')), textArray(values('NationalID')), textArray(values('Email', true))]);
     for (const row of found) {
       this.add({
-        id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, isNew: false, changed: false, externalIdChanged: false,
+        id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, customFields: row.custom_fields, isNew: false, changed: false, externalIdChanged: false,
         values: Object.fromEntries(CONTACT_FIELDS.map((field) => [field, row[CONTACT_COLUMNS[field]] ?? null])) as ContactState['values'],
       });
     }
@@ -344,15 +399,15 @@ async function knownOrganizations(sql: TenantSql, rows: RowValues[]): Promise<Ma
 async function knownTerms(sql: TenantSql, contactIds: number[]): Promise<Map<string, Term>> {
   const terms = new Map<string, Term>();
   if (!contactIds.length) return terms;
-  const rows = await sql.all<{ id: number; contact_id: number; membership_type_id: number; membership_level_id: number | null; join_date: string | null; start_date: string; end_date: string | null; status: MembershipStatus }>(
-    `select m.id, m.contact_id, m.membership_type_id, m.membership_level_id, m.join_date::text, m.start_date::text, m.end_date::text, m.status
+  const rows = await sql.all<{ id: number; contact_id: number; membership_type_id: number; membership_level_id: number | null; join_date: string | null; start_date: string; end_date: string | null; status: MembershipStatus; custom_fields: CustomFieldValues }>(
+    `select m.id, m.contact_id, m.membership_type_id, m.membership_level_id, m.join_date::text, m.start_date::text, m.end_date::text, m.status, m.custom_fields
        from membership m where ${tenantIs('m')} and m.contact_id = any(?::int[]) order by m.id`, [intArray(contactIds.filter((id) => id > 0))]);
   for (const row of rows) {
     const key = `${row.contact_id}:${row.membership_type_id}:${row.start_date}`;
     if (!terms.has(key)) {
       terms.set(key, {
         id: row.id, contactId: row.contact_id, typeId: row.membership_type_id, levelId: row.membership_level_id, joinDate: row.join_date,
-        startDate: row.start_date, endDate: row.end_date, status: row.status, changed: false,
+        startDate: row.start_date, endDate: row.end_date, status: row.status, customFields: row.custom_fields, changed: false,
       });
     }
   }
@@ -385,18 +440,18 @@ async function writeBatch(sql: TenantSql, contacts: ContactState[], relationship
   const real = (id: number | null): number | null => (id !== null && id < 0 ? realIds.get(id)! : id);
   const columns = CONTACT_FIELDS.map((field) => CONTACT_COLUMNS[field]);
   const record = (contact: ContactState) => ({
-    id: real(contact.id), kind: contact.kind, organization_id: real(contact.organizationId),
+    id: real(contact.id), kind: contact.kind, organization_id: real(contact.organizationId), custom_fields: contact.customFields,
     ...Object.fromEntries(CONTACT_FIELDS.map((field) => [CONTACT_COLUMNS[field], contact.values[field]])),
   });
-  const recordset = `jsonb_to_recordset(?::jsonb) as r(id int, kind text, organization_id int, ${columns.map((column) => `${column} text`).join(', ')})`;
+  const recordset = `jsonb_to_recordset(?::jsonb) as r(id int, kind text, organization_id int, custom_fields jsonb, ${columns.map((column) => `${column} text`).join(', ')})`;
   if (created.length) {
     // Organizations first in one statement: the foreign keys are checked at its end.
-    await sql.run(`insert into contact (id, tenant_id, kind, organization_id, ${columns.join(', ')})
-      select r.id, ${TENANT}, r.kind, r.organization_id, ${columns.map((column) => `r.${column}`).join(', ')} from ${recordset}`, [JSON.stringify(created.map(record))]);
+    await sql.run(`insert into contact (id, tenant_id, kind, organization_id, custom_fields, ${columns.join(', ')})
+      select r.id, ${TENANT}, r.kind, r.organization_id, r.custom_fields, ${columns.map((column) => `r.${column}`).join(', ')} from ${recordset}`, [JSON.stringify(created.map(record))]);
   }
   const changed = contacts.filter((contact) => !contact.isNew && contact.changed);
   if (changed.length) {
-    await sql.run(`update contact c set organization_id = r.organization_id, ${columns.map((column) => `${column} = r.${column}`).join(', ')},
+    await sql.run(`update contact c set organization_id = r.organization_id, custom_fields = r.custom_fields, ${columns.map((column) => `${column} = r.${column}`).join(', ')},
       audit_id = c.audit_id + 1, updated_at = now() from ${recordset} where c.id = r.id and ${tenantIs('c')}`, [JSON.stringify(changed.map(record))]);
   }
   const externalIds = contacts.filter((contact) => contact.externalIdChanged);
@@ -416,16 +471,18 @@ async function writeBatch(sql: TenantSql, contacts: ContactState[], relationship
   }
   const termRecord = (term: Term) => ({
     id: term.id, contact_id: real(term.contactId), membership_type_id: term.typeId, membership_level_id: term.levelId, join_date: term.joinDate, start_date: term.startDate, end_date: term.endDate, status: term.status,
+    custom_fields: term.customFields,
   });
-  const termset = 'jsonb_to_recordset(?::jsonb) as r(id int, contact_id int, membership_type_id int, membership_level_id int, join_date date, start_date date, end_date date, status text)';
+  const termset = 'jsonb_to_recordset(?::jsonb) as r(id int, contact_id int, membership_type_id int, membership_level_id int, join_date date, start_date date, end_date date, status text, custom_fields jsonb)';
   const newTerms = terms.filter((term) => term.id === 0);
   if (newTerms.length) {
-    await sql.run(`insert into membership (tenant_id, contact_id, membership_type_id, membership_level_id, join_date, start_date, end_date, status)
-      select ${TENANT}, r.contact_id, r.membership_type_id, r.membership_level_id, r.join_date, r.start_date, r.end_date, r.status from ${termset}`, [JSON.stringify(newTerms.map(termRecord))]);
+    await sql.run(`insert into membership (tenant_id, contact_id, membership_type_id, membership_level_id, join_date, start_date, end_date, status, custom_fields)
+      select ${TENANT}, r.contact_id, r.membership_type_id, r.membership_level_id, r.join_date, r.start_date, r.end_date, r.status, r.custom_fields from ${termset}`, [JSON.stringify(newTerms.map(termRecord))]);
   }
   const changedTerms = terms.filter((term) => term.id !== 0);
   if (changedTerms.length) {
     await sql.run(`update membership m set membership_level_id = r.membership_level_id, join_date = r.join_date, end_date = r.end_date, status = r.status,
+      custom_fields = r.custom_fields,
       audit_id = m.audit_id + 1, updated_at = now() from ${termset} where m.id = r.id and ${tenantIs('m')}`, [JSON.stringify(changedTerms.map(termRecord))]);
   }
   return realIds;

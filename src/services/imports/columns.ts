@@ -18,8 +18,21 @@ export type ImportField = (typeof IMPORT_FIELDS)[number];
 export const MATCH_KEYS = ['ContactId', 'ExternalId', 'NationalID', 'Email'] as const;
 export type MatchKey = (typeof MATCH_KEYS)[number];
 
-/** A custom-field column maps to `cf:<key>`. */
+/** A column of a contact's custom field maps to `cf:<key>` (of a person or an organization, as the row's Kind says), a membership's to `cf:membership:<key>`. */
 export const CUSTOM_FIELD_PREFIX = 'cf:';
+const MEMBERSHIP_PREFIX = `${CUSTOM_FIELD_PREFIX}membership:`;
+
+/** The field a custom field's column maps to. */
+export function customFieldColumnName(target: 'contact' | 'membership', key: string): string {
+  return target === 'membership' ? `${MEMBERSHIP_PREFIX}${key}` : `${CUSTOM_FIELD_PREFIX}${key}`;
+}
+
+/** The custom field key a mapped field names for a record of `target`, else null. */
+export function customFieldColumn(field: string, target: 'person' | 'organization' | 'membership'): string | null {
+  if (field.startsWith(MEMBERSHIP_PREFIX)) return target === 'membership' ? field.slice(MEMBERSHIP_PREFIX.length) : null;
+  if (field.startsWith(CUSTOM_FIELD_PREFIX)) return target === 'membership' ? null : field.slice(CUSTOM_FIELD_PREFIX.length);
+  return null;
+}
 
 /** The longest text each contact column takes (the contact table's lengths). */
 export const FIELD_LENGTHS: Partial<Record<ImportField, number>> = {
@@ -58,8 +71,8 @@ const ALIASES: Record<string, ImportField> = {
 
 const squeeze = (header: string): string => header.toLowerCase().replace(/[\s\-_.]+/g, '');
 
-/** A custom field as a column: its key and label. */
-export interface CustomFieldColumn { key: string; label: string }
+/** A custom field as a column: the field it maps to (`cf:…`) and its label. */
+export interface CustomFieldColumn { field: string; label: string }
 
 /**
  * The suggested mapping of `headers` (header → field): our own headers exactly, then custom
@@ -69,8 +82,8 @@ export interface CustomFieldColumn { key: string; label: string }
 export function suggestMapping(headers: readonly string[], customFields: readonly CustomFieldColumn[] = []): Record<string, string> {
   const mapping: Record<string, string> = {};
   const taken = new Set<string>();
-  const byLabel = new Map(customFields.map((field) => [squeeze(field.label), `${CUSTOM_FIELD_PREFIX}${field.key}`]));
-  const keys = new Set(customFields.map((field) => `${CUSTOM_FIELD_PREFIX}${field.key}`));
+  const byLabel = new Map(customFields.map((field) => [squeeze(field.label), field.field]));
+  const keys = new Set(customFields.map((field) => field.field));
   const guess = (header: string): string | undefined => {
     const trimmed = header.trim();
     if ((IMPORT_FIELDS as readonly string[]).includes(trimmed) || keys.has(trimmed)) return trimmed;

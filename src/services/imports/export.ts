@@ -1,8 +1,10 @@
 import type { RequestContext } from '../../core/context.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import type { ImportDownload } from '../../schema/imports.js';
-import { exportCell, IMPORT_FIELDS } from './columns.js';
-import { CSV_MEDIA_TYPE } from './imports.js';
+import type { CustomFieldValues } from '../../entities/custom-field.js';
+import { customFieldCell } from '../custom-fields/values.js';
+import { customFieldColumn, exportCell, IMPORT_FIELDS } from './columns.js';
+import { CSV_MEDIA_TYPE, customFieldColumns, customFieldSets } from './imports.js';
 
 /*
  * The contact export: every live contact of the tenant — organizations first, so that a file
@@ -21,14 +23,25 @@ type ExportRow = Record<string, string | number | null>;
 
 /** The export's rows, the header row first. */
 export async function* contactExportRows(ctx: RequestContext): AsyncGenerator<string[]> {
-  yield [...IMPORT_FIELDS];
+  const sets = await customFieldSets(ctx);
+  const customColumns = customFieldColumns(sets).map((column) => column.field);
+  yield [...IMPORT_FIELDS, ...customColumns];
+  /** A record's custom-field cells, in the column order, by customFieldCell (the text form an import reads back). */
+  const customCells = (kind: 'person' | 'organization', contactValues: CustomFieldValues, termValues: CustomFieldValues | null) => customColumns.map((column) => {
+    const target = customFieldColumn(column, kind) !== null ? kind : 'membership';
+    const key = customFieldColumn(column, target)!;
+    const field = sets[target].find((definition) => definition.key === key);
+    const value = (target === 'membership' ? termValues : contactValues)?.[key];
+    return field && value !== undefined ? exportCell(customFieldCell.format(field, value)) : '';
+  });
   const sql = tenantSql(ctx);
   for (const kind of ['organization', 'person']) {
     for (let after = 0; ;) {
-      const rows = await sql.all<ExportRow & { contact_id: number }>(
+      const rows = await sql.all<ExportRow & { contact_id: number; contact_custom_fields: CustomFieldValues; membership_custom_fields: CustomFieldValues | null }>(
         `select c.id as contact_id, x.external_id, c.kind, c.national_id, c.first_name, c.last_name, c.name, c.email, c.phone, c.mobile_phone, c.job_title,
                 o.name as organization, r.role as organization_role, t.name as membership_type, l.name as membership_level, m.status as membership_status,
-                m.join_date::text as membership_join_date, m.start_date::text as membership_start_date, m.end_date::text as membership_end_date
+                m.join_date::text as membership_join_date, m.start_date::text as membership_start_date, m.end_date::text as membership_end_date,
+                c.custom_fields as contact_custom_fields, m.custom_fields as membership_custom_fields
            from (select * from contact c where ${tenantIs('c')} and c.deleted_at is null and c.kind = ? and c.id > ? order by c.id limit ${PAGE_CONTACTS}) c
            left join contact_external_id x on x.contact_id = c.id and ${tenantIs('x')}
            left join contact o on o.id = c.organization_id and ${tenantIs('o')} and o.deleted_at is null
@@ -44,6 +57,7 @@ export async function* contactExportRows(ctx: RequestContext): AsyncGenerator<st
             row.organization, row.organization_role, row.membership_type, row.membership_level, row.membership_status,
             row.membership_join_date, row.membership_start_date, row.membership_end_date,
           ].map((value) => exportCell(value === null ? null : String(value))),
+          ...customCells(kind as 'person' | 'organization', row.contact_custom_fields, row.membership_custom_fields),
         ];
       }
       if (rows.length === 0) break;

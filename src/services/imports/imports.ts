@@ -13,8 +13,9 @@ import type {
   ContactImportRowsInput, ContactImportStartInput, ImportColumnMapping, ImportPreview, ImportRowResult, ImportRowResults, ImportStatus, ImportDownload,
 } from '../../schema/imports.js';
 import { fileChunks, findFile, StreamedFileWriter } from '../files/files.js';
-import { applyBatch, readMembershipTypes, type ImportPlan, type RowResult, type SourceRow } from './apply.js';
-import { CUSTOM_FIELD_PREFIX, IMPORT_FIELDS, MATCH_KEYS, suggestMapping, suggestMatchKey, type MatchKey } from './columns.js';
+import { applyBatch, readMembershipTypes, type CustomFieldSets, type ImportPlan, type RowResult, type SourceRow } from './apply.js';
+import { customFieldsFor } from '../custom-fields/custom-fields.js';
+import { CUSTOM_FIELD_PREFIX, customFieldColumnName, IMPORT_FIELDS, MATCH_KEYS, suggestMapping, suggestMatchKey, type CustomFieldColumn, type MatchKey } from './columns.js';
 import { openCsv, type CsvDelimiter } from './csv.js';
 
 /*
@@ -157,17 +158,35 @@ export async function contactImportStatus(ctx: RequestContext, importId: number)
   return statusOf(await readImport(ctx, importId));
 }
 
-/** The fields a column may map to: ours, then the custom fields as `cf:<key>`. */
-function mappableFields(): string[] {
-  return [...IMPORT_FIELDS];
+/** The tenant's custom fields (retired ones included: their values still round-trip) of people, organizations and memberships. */
+export async function customFieldSets(ctx: RequestContext): Promise<CustomFieldSets> {
+  const [person, organization, membership] = await Promise.all((['person', 'organization', 'membership'] as const).map((target) => customFieldsFor(ctx, target, { includeRetired: true })));
+  return { person, organization, membership };
+}
+
+/** The custom fields as columns, in the export's order: contacts' (a key people and organizations share is one column), then memberships'. */
+export function customFieldColumns(sets: CustomFieldSets): CustomFieldColumn[] {
+  const columns = new Map<string, CustomFieldColumn>();
+  for (const field of [...sets.person, ...sets.organization]) {
+    const name = customFieldColumnName('contact', field.key);
+    if (!columns.has(name)) columns.set(name, { field: name, label: field.label });
+  }
+  for (const field of sets.membership) columns.set(customFieldColumnName('membership', field.key), { field: customFieldColumnName('membership', field.key), label: field.label });
+  return [...columns.values()];
+}
+
+/** The fields a column may map to: ours, then the custom fields (`cf:<key>`, `cf:membership:<key>`). */
+function mappableFields(sets: CustomFieldSets): string[] {
+  return [...IMPORT_FIELDS, ...customFieldColumns(sets).map((column) => column.field)];
 }
 
 export async function contactImportPreview(ctx: RequestContext, importId: number): Promise<ImportPreview> {
   const row = await readImport(ctx, importId);
-  const suggested = suggestMapping(row.headers);
+  const sets = await customFieldSets(ctx);
+  const suggested = suggestMapping(row.headers, customFieldColumns(sets));
   return {
     ImportId: row.id, Delimiter: row.delimiter, Headers: row.headers, Rows: row.sample_rows, RowsTotal: row.rows_total,
-    SuggestedMapping: mappingList(suggested), SuggestedMatchOn: suggestMatchKey(suggested), Fields: mappableFields(), MatchKeys: [...MATCH_KEYS],
+    SuggestedMapping: mappingList(suggested), SuggestedMatchOn: suggestMatchKey(suggested), Fields: mappableFields(sets), MatchKeys: [...MATCH_KEYS],
   };
 }
 
@@ -226,10 +245,10 @@ export async function* rejectedRowsCsv(ctx: RequestContext, importId: number): A
 // ---- starting and cancelling ----
 
 /** The mapping a start gives, checked against the file's headers and the fields. */
-function checkedMapping(headers: string[], input: ContactImportStartInput): { mapping: Record<string, string>; matchOn: MatchKey } {
+function checkedMapping(headers: string[], sets: CustomFieldSets, input: ContactImportStartInput): { mapping: Record<string, string>; matchOn: MatchKey } {
   const mapping: Record<string, string> = {};
   const fields = new Set<string>();
-  const known = new Set(mappableFields());
+  const known = new Set(mappableFields(sets));
   for (const [index, entry] of (input.Mapping ?? []).entries()) {
     if (!headers.includes(entry.Column)) throw BadInput.field(`Mapping[${index}].Column`, `is not a column of the file ("${entry.Column}")`);
     if (!entry.Field) continue; // left unmapped
@@ -248,7 +267,8 @@ function checkedMapping(headers: string[], input: ContactImportStartInput): { ma
 /** Starts a dry run or the import of an uploaded file (409 while a run of it is queued or running). */
 export async function startContactImport(ctx: RequestContext, importId: number, input: ContactImportStartInput): Promise<ImportStatus> {
   const row = await readImport(ctx, importId);
-  const { mapping, matchOn } = input.Mapping ? checkedMapping(row.headers, input) : checkedMapping(row.headers, { ...input, Mapping: mappingList(suggestMapping(row.headers)) });
+  const sets = await customFieldSets(ctx);
+  const { mapping, matchOn } = checkedMapping(row.headers, sets, input.Mapping ? input : { ...input, Mapping: mappingList(suggestMapping(row.headers, customFieldColumns(sets))) });
   const dryRun = input.DryRun ?? false;
   await inTransaction(ctx, async () => {
     const sql = tenantSql(ctx);
@@ -303,6 +323,7 @@ async function run(orm: MikroORM, data: ContactImportJobData, claimed: ImportRow
   const types = await readMembershipTypes(tenantSql({ em: reader, tenantId: data.tenantId }));
   const plan: ImportPlan = {
     matchOn: claimed.match_on as MatchKey,
+    customFields: await customFieldSets(ctx),
     fields: new Map(claimed.headers.flatMap((header, index) => (claimed.mapping?.[header] ? [[index, claimed.mapping[header]] as const] : []))),
   };
   const { records } = await openCsv(fileChunks(ctx, await findFile(ctx, claimed.file_id)), claimed.delimiter);
