@@ -1,11 +1,10 @@
 import 'reflect-metadata';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { benchDatabase, freePort, root, seed, startService, stopServerProcess } from './support.js';
+import { benchDatabase, freePort, residentMb, root, sampledRss, seed, startService, stopServerProcess } from './support.js';
 
 /**
  * `npm run bench:import -- --rows 100000`: the service as `npm start` runs it (its job worker on,
@@ -18,6 +17,8 @@ import { benchDatabase, freePort, root, seed, startService, stopServerProcess } 
  */
 const { values: options } = parseArgs({ options: { rows: { type: 'string', default: '100000' }, 'no-write': { type: 'boolean', default: false } } });
 const rows = Number(options.rows);
+const START = '<!-- import results: written by npm run bench:import -->';
+const END = '<!-- /import results -->';
 if (!Number.isInteger(rows) || rows < 1) throw new Error('usage: npm run bench:import -- --rows <count>');
 
 const database = await benchDatabase('membership_import');
@@ -35,10 +36,6 @@ const port = await freePort();
 const server = await startService(database.url, port, { CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0' });
 const base = `http://127.0.0.1:${port}`;
 const auth = { authorization: `Bearer ${seeded.token}` };
-
-async function rss(): Promise<number> {
-  return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
-}
 
 async function graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
@@ -76,7 +73,7 @@ try {
 
   let atRestReadsLeft = 200;
   const atRestReads = await readWhile(() => atRestReadsLeft-- > 0);
-  const atRest = await rss();
+  const atRest = await residentMb(server.pid!);
 
   const uploadStarted = performance.now();
   const form = new FormData();
@@ -86,27 +83,19 @@ try {
   const { ImportId: importId } = await uploaded.json() as { ImportId: number };
   const uploadMs = performance.now() - uploadStarted;
 
-  let peakMb = await rss();
-  let running = true;
-  const sampler = (async () => {
-    while (running) {
-      peakMb = Math.max(peakMb, await rss());
-      await new Promise((resolve) => setTimeout(resolve, 50));
+  let importing = true;
+  let load: number[] = [];
+  const reads = readWhile(() => importing);
+  const { result: status, ms: importMs, peakMb } = await sampledRss(server.pid!, async () => {
+    await graphql('mutation($id: Int!) { startContactImport(importId: $id, input: {}) { State } }', { id: importId });
+    for (;;) {
+      const { contactImport } = await graphql<{ contactImport: { State: string; Created: number; Rejected: number; Error: string | null } }>(
+        'query($id: Int!) { contactImport(importId: $id) { State Created Rejected Error } }', { id: importId });
+      if (contactImport.State !== 'queued' && contactImport.State !== 'running') return contactImport;
+      load = os.loadavg();
+      await new Promise((resolve) => setTimeout(resolve, 200));
     }
-  })();
-  const started = performance.now();
-  await graphql('mutation($id: Int!) { startContactImport(importId: $id, input: {}) { State } }', { id: importId });
-  const reads = readWhile(() => running);
-  let status: { State: string; Created: number; Rejected: number; Error: string | null };
-  for (;;) {
-    ({ contactImport: status } = await graphql<{ contactImport: typeof status }>('query($id: Int!) { contactImport(importId: $id) { State Created Rejected Error } }', { id: importId }));
-    if (status.State !== 'queued' && status.State !== 'running') break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const importMs = performance.now() - started;
-  const load = os.loadavg();
-  running = false;
-  await sampler;
+  }).finally(() => { importing = false; });
   const duringReads = await reads;
   if (status.State !== 'completed' || status.Created !== rows) throw new Error(`the import ended ${JSON.stringify(status)}`);
 
@@ -132,9 +121,6 @@ try {
   await database.drop();
   await database.server.stop();
 }
-
-const START = '<!-- import results: written by npm run bench:import -->';
-const END = '<!-- /import results -->';
 
 /** Writes the figures into BENCHMARKS.md between the import markers (appended the first time). */
 function writeSection(report: string): void {

@@ -153,7 +153,7 @@ describe('a messy real-world file', () => {
     const report = await rest(server, 'GET', `/api/imports/${importId}/rejected`, { token: acme.staffToken });
     expect(report.status).toBe(200);
     expect(report.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    const lines = parse(report.text) as string[][];
+    const lines: string[][] = parse(report.text, {});
     expect(lines[0]).toEqual([
       'External Identifier', 'First Name', 'Last Name', 'Email', 'Organization', 'Role', 'Membership Type', 'Status', 'Start Date', 'End Date', 'ImportError',
     ]);
@@ -234,7 +234,7 @@ describe('export', () => {
     expect(where.body.data.contactExportCsv).toEqual({ FileName: 'contacts.csv', MediaType: 'text/csv; charset=utf-8', Url: '/api/exports/contacts' });
     const exported = await rest(server, 'GET', '/api/exports/contacts', { token: acme.staffToken });
     expect(exported.status).toBe(200);
-    const lines = parse(exported.text) as string[][];
+    const lines: string[][] = parse(exported.text, {});
     expect(lines[0]).toEqual([
       'ContactId', 'ExternalId', 'Kind', 'NationalID', 'FirstName', 'LastName', 'Name', 'Email', 'Phone', 'MobilePhone', 'JobTitle', 'Organization', 'OrganizationRole',
       'MembershipType', 'MembershipLevel', 'MembershipStatus', 'MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate', 'cf:tshirt', 'cf:skills', 'cf:membership:paid_by',

@@ -69,7 +69,10 @@ export async function readMembershipTypes(sql: TenantSql): Promise<MembershipTyp
   const types: MembershipTypes = new Map();
   for (const row of rows) {
     const key = row.name.trim().toLowerCase();
-    const type = types.get(key) ?? { id: row.id, isActive: row.is_active, durationMonths: row.duration_months, periodType: row.period_type, fixedStartMonth: row.fixed_start_month, fixedStartDay: row.fixed_start_day, levels: new Map() };
+    const type = types.get(key) ?? {
+      id: row.id, isActive: row.is_active, durationMonths: row.duration_months, periodType: row.period_type, fixedStartMonth: row.fixed_start_month, fixedStartDay: row.fixed_start_day,
+      levels: new Map<string, number>(),
+    };
     if (type.id !== row.id) continue; // two types of one name: the first
     if (row.level_id !== null && row.level_name !== null && !type.levels.has(row.level_name.trim().toLowerCase())) type.levels.set(row.level_name.trim().toLowerCase(), row.level_id);
     types.set(key, type);
@@ -161,7 +164,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
   for (const entry of parsed) {
     const { rowNumber } = entry.row;
     if (!entry.values) {
-      results.push({ rowNumber, outcome: 'rejected', reason: entry.error!.message, contactId: null });
+      results.push({ rowNumber, outcome: 'rejected', reason: entry.error.message, contactId: null });
       continue;
     }
     try {
@@ -399,7 +402,10 @@ async function knownOrganizations(sql: TenantSql, rows: RowValues[]): Promise<Ma
 async function knownTerms(sql: TenantSql, contactIds: number[]): Promise<Map<string, Term>> {
   const terms = new Map<string, Term>();
   if (!contactIds.length) return terms;
-  const rows = await sql.all<{ id: number; contact_id: number; membership_type_id: number; membership_level_id: number | null; join_date: string | null; start_date: string; end_date: string | null; status: MembershipStatus; custom_fields: CustomFieldValues }>(
+  const rows = await sql.all<{
+    id: number; contact_id: number; membership_type_id: number; membership_level_id: number | null; join_date: string | null; start_date: string; end_date: string | null;
+    status: MembershipStatus; custom_fields: CustomFieldValues;
+  }>(
     `select m.id, m.contact_id, m.membership_type_id, m.membership_level_id, m.join_date::text, m.start_date::text, m.end_date::text, m.status, m.custom_fields
        from membership m where ${tenantIs('m')} and m.contact_id = any(?::int[]) order by m.id`, [intArray(contactIds.filter((id) => id > 0))]);
   for (const row of rows) {
@@ -470,7 +476,8 @@ async function writeBatch(sql: TenantSql, contacts: ContactState[], relationship
     [JSON.stringify(relationships.map((entry) => ({ person_id: real(entry.personId), organization_id: real(entry.organizationId), role: entry.role })))]);
   }
   const termRecord = (term: Term) => ({
-    id: term.id, contact_id: real(term.contactId), membership_type_id: term.typeId, membership_level_id: term.levelId, join_date: term.joinDate, start_date: term.startDate, end_date: term.endDate, status: term.status,
+    id: term.id, contact_id: real(term.contactId), membership_type_id: term.typeId, membership_level_id: term.levelId, join_date: term.joinDate,
+    start_date: term.startDate, end_date: term.endDate, status: term.status,
     custom_fields: term.customFields,
   });
   const termset = 'jsonb_to_recordset(?::jsonb) as r(id int, contact_id int, membership_type_id int, membership_level_id int, join_date date, start_date date, end_date date, status text, custom_fields jsonb)';
