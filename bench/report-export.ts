@@ -1,7 +1,6 @@
 import 'reflect-metadata';
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { benchDatabase, freePort, seed, startService, stopServerProcess } from './support.js';
+import { benchDatabase, freePort, residentMb, sampledRss, seed, startService, stopServerProcess } from './support.js';
 
 /**
  * `npm run bench:report-export -- --contacts 110000`: the service as `npm start` runs it (its job
@@ -22,31 +21,6 @@ const server = await startService(database.url, port, { CREDENTIAL_RATE_LIMIT_PE
 const base = `http://127.0.0.1:${port}`;
 const auth = { authorization: `Bearer ${seeded.token}` };
 
-/** The server's resident memory in MB. */
-async function rss(): Promise<number> {
-  return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${server.pid}/status`, 'utf8'))![1]) / 1024;
-}
-
-/** Runs `work` while sampling the server's RSS; answers its result, its time and the highest RSS seen. */
-async function sampled<T>(work: () => Promise<T>): Promise<{ result: T; ms: number; peakMb: number }> {
-  let peakMb = await rss();
-  let running = true;
-  const sampler = (async () => {
-    while (running) {
-      peakMb = Math.max(peakMb, await rss());
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  })();
-  const started = performance.now();
-  try {
-    const result = await work();
-    return { result, ms: performance.now() - started, peakMb };
-  } finally {
-    running = false;
-    await sampler;
-  }
-}
-
 async function graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
   const body = await response.json() as { data: T; errors?: unknown[] };
@@ -57,9 +31,9 @@ async function graphql<T>(query: string, variables: Record<string, unknown> = {}
 try {
   const catalog = await (await fetch(`${base}/api/reporting`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ Filter: 'Contact directory', IsCustom: false }) })).json() as { Results: { Name: string; ReportId: number }[] };
   const reportId = catalog.Results.find((report) => report.Name === 'Contact directory')!.ReportId;
-  const atRest = await rss();
+  const atRest = await residentMb(server.pid!);
 
-  const run = await sampled(async () => {
+  const run = await sampledRss(server.pid!, async () => {
     const { runReport } = await graphql<{ runReport: { ReportRunId: number } }>('mutation($id: Int!) { runReport(input: { ReportId: $id }) { ReportRunId } }', { id: reportId });
     for (;;) {
       const { reportRun } = await graphql<{ reportRun: { State: string; RowsWritten: number; Error: string | null } }>(
@@ -69,9 +43,9 @@ try {
     }
   });
   if (run.result.State !== 'completed') throw new Error(`the run failed: ${run.result.Error}`);
-  const afterRun = await rss();
+  const afterRun = await residentMb(server.pid!);
 
-  const download = await sampled(async () => {
+  const download = await sampledRss(server.pid!, async () => {
     const { reportRunCsv } = await graphql<{ reportRunCsv: { Url: string; Size: number } }>('query($id: Int!) { reportRunCsv(reportRunId: $id) { Url Size } }', { id: run.result.runId });
     const response = await fetch(`${base}${reportRunCsv.Url}`, { headers: auth });
     let bytes = 0;
@@ -88,7 +62,7 @@ try {
     '|---|---:|---:|---:|',
     `| run (job: rows → CSV → storage) | ${(run.ms / 1000).toFixed(1)} s | ${mb(run.peakMb)} | +${mb(run.peakMb - atRest)} |`,
     `| download (GET the run's CSV, streamed) | ${(download.ms / 1000).toFixed(1)} s | ${mb(download.peakMb)} | +${mb(download.peakMb - atRest)} |`,
-    `RSS after the run ${mb(afterRun)}, after the download ${mb(await rss())}.`,
+    `RSS after the run ${mb(afterRun)}, after the download ${mb(await residentMb(server.pid!))}.`,
   ].join('\n'));
 } finally {
   await stopServerProcess(server);

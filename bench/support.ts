@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -191,4 +192,29 @@ export function startService(url: string, port: number, env: Record<string, stri
     });
     child.on('exit', (code) => { if (!ready) reject(new Error(`the service exited with ${code}:\n${lines.join('\n')}`)); });
   });
+}
+
+/** A process's resident memory in MB. */
+export async function residentMb(pid: number): Promise<number> {
+  return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** Runs `work` while sampling process `pid`'s RSS every 50 ms; answers its result, its time and the highest RSS seen. */
+export async function sampledRss<T>(pid: number, work: () => Promise<T>): Promise<{ result: T; ms: number; peakMb: number }> {
+  let peakMb = await residentMb(pid);
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      peakMb = Math.max(peakMb, await residentMb(pid));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  const started = performance.now();
+  try {
+    const result = await work();
+    return { result, ms: performance.now() - started, peakMb };
+  } finally {
+    running = false;
+    await sampler;
+  }
 }

@@ -69,6 +69,8 @@ describe('route table against the documents', () => {
       // Custom fields (issue 38).
       '/api/customfields', '/api/customfields/{customfieldid}', '/api/customfields/{customfieldid}',
       '/api/customfields/{customfieldid}/retire/{auditid}', '/api/customfields/{customfieldid}/restore/{auditid}',
+      // Contact imports (issue 38).
+      '/api/imports/{importid}', '/api/imports/{importid}/preview', '/api/imports/{importid}/rows', '/api/imports/{importid}/start', '/api/imports/{importid}/cancel',
       ...['GET', 'POST', 'DELETE'].map(() => '/api/scheduledbilling/schedules/{scheduledbillingid}'),
       '/api/paymentgateway/gatewayaccounts',
       ...['GET', 'POST', 'DELETE'].map(() => '/api/paymentgateway/gatewayaccounts/{gatewayaccountid}'),
@@ -95,12 +97,14 @@ describe('route table against the documents', () => {
     expect([...documented].filter((operation) => operation.split(' ')[1].toLowerCase().startsWith('/api/eventregistrations'))).toEqual([]);
     // Nor do the contact operations (issue 33), by any method.
     expect([...documented].filter((operation) => operation.split(' ')[1].toLowerCase().startsWith('/api/contacts/'))).toEqual([]);
+    // Nor do the contact imports and the export, under any path below theirs.
+    expect([...documented].filter((operation) => /^\/api\/(imports|exports)\//.test(operation.split(' ')[1].toLowerCase()))).toEqual([]);
     // Nor do the webhook operations, under any path below theirs.
     expect([...documented].filter((operation) => operation.split(' ')[1].toLowerCase().startsWith('/api/setup/webhooks'))).toEqual([]);
     const rawExtensions = areaRoutes.flatMap((area) => area.operations).filter((operation) => operation.extension);
     expect(rawExtensions.map((operation) => operation.path).sort()).toEqual([
       '/api/store/downloadfiles/upload', '/api/store/storedownloads/{storeitemdigitaldownloadpurchaseid}/file', '/api/reporting/runs/{reportrunid}/csv',
-      '/ical/{tenantkey}/{calendarid}.ics',
+      '/ical/{tenantkey}/{calendarid}.ics', '/api/imports/upload', '/api/imports/{importid}/rejected', '/api/exports/contacts',
     ].sort());
     for (const operation of rawExtensions) expect(documented).not.toContain(`${operation.method} ${operation.path}`);
   });

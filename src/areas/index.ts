@@ -19,6 +19,7 @@ import { dashboardsArea } from './dashboards.js';
 import { directoriesArea } from './directories.js';
 import { eventsArea } from './events.js';
 import { imagesArea } from './images.js';
+import { importsArea } from './imports.js';
 import { loginArea } from './login.js';
 import { mailArea } from './mail.js';
 import { membershipsArea } from './memberships.js';
@@ -67,6 +68,7 @@ export const areas: readonly Area[] = [
   contactsArea,
   customFieldsArea,
   webhooksArea,
+  importsArea,
 ];
 
 export const entities = areas.flatMap((area) => area.entities ?? []);

@@ -136,6 +136,15 @@ export const configSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Largest file one upload may carry (bytes); larger is a 413. */
   UPLOAD_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(DEFAULT_UPLOAD_MAX_BYTES),
+  /** Largest CSV one contact import upload may carry (bytes; streamed to storage, never held whole); larger is a 413. */
+  IMPORT_MAX_BYTES: z.coerce.number().int().min(1024).max(4 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
+  /** Rows a contact import writes per transaction (its checkpoint moves with each). */
+  IMPORT_BATCH_ROWS: z.coerce.number().int().min(1).max(5000).default(500),
+  /**
+   * A running contact import whose checkpoint has not moved for this long (its process died) is
+   * handed to another worker, which resumes after the last committed batch.
+   */
+  IMPORT_STALE_SECONDS: z.coerce.number().int().min(1).max(86400).default(60),
   /**
    * Archives the service opens (DOCX templates, at upload and before each generation) are
    * refused (413) with more entries than ZIP_MAX_ENTRIES, more inflated bytes in all than

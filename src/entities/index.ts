@@ -2,6 +2,7 @@
 export { Calendar } from './calendar.js';
 export { CallbackSecret, EmailEvent, MeetingEvent, ProviderCallback } from './callback.js';
 export { Contact } from './contact.js';
+export { ContactExternalId, ContactImport, ContactImportRow } from './contact-import.js';
 export { Credential } from './credential.js';
 export { Login } from './login.js';
 export { MagicLinkToken, SignInRequest } from './magic-link.js';

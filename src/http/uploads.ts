@@ -65,6 +65,39 @@ export async function readUpload(request: FastifyRequest, maxBytes: number): Pro
   return { file, fields };
 }
 
+/**
+ * `readUpload` for files of any size (imports): the file part's bytes go to `consume` as they
+ * arrive, never held whole; the same statuses (413 beyond `maxBytes`, 415, 400). Text fields
+ * are not read.
+ */
+export async function streamUpload<T>(request: FastifyRequest, maxBytes: number, consume: (file: { filename: string | null; bytes: AsyncIterable<Buffer> }) => Promise<T>): Promise<T> {
+  if (!request.isMultipart()) {
+    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The upload must be multipart/form-data with one file part.');
+  }
+  if (Number(request.headers['content-length']) > maxBytes + FORM_OVERHEAD) throw tooLarge(maxBytes);
+  let consumed: { result: T } | null = null;
+  try {
+    const parts = request.parts({ limits: { fileSize: maxBytes, files: 1, fields: 30, fieldSize: 16 * 1024, parts: 40, headerPairs: 100 } });
+    for await (const part of parts) {
+      if (part.type !== 'file') continue;
+      let empty = true;
+      const bytes = (async function* () {
+        for await (const piece of part.file as AsyncIterable<Buffer>) {
+          empty &&= piece.length === 0;
+          yield piece;
+        }
+      })();
+      const result = await consume({ filename: part.filename || null, bytes });
+      if (empty) throw BadInput.field('file', 'is empty');
+      consumed = { result };
+    }
+  } catch (error) {
+    throw (error as { code?: unknown } | null)?.code?.toString().startsWith('FST_') || !(error instanceof Error) || error.constructor === Error ? uploadError(error, maxBytes) : error;
+  }
+  if (!consumed) throw BadInput.field('file', 'is required: send the file as a part of the multipart/form-data body');
+  return consumed.result;
+}
+
 function tooLarge(maxBytes: number): ApiError {
   return new PayloadTooLarge(`The file is larger than the upload limit (${maxBytes} bytes).`);
 }

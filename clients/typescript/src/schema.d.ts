@@ -316,6 +316,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/imports/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * multipart/form-data upload of one CSV of contacts and memberships to import; answers the import with its state.
+         * @description Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_imports_upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{importid}/rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The rejected rows of an import's finished run as CSV (the file's columns plus ImportError), streamed; 409 before it finished.
+         * @description Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_imports_importid_rejected"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/exports/contacts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every live contact with its memberships as CSV, in the columns an import takes, streamed.
+         * @description Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_exports_contacts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/scheduledbilling/membershiptype/run/history/download/file/{pendingdownloadfileid}": {
         parameters: {
             query?: never;
@@ -4780,6 +4840,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/imports/{importid}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Headers, first rows and suggested column mapping of an uploaded file.
+         * @description GraphQL: `query { contactImportPreview }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_imports_importid_preview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{importid}/rows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Row outcomes of an import's runs (options: DryRun, Outcome, Skip, Take).
+         * @description GraphQL: `query { contactImportRows }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_imports_importid_rows"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{importid}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts a dry run or the import of an uploaded file.
+         * @description GraphQL: `mutation { startContactImport }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_imports_importid_start"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{importid}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels the run under way after its current batch.
+         * @description GraphQL: `mutation { cancelContactImport }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        post: operations["post__api_imports_importid_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/vendors": {
         parameters: {
             query?: never;
@@ -5334,6 +5474,26 @@ export interface paths {
          * @description GraphQL: `mutation { saveCustomField }`. Needs role: staff. Not in the original API documents: an addition of this service.
          */
         post: operations["post__api_customfields_customfieldid_"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/imports/{importid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact import: state, progress and counts.
+         * @description GraphQL: `query { contactImport }`. Needs role: staff. Not in the original API documents: an addition of this service.
+         */
+        get: operations["get__api_imports_importid_"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7611,6 +7771,103 @@ export interface components {
             MaxHeight: string;
             /** @description W:H, or null where any shape is fine. */
             AspectRatio?: string | null;
+        };
+        /** @description A contact import: its file, state and counts. */
+        ImportStatus: {
+            /** Format: int32 */
+            ImportId: number;
+            FileName: string;
+            /** @description uploaded, queued, running, completed, cancelled or failed. */
+            State: string;
+            /** @description Whether the last run started was a dry run (nothing written, every row's outcome kept). */
+            DryRun: boolean;
+            /**
+             * Format: int32
+             * @description Data rows of the file.
+             */
+            RowsTotal: number;
+            /**
+             * Format: int32
+             * @description Rows settled so far by the run (its checkpoint).
+             */
+            RowsDone: number;
+            /**
+             * Format: int32
+             * @description Percent done, 0 to 100.
+             */
+            Progress: number;
+            /** Format: int32 */
+            Created: number;
+            /** Format: int32 */
+            Updated: number;
+            /** Format: int32 */
+            Unchanged: number;
+            /** Format: int32 */
+            Rejected: number;
+            Error?: string | null;
+            /** @description What the run matches rows on: ContactId, ExternalId, NationalID or Email. */
+            MatchOn?: string | null;
+            Mapping?: components["schemas"]["ImportColumnMapping"][] | null;
+            CreatedAt: string;
+            FinishedAt?: string | null;
+        };
+        /** @description A column of the file and the field it fills (Field null or empty: not imported). */
+        ImportColumnMapping: {
+            Column: string;
+            /** @description One of the import fields (ContactId, ExternalId, Kind, NationalID, FirstName, …) or cf:<custom field key>. */
+            Field?: string | null;
+        };
+        /** @description What an uploaded file holds and how its columns would be read. */
+        ImportPreview: {
+            /** Format: int32 */
+            ImportId: number;
+            /** @description , or ; */
+            Delimiter: string;
+            Headers: string[];
+            /** @description The first rows as read. */
+            Rows: string[][];
+            /** Format: int32 */
+            RowsTotal: number;
+            /** @description By header: our own export's, custom fields' (cf:<key> or label), and common ones of Wild Apricot, CiviCRM and GrowthZone. */
+            SuggestedMapping: components["schemas"]["ImportColumnMapping"][];
+            SuggestedMatchOn: string;
+            /** @description Every field a column may map to. */
+            Fields: string[];
+            MatchKeys: string[];
+        };
+        ImportRowResults: {
+            /** Format: int32 */
+            Total: number;
+            Results: components["schemas"]["ImportRowResult"][];
+        };
+        ImportRowResult: {
+            /**
+             * Format: int32
+             * @description 1 is the first data row (the header row not counted).
+             */
+            RowNumber: number;
+            /** @description created, updated, unchanged or rejected. */
+            Outcome: string;
+            /** @description Why a row was rejected: "<column field>: <reason>". */
+            Reason?: string | null;
+            /** Format: int32 */
+            ContactId?: number | null;
+        };
+        /** @description Which row outcomes to list (default: the last run's, all outcomes, the first 100). */
+        ContactImportRowsInput: {
+            DryRun?: boolean | null;
+            /** @enum {string|null} */
+            Outcome?: "created" | "updated" | "unchanged" | "rejected" | null;
+            /** Format: int32 */
+            Skip?: number | null;
+            /** Format: int32 */
+            Take?: number | null;
+        };
+        /** @description A CSV to download from Url with the same credential (streamed; its size has no limit, so GraphQL does not carry it). */
+        ImportDownload: {
+            FileName: string;
+            MediaType: string;
+            Url: string;
         };
         /** @description The caller's tenant, contact and roles. */
         AboutMe: {
@@ -10317,6 +10574,22 @@ export interface components {
             Caption?: string | null;
             /** @description Alternative text. */
             ShortDescription?: string | null;
+        };
+        /** @description How to run an uploaded file. Without Mapping, the suggested mapping. */
+        ContactImportStartInput: {
+            /** @description true: report every row's outcome and write nothing. */
+            DryRun?: boolean | null;
+            /**
+             * @description ContactId, ExternalId, NationalID or Email (default: the first of them that is mapped).
+             * @enum {string|null}
+             */
+            MatchOn?: "ContactId" | "ExternalId" | "NationalID" | "Email" | null;
+            Mapping?: components["schemas"]["ImportColumnMappingInput"][] | null;
+        };
+        ImportColumnMappingInput: {
+            Column: string;
+            /** @description One of the import fields (ContactId, ExternalId, Kind, NationalID, FirstName, …) or cf:<custom field key>. */
+            Field?: string | null;
         };
         /** @description A new session: send `Authorization: Bearer <Token>` with later requests. */
         SessionToken: {
@@ -13056,6 +13329,294 @@ export interface operations {
             };
             /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
             405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_imports_upload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description One file part named `file` (text/csv), at most UPLOAD_MAX_BYTES (default 10485760 bytes). */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportStatus"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_imports_importid_rejected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                importid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file itself. */
+            200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_exports_contacts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file itself. */
+            200: {
+                headers: {
+                    /** @description attachment (or inline, for an image) with the file name (RFC 6266). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -37560,6 +38121,449 @@ export interface operations {
             };
         };
     };
+    get__api_imports_importid_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                importid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportPreview"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_imports_importid_rows: {
+        parameters: {
+            query?: {
+                options?: string;
+            };
+            header?: never;
+            path: {
+                /** @example 1 */
+                importid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportRowResults"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_imports_importid_start: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                importid: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example {} */
+                "application/json": components["schemas"]["ContactImportStartInput"];
+                /** @example {} */
+                "text/json": components["schemas"]["ContactImportStartInput"];
+                "application/x-www-form-urlencoded": components["schemas"]["ContactImportStartInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportStatus"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is not of an accepted media type. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post__api_imports_importid_cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Runs this write once for the caller and key (1 to 255 visible ASCII characters): a repeat within 24 hours gets the first response again (header Idempotent-Replayed: true), the same key with a different request is a 422, a repeat while the first still runs is a 409 with Retry-After. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example 1 */
+                importid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportStatus"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict: a stale AuditId, a likely duplicate, a file still being prepared, or the same Idempotency-Key still running (Retry-After). */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body is larger than the limit. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Idempotency-Key was used for a different request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     get__api_vendors: {
         parameters: {
             query?: {
@@ -42124,6 +43128,96 @@ export interface operations {
             };
             /** @description The Idempotency-Key was used for a different request. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limited (anonymous callers per client address, credentials per credential): see Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is unreachable or the service is shutting down: see Retry-After. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get__api_imports_importid_: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 1 */
+                importid: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportStatus"];
+                };
+            };
+            /** @description Bad input; `errors` names each field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid credential (for a public operation: the key or token its input carries). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The role is not enough, or the record is not the caller's to use. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found (also for records of another tenant, and for a public caller naming no known tenant). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The path (with these parameter values) is another operation's, which has other methods: the Allow header names them. */
+            405: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,4 +1,5 @@
 import { raw, type EntityClass, type EntityData, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantOwned, Versioned } from '../../entities/base.js';
 import type { RequestContext } from '../context.js';
 import { NotFound, staleAuditId } from '../errors.js';
@@ -164,9 +165,14 @@ export function assertCurrentVersion(record: Versioned, auditId: number | null |
 export async function withDuplicateLock<R>(ctx: RequestContext, scope: string, key: string, work: () => Promise<R>): Promise<R> {
   const tenantId = ctx.tenantId;
   return inTransaction(ctx, async () => {
-    await ctx.em.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [tenantId, `${scope}:${key}`]);
+    await takeDuplicateLock(ctx.em, tenantId, scope, key);
     return work();
   });
+}
+
+/** The lock of `withDuplicateLock`, taken in `em`'s open transaction (bulk writers that run their own transactions: imports). */
+export async function takeDuplicateLock(em: EntityManager, tenantId: number, scope: string, key: string): Promise<void> {
+  await em.execute('SELECT pg_advisory_xact_lock(?, hashtext(?))', [tenantId, `${scope}:${key}`]);
 }
 
 /**

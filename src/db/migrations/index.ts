@@ -41,6 +41,7 @@ import { OutboxDelivery } from './0042-outbox-delivery.js';
 import { Webhooks } from './0043-webhooks.js';
 import { DirectoryCategoryLists } from './0044-directory-category-lists.js';
 import { CustomFields } from './0045-custom-fields.js';
+import { ContactImports } from './0046-contact-imports.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -85,4 +86,5 @@ export const migrations: MigrationObject[] = [
   { name: '0043-webhooks', class: Webhooks },
   { name: '0044-directory-category-lists', class: DirectoryCategoryLists },
   { name: '0045-custom-fields', class: CustomFields },
+  { name: '0046-contact-imports', class: ContactImports },
 ];

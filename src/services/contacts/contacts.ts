@@ -38,7 +38,8 @@ import type {
  */
 
 const NOUN = 'The contact';
-const SAVE_LOCK = ['contacts', 'save'] as const;
+/** The lock every contact save (and each batch of an import) takes: one per tenant. */
+export const CONTACT_SAVE_LOCK = ['contacts', 'save'] as const;
 /** At most this many likely duplicates are listed in a 409. */
 const MAX_DUPLICATES_LISTED = 20;
 
@@ -112,7 +113,7 @@ async function readContact(ctx: RequestContext, em: RequestContext['em'], contac
 export async function saveContact(ctx: RequestContext, contactId: number, input: ContactInput): Promise<ContactModel> {
   const { kind, ...fields } = contactColumns(input);
   try {
-    const saved = await withDuplicateLock(ctx, ...SAVE_LOCK, async () => {
+    const saved = await withDuplicateLock(ctx, ...CONTACT_SAVE_LOCK, async () => {
       const current = contactId ? await findOr404(ctx, Contact, contactId, NOUN) : null;
       if (current) {
         assertCurrentVersion(current, input.AuditId);
@@ -144,7 +145,7 @@ export async function saveContact(ctx: RequestContext, contactId: number, input:
  * is answered as it is; 409 naming NationalID when a live contact has taken its NationalID since.
  */
 export async function restoreContact(ctx: RequestContext, contactId: number): Promise<ContactModel> {
-  await withDuplicateLock(ctx, ...SAVE_LOCK, async () => {
+  await withDuplicateLock(ctx, ...CONTACT_SAVE_LOCK, async () => {
     const [row] = await leanRows(ctx.em, Contact, { fields: ['id', 'nationalId', 'deletedAt'], where: { id: contactId }, limit: 1, filters: WITH_ARCHIVED });
     if (!row) throw new NotFound(NOUN);
     if (!row.deletedAt) return;

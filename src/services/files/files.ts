@@ -305,7 +305,7 @@ export async function purgeUnusedFiles(orm: MikroORM, config: Config, age: strin
 }
 
 /** Purposes whose files are purged when unused: areas that upload first and attach later add theirs. */
-export const UNUSED_FILE_PURPOSES: string[] = ['images', 'image-renditions', 'store-downloads', 'document-templates', 'report-results', 'scheduled-billing-downloads'];
+export const UNUSED_FILE_PURPOSES: string[] = ['images', 'image-renditions', 'store-downloads', 'document-templates', 'report-results', 'scheduled-billing-downloads', 'contact-imports'];
 
 /**
  * Deletes the unreferenced files among `fileIds` (of one tenant, or any when `tenantId` is

@@ -1,0 +1,325 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { parse } from 'csv-parse/sync';
+import { loadConfig } from '../src/core/config.js';
+import { CustomField } from '../src/entities/custom-field.js';
+import { MembershipType } from '../src/entities/membership.js';
+import { contactImportJobs } from '../src/services/imports/imports.js';
+import { createTestTenant, graphql, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
+import { waitFor } from './support/processes.js';
+
+// 401/403 on every operation, malformed input, tenant isolation of the demo records and the fuzz: test/sweeps.test.ts.
+// Here: what an import does with real files, through both interfaces. A kill mid-import: import-export-kill.test.ts.
+
+/** Three rows a batch, so that a small file crosses batches (and a checkpoint moves several times). */
+const BATCH_ROWS = 3;
+
+let server: TestServer;
+let acme: TestTenant;
+let other: TestTenant;
+
+beforeAll(async () => {
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', MASTER_KEY: 'test-master-key-0123456789', IMPORT_BATCH_ROWS: String(BATCH_ROWS) });
+  server = await startTestServer({ DATABASE_POOL_MAX: '20' }, { jobs: contactImportJobs({ pumpEveryMs: 100, config }) });
+  acme = await createTestTenant(server, 'imports');
+  other = await createTestTenant(server, 'imports-other');
+  const em = server.orm.em.fork();
+  for (const tenant of [acme, other]) {
+    em.create(MembershipType, { tenant: tenant.id, name: 'Gold', durationMonths: 12 });
+    em.create(MembershipType, { tenant: tenant.id, name: 'Retired', isActive: false });
+  }
+  await em.flush();
+});
+afterAll(() => server.close());
+
+const db = <T>(query: string, params: unknown[] = []) => server.orm.em.fork().getConnection().execute<T[]>(query, params);
+
+/** A real multipart/form-data upload of a CSV. */
+async function upload(csv: string | Buffer, token = acme.staffToken, filename = 'members.csv'): Promise<HttpResult> {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(Buffer.from(csv))], { type: 'text/csv' }), filename);
+  const response = await fetch(`${server.baseUrl}/api/imports/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
+}
+
+const STATUS_FIELDS = 'ImportId State DryRun RowsTotal RowsDone Progress Created Updated Unchanged Rejected Error MatchOn';
+const START = `mutation($id: Int!, $input: ContactImportStartInput!) { startContactImport(importId: $id, input: $input) { ${STATUS_FIELDS} } }`;
+const STATUS = `query($id: Int!) { contactImport(importId: $id) { ${STATUS_FIELDS} } }`;
+const ROWS = 'query($id: Int!, $o: ContactImportRowsInput) { contactImportRows(importId: $id, options: $o) { Total Results { RowNumber Outcome Reason ContactId } } }';
+
+async function finished(importId: number, tenant = acme): Promise<Record<string, unknown>> {
+  return waitFor('the import to finish', async () => (await graphql(server, STATUS, { id: importId }, tenant.staffToken)).body.data.contactImport as Record<string, unknown>,
+    (status) => ['completed', 'failed', 'cancelled'].includes(status.State as string), 20_000, 100);
+}
+
+/** Uploads `csv`, runs it (suggested mapping unless given) and answers the finished status. */
+async function importFile(csv: string, input: Record<string, unknown> = {}, tenant = acme): Promise<Record<string, unknown>> {
+  const uploaded = await upload(csv, tenant.staffToken);
+  expect(uploaded.status).toBe(200);
+  const started = await graphql(server, START, { id: uploaded.body.ImportId, input }, tenant.staffToken);
+  expect(started.body.errors).toBeUndefined();
+  return finished(uploaded.body.ImportId as number, tenant);
+}
+
+/** A messy export of another system: BOM, semicolons, a quoted delimiter and line break, CRLF, a duplicate row, a bad date, unknown choices. */
+const MESSY = '\uFEFF' + [
+  'External Identifier;First Name;Last Name;Email;Organization;Role;Membership Type;Status;Start Date;End Date',
+  'A1;Ada;Lovelace;ada@example.org;"Analytical; Engines";Founder;Gold;Active;2026-01-01;2026-12-31',
+  'A2;"Grace\r\nBrewster";Hopper;grace@example.org;;;Gold;Current;2026-02-01;',
+  'A1;Ada;Lovelace;ada@example.org;"Analytical; Engines";Founder;Gold;Active;2026-01-01;2026-12-31',
+  'A3;Alan;Turing;alan@example.org;;;Gold;Active;2026-13-45;',
+  'A4;Katherine;Johnson;kj@example.org;;;Gold;Zombie;2026-01-01;',
+  'A5;Edsger;Dijkstra;ed@example.org;;;Platinum;Active;2026-01-01;',
+  'A6;;;nobody@example.org;;;;;;',
+  'A7;Barbara;Liskov;not-an-email;;;;;;',
+  '',
+].join('\r\n');
+
+const MESSY_OUTCOMES = [
+  { RowNumber: 1, Outcome: 'created', Reason: null },
+  { RowNumber: 2, Outcome: 'created', Reason: null },
+  { RowNumber: 3, Outcome: 'unchanged', Reason: null },
+  { RowNumber: 4, Outcome: 'rejected', Reason: 'MembershipStartDate: must be a calendar date (yyyy-mm-dd)' },
+  { RowNumber: 5, Outcome: 'rejected', Reason: 'MembershipStatus: must be pending, active, lapsed or cancelled' },
+  { RowNumber: 6, Outcome: 'rejected', Reason: 'MembershipType: no membership type named "Platinum"' },
+  { RowNumber: 7, Outcome: 'rejected', Reason: 'FirstName: a person needs a first or last name' },
+  { RowNumber: 8, Outcome: 'rejected', Reason: 'Email: is not an e-mail address' },
+];
+
+describe('a messy real-world file', () => {
+  let importId: number;
+
+  it('uploads (REST multipart) and previews with suggested mappings (GraphQL and REST)', async () => {
+    const uploaded = await upload(MESSY);
+    expect(uploaded.status).toBe(200);
+    expect(uploaded.body).toMatchObject({ State: 'uploaded', RowsTotal: 8, RowsDone: 0, FileName: 'members.csv' });
+    importId = uploaded.body.ImportId;
+
+    const PREVIEW = 'query($id: Int!) { contactImportPreview(importId: $id) { Delimiter Headers Rows RowsTotal SuggestedMapping { Column Field } SuggestedMatchOn } }';
+    const viaGraphql = await graphql(server, PREVIEW, { id: importId }, acme.staffToken);
+    expect(viaGraphql.body.errors).toBeUndefined();
+    const preview = viaGraphql.body.data.contactImportPreview;
+    expect(preview.Delimiter).toBe(';');
+    expect(preview.Headers[0]).toBe('External Identifier'); // the BOM is gone
+    expect(preview.Rows[1]).toEqual(['A2', 'Grace\r\nBrewster', 'Hopper', 'grace@example.org', '', '', 'Gold', 'Current', '2026-02-01', '']);
+    expect(preview.RowsTotal).toBe(8);
+    expect(preview.SuggestedMapping).toEqual([
+      { Column: 'External Identifier', Field: 'ExternalId' }, { Column: 'First Name', Field: 'FirstName' }, { Column: 'Last Name', Field: 'LastName' },
+      { Column: 'Email', Field: 'Email' }, { Column: 'Organization', Field: 'Organization' }, { Column: 'Role', Field: 'OrganizationRole' },
+      { Column: 'Membership Type', Field: 'MembershipType' }, { Column: 'Status', Field: 'MembershipStatus' }, { Column: 'Start Date', Field: 'MembershipStartDate' },
+      { Column: 'End Date', Field: 'MembershipEndDate' },
+    ]);
+    expect(preview.SuggestedMatchOn).toBe('ExternalId');
+    const viaRest = await rest(server, 'GET', `/api/imports/${importId}/preview`, { token: acme.staffToken });
+    expect(viaRest.status).toBe(200);
+    expect(viaRest.body).toMatchObject({ ImportId: importId, Delimiter: ';', RowsTotal: 8, SuggestedMatchOn: 'ExternalId' });
+  });
+
+  it('dry-runs (REST start): every row\'s outcome, nothing written', async () => {
+    const started = await rest(server, 'POST', `/api/imports/${importId}/start`, { token: acme.staffToken, body: { DryRun: true } });
+    expect(started.status).toBe(200);
+    expect(started.body).toMatchObject({ State: 'queued', DryRun: true, MatchOn: 'ExternalId' });
+    const status = await finished(importId);
+    expect(status).toMatchObject({ State: 'completed', DryRun: true, RowsDone: 8, Progress: 100, Created: 2, Updated: 0, Unchanged: 1, Rejected: 5 });
+    const rows = await graphql(server, ROWS, { id: importId, o: { DryRun: true } }, acme.staffToken);
+    expect(rows.body.data.contactImportRows.Total).toBe(8);
+    expect(rows.body.data.contactImportRows.Results.map(({ RowNumber, Outcome, Reason }: Record<string, unknown>) => ({ RowNumber, Outcome, Reason }))).toEqual(MESSY_OUTCOMES);
+    expect(await db(`select id from contact where tenant_id = ? and (email like '%@example.org' or kind = 'organization')`, [acme.id])).toEqual([]);
+    expect(await db('select id from membership where tenant_id = ?', [acme.id])).toEqual([]);
+  });
+
+  it('imports (GraphQL start) with the same outcomes, and a report of the rejected rows in the file\'s columns', async () => {
+    const started = await graphql(server, START, { id: importId, input: { DryRun: false } }, acme.staffToken);
+    expect(started.body.errors).toBeUndefined();
+    const status = await finished(importId);
+    expect(status).toMatchObject({ State: 'completed', DryRun: false, RowsDone: 8, Created: 2, Updated: 0, Unchanged: 1, Rejected: 5 });
+
+    const people = await db<{ first_name: string; last_name: string; email: string; organization: string | null }>(
+      `select c.first_name, c.last_name, c.email, o.name as organization from contact c left join contact o on o.id = c.organization_id
+        where c.tenant_id = ? and c.kind = 'person' and c.email like '%@example.org' order by c.id`, [acme.id]);
+    expect(people).toEqual([
+      { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.org', organization: 'Analytical; Engines' },
+      { first_name: 'Grace\r\nBrewster', last_name: 'Hopper', email: 'grace@example.org', organization: null },
+    ]);
+    expect(await db(`select r.role from contact_relationship r where r.tenant_id = ?`, [acme.id])).toEqual([{ role: 'Founder' }]);
+    expect(await db(`select m.start_date::text, m.end_date::text, m.status from membership m where m.tenant_id = ? order by m.start_date`, [acme.id])).toEqual([
+      { start_date: '2026-01-01', end_date: '2026-12-31', status: 'active' },
+      { start_date: '2026-02-01', end_date: '2027-01-31', status: 'active' }, // the type's term end
+    ]);
+    expect(await db(`select external_id from contact_external_id where tenant_id = ? order by external_id`, [acme.id])).toEqual([{ external_id: 'A1' }, { external_id: 'A2' }]);
+
+    const where = await graphql(server, 'query($id: Int!) { contactImportRejectedCsv(importId: $id) { FileName MediaType Url } }', { id: importId }, acme.staffToken);
+    expect(where.body.data.contactImportRejectedCsv).toEqual({ FileName: `rejected-${importId}.csv`, MediaType: 'text/csv; charset=utf-8', Url: `/api/imports/${importId}/rejected` });
+    const report = await rest(server, 'GET', `/api/imports/${importId}/rejected`, { token: acme.staffToken });
+    expect(report.status).toBe(200);
+    expect(report.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const lines: string[][] = parse(report.text, {});
+    expect(lines[0]).toEqual([
+      'External Identifier', 'First Name', 'Last Name', 'Email', 'Organization', 'Role', 'Membership Type', 'Status', 'Start Date', 'End Date', 'ImportError',
+    ]);
+    expect(lines.slice(1).map((line) => [line[0], line[10]])).toEqual(MESSY_OUTCOMES.filter((row) => row.Reason).map((row, index) => [`A${index + 3}`, row.Reason]));
+
+    // Fixed and imported again, the report creates what was rejected.
+    const fixed = report.text.replace('2026-13-45', '2026-03-01').replace('Zombie', 'Active').replace('Platinum', 'Gold').replace('A6,,,', 'A6,Nobody,,').replace('not-an-email', 'barbara@example.org');
+    const again = await importFile(fixed);
+    expect(again).toMatchObject({ State: 'completed', Created: 5, Rejected: 0 });
+  });
+
+  it('imports the same file again without duplicating: it matches on ExternalId and changes nothing', async () => {
+    const before = await db('select id, audit_id from contact where tenant_id = ? order by id', [acme.id]);
+    const status = await importFile(MESSY);
+    expect(status).toMatchObject({ State: 'completed', Created: 0, Updated: 0, Unchanged: 3, Rejected: 5 });
+    expect(await db('select id, audit_id from contact where tenant_id = ? order by id', [acme.id])).toEqual(before);
+  });
+
+  it('lists rejected rows of the import over REST, and refuses bad mappings', async () => {
+    const rows = await rest(server, 'GET', `/api/imports/${importId}/rows?options=${encodeURIComponent(JSON.stringify({ Outcome: 'rejected', Take: 2 }))}`, { token: acme.staffToken });
+    expect(rows.status).toBe(200);
+    expect(rows.body.Total).toBe(5);
+    expect(rows.body.Results.map((row: { RowNumber: number }) => row.RowNumber)).toEqual([4, 5]);
+    const unknownColumn = await rest(server, 'POST', `/api/imports/${importId}/start`, { token: acme.staffToken, body: { Mapping: [{ Column: 'Nope', Field: 'Email' }] } });
+    expect(unknownColumn.status).toBe(400);
+    expect(unknownColumn.body.errors?.[0]?.field ?? unknownColumn.text).toContain('Mapping[0].Column');
+    const unmappedKey = await rest(server, 'POST', `/api/imports/${importId}/start`, { token: acme.staffToken, body: { MatchOn: 'NationalID' } });
+    expect(unmappedKey.status).toBe(400);
+    expect(unmappedKey.text).toContain('MatchOn');
+    const twice = await rest(server, 'POST', `/api/imports/${importId}/start`, { token: acme.staffToken, body: { Mapping: [{ Column: 'Email', Field: 'Email' }, { Column: 'Role', Field: 'Email' }] } });
+    expect(twice.status).toBe(400);
+  });
+
+  it('refuses a file that is not a readable CSV (400) and keeps nothing of it', async () => {
+    const files = await db('select count(*)::int as n from stored_file where tenant_id = ?', [acme.id]);
+    const broken = await upload('Email,First Name\n"unclosed,Ada\n');
+    expect(broken.status).toBe(400);
+    expect(broken.text).toContain('file');
+    const empty = await upload('\n\n');
+    expect(empty.status).toBe(400);
+    expect(await db('select count(*)::int as n from stored_file where tenant_id = ?', [acme.id])).toEqual(files);
+  });
+});
+
+describe('custom fields', () => {
+  it('reads custom-field columns by cf:<key> or label, with the custom fields\' rules, and writes them in their text form', async () => {
+    const em = server.orm.em.fork();
+    em.create(CustomField, { tenant: acme.id, appliesTo: 'person', key: 'tshirt', label: 'T-shirt size', kind: 'choice', choices: ['S', 'M', 'L'], required: false, visibility: 'staff', position: 1 });
+    em.create(CustomField, { tenant: acme.id, appliesTo: 'person', key: 'skills', label: 'Skills', kind: 'multi_choice', choices: ['Math', 'Code', 'Poetry'], required: false, visibility: 'staff', position: 2 });
+    em.create(CustomField, { tenant: acme.id, appliesTo: 'membership', key: 'paid_by', label: 'Paid by', kind: 'text', choices: [], required: false, visibility: 'staff', position: 1 });
+    await em.flush();
+    const csv = [
+      'ExternalId,FirstName,T-shirt size,cf:skills,cf:membership:paid_by,MembershipType,MembershipStartDate',
+      'D1,Dora,m,Poetry; math,=cash,Gold,2026-01-01',
+      'D2,Dan,XXL,,,,',
+      'D3,Dee,S,Juggling,,,',
+    ].join('\n');
+    const uploaded = await upload(csv);
+    const preview = await rest(server, 'GET', `/api/imports/${uploaded.body.ImportId}/preview`, { token: acme.staffToken });
+    expect(preview.body.SuggestedMapping.slice(2, 5)).toEqual([
+      { Column: 'T-shirt size', Field: 'cf:tshirt' }, { Column: 'cf:skills', Field: 'cf:skills' }, { Column: 'cf:membership:paid_by', Field: 'cf:membership:paid_by' },
+    ]);
+    await graphql(server, START, { id: uploaded.body.ImportId, input: {} }, acme.staffToken);
+    const status = await finished(uploaded.body.ImportId as number);
+    expect(status).toMatchObject({ Created: 1, Rejected: 2 });
+    const rows = await graphql(server, ROWS, { id: status.ImportId, o: { Outcome: 'rejected' } }, acme.staffToken);
+    expect(rows.body.data.contactImportRows.Results.map((row: { Reason: string }) => row.Reason)).toEqual([
+      'CustomFields.tshirt: "XXL" is not one of the choices (S, M, L)', expect.stringMatching(/^CustomFields\.skills: "Juggling" is not one of the choices/),
+    ]);
+    expect(await db(`select c.custom_fields as contact, m.custom_fields as term from contact c join membership m on m.contact_id = c.id where c.tenant_id = ? and c.first_name = 'Dora'`, [acme.id]))
+      .toEqual([{ contact: { tshirt: 'M', skills: ['Math', 'Poetry'] }, term: { paid_by: '=cash' } }]);
+  });
+});
+
+describe('export', () => {
+  it('exports (REST and GraphQL) in the import\'s columns, and the export re-imported changes nothing', async () => {
+    const where = await graphql(server, '{ contactExportCsv { FileName MediaType Url } }', {}, acme.staffToken);
+    expect(where.body.data.contactExportCsv).toEqual({ FileName: 'contacts.csv', MediaType: 'text/csv; charset=utf-8', Url: '/api/exports/contacts' });
+    const exported = await rest(server, 'GET', '/api/exports/contacts', { token: acme.staffToken });
+    expect(exported.status).toBe(200);
+    const lines: string[][] = parse(exported.text, {});
+    expect(lines[0]).toEqual([
+      'ContactId', 'ExternalId', 'Kind', 'NationalID', 'FirstName', 'LastName', 'Name', 'Email', 'Phone', 'MobilePhone', 'JobTitle', 'Organization', 'OrganizationRole',
+      'MembershipType', 'MembershipLevel', 'MembershipStatus', 'MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate', 'cf:tshirt', 'cf:skills', 'cf:membership:paid_by',
+    ]);
+    const dora = lines.find((line) => line[4] === 'Dora')!;
+    expect(dora.slice(19)).toEqual(['M', 'Math; Poetry', "'=cash"]); // a formula-like cell is quoted for spreadsheets, and read back without the quote
+    expect(lines[1]).toMatchObject({ 2: 'organization', 6: 'Analytical; Engines' }); // organizations first
+    const ada = lines.find((line) => line[4] === 'Ada')!;
+    expect(ada.slice(1, 3)).toEqual(['A1', 'person']);
+    expect(ada.slice(11)).toEqual(['Analytical; Engines', 'Founder', 'Gold', '', 'active', '2026-01-01', '2026-01-01', '2026-12-31', '', '', '']); // joined when the term started
+
+    const before = await db('select id, audit_id from contact where tenant_id = ? order by id', [acme.id]);
+    const terms = await db('select id, audit_id from membership where tenant_id = ? order by id', [acme.id]);
+    const relationships = await db('select id, audit_id from contact_relationship where tenant_id = ? order by id', [acme.id]);
+    const status = await importFile(exported.text);
+    expect(status).toMatchObject({ State: 'completed', MatchOn: 'ContactId', Created: 0, Updated: 0, Rejected: 0, Unchanged: lines.length - 1 });
+    expect(await db('select id, audit_id from contact where tenant_id = ? order by id', [acme.id])).toEqual(before);
+    expect(await db('select id, audit_id from membership where tenant_id = ? order by id', [acme.id])).toEqual(terms);
+    expect(await db('select id, audit_id from contact_relationship where tenant_id = ? order by id', [acme.id])).toEqual(relationships);
+  });
+});
+
+describe('rules an import keeps', () => {
+  it('rejects a likely duplicate (a new contact with a live contact\'s e-mail) and a taken NationalID, and updates by the chosen key', async () => {
+    const csv = [
+      'ExternalId,FirstName,LastName,Email,NationalID,MembershipType,MembershipStartDate',
+      'B1,Ada,Byron,ada@example.org,,,', // A1 holds ada@example.org: not created twice
+      'B2,Ann,Other,ann@example.org,N-1,,',
+      'B3,Bea,Other,bea@example.org,N-1,,', // N-1 taken by B2 a row earlier
+      'B4,Cy,Other,cy@example.org,,Retired,2026-01-01', // an inactive type takes no new members
+    ].join('\n');
+    const status = await importFile(csv);
+    expect(status).toMatchObject({ Created: 1, Rejected: 3 });
+    const rows = await graphql(server, ROWS, { id: status.ImportId, o: { Outcome: 'rejected' } }, acme.staffToken);
+    expect(rows.body.data.contactImportRows.Results.map((row: { Reason: string }) => row.Reason)).toEqual([
+      expect.stringMatching(/^Email: likely duplicate of ContactId \d+ \(same e-mail\): match on Email/),
+      'NationalID: is taken by the contact of row 2',
+      'MembershipType: is inactive: it takes no new members',
+    ]);
+    // Matched on Email, the same person is updated instead.
+    const byEmail = await importFile('Email,JobTitle\nADA@example.org,Countess\n', { MatchOn: 'Email' });
+    expect(byEmail).toMatchObject({ Created: 0, Updated: 1 });
+    expect(await db(`select email, job_title from contact where tenant_id = ? and lower(email) = 'ada@example.org'`, [acme.id])).toEqual([{ email: 'ADA@example.org', job_title: 'Countess' }]);
+  });
+});
+
+describe('concurrency and isolation', () => {
+  it('two imports of one file at once create each contact once', async () => {
+    const csv = ['ExternalId,FirstName,LastName,Email,MembershipType,MembershipStartDate',
+      ...Array.from({ length: 30 }, (_, index) => `C${index},Twin${index},Concurrent,twin${index}@example.org,Gold,2026-01-01`)].join('\n');
+    const first = await upload(csv, other.staffToken);
+    const second = await upload(csv, other.staffToken);
+    await Promise.all([first, second].map((uploaded) => graphql(server, START, { id: uploaded.body.ImportId, input: {} }, other.staffToken)));
+    const statuses = await Promise.all([first, second].map((uploaded) => finished(uploaded.body.ImportId as number, other)));
+    expect(statuses.map((status) => status.State)).toEqual(['completed', 'completed']);
+    expect(statuses.reduce((sum, status) => sum + (status.Created as number), 0)).toBe(30);
+    expect(await db(`select count(*)::int as n, count(distinct email)::int as emails from contact where tenant_id = ? and last_name = 'Concurrent'`, [other.id])).toEqual([{ n: 30, emails: 30 }]);
+    expect(await db(`select count(*)::int as n from membership where tenant_id = ?`, [other.id])).toEqual([{ n: 30 }]);
+  });
+
+  it('keeps imports, their files, rows and reports, and exports to their tenant', async () => {
+    const [{ id: importId }] = await db<{ id: number }>('select id from contact_import where tenant_id = ? order by id limit 1', [acme.id]);
+    for (const [method, path] of [['GET', `/api/imports/${importId}`], ['GET', `/api/imports/${importId}/preview`], ['GET', `/api/imports/${importId}/rows`],
+      ['GET', `/api/imports/${importId}/rejected`], ['POST', `/api/imports/${importId}/start`], ['POST', `/api/imports/${importId}/cancel`]] as const) {
+      const response = await rest(server, method, path, { token: other.staffToken, body: method === 'POST' ? {} : undefined });
+      expect({ path, status: response.status }).toEqual({ path, status: 404 });
+    }
+    const viaGraphql = await graphql(server, STATUS, { id: importId }, other.staffToken);
+    expect(viaGraphql.body.errors?.[0]?.extensions.code).toBe('NOT_FOUND');
+    const exported = await rest(server, 'GET', '/api/exports/contacts', { token: other.staffToken });
+    expect(exported.text).not.toContain('Lovelace');
+    expect(exported.text).toContain('Concurrent');
+  });
+
+  it('cancels a run under way (REST and GraphQL): it stops, and a finished import cannot be cancelled', async () => {
+    const csv = ['ExternalId,FirstName', ...Array.from({ length: 3000 }, (_, index) => `K${index},Kay${index}`)].join('\n');
+    const uploaded = await upload(csv);
+    await rest(server, 'POST', `/api/imports/${uploaded.body.ImportId}/start`, { token: acme.staffToken, body: {} });
+    const cancelled = await rest(server, 'POST', `/api/imports/${uploaded.body.ImportId}/cancel`, { token: acme.staffToken });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.State).toBe('cancelled');
+    const again = await graphql(server, 'mutation($id: Int!) { cancelContactImport(importId: $id) { State } }', { id: uploaded.body.ImportId }, acme.staffToken);
+    expect(again.body.errors?.[0]?.extensions.code).toBe('CONFLICT');
+    const status = await finished(uploaded.body.ImportId as number);
+    expect(status.State).toBe('cancelled');
+    expect(status.RowsDone as number).toBeLessThan(3000);
+  });
+});
