@@ -116,9 +116,20 @@ function tenantSettings(scope: TenantScope | undefined): Settings {
   return scopedRole ? [...confinement, 'role', scopedRole] : confinement;
 }
 
-/** The one statement that sets `settings` for the current transaction. */
-function setSettingsStatement(settings: Settings): string {
-  return `select ${Array.from({ length: settings.length / 2 }, () => 'set_config(?, ?, true)').join(', ')}`;
+/** The one statement that sets `settings` for the current transaction; `placeholder(n)` writes the n-th parameter (MikroORM's `?` by default). */
+function setSettingsStatement(settings: Settings, placeholder: (position: number) => string = () => '?'): string {
+  const pairs = Array.from({ length: settings.length / 2 }, (_, pair) => `set_config(${placeholder(2 * pair + 1)}, ${placeholder(2 * pair + 2)}, true)`);
+  return `select ${pairs.join(', ')}`;
+}
+
+/**
+ * Puts the open transaction of a plain node-postgres connection (no EntityManager: a job pump's
+ * batch) in the tenant scope `scope`, with the same settings `AuditActorSubscriber` gives an
+ * EntityManager's transaction — the role included.
+ */
+export async function scopeOpenTransaction(client: pg.ClientBase, scope: TenantScope): Promise<void> {
+  const settings = tenantSettings(scope);
+  await client.query(setSettingsStatement(settings, (position) => `$${position}`), settings);
 }
 
 /** What the tenant scope of an EntityManager is: one tenant's id, or every tenant (`ACROSS_TENANTS`). */
