@@ -112,8 +112,12 @@ export function serveScopedStatementsAs(role: string | undefined): void {
 /** The tenant scope's settings: the tenant the statements are confined to, or every tenant; and the role they run as. */
 function tenantSettings(scope: TenantScope | undefined): Settings {
   if (scope === undefined) return [];
-  const confinement = scope === ACROSS_TENANTS ? ['app.cross_tenant', 'on'] : ['app.tenant_id', String(scope)];
-  return scopedRole ? [...confinement, 'role', scopedRole] : confinement;
+  return scopedRole ? [...confinementSettings(scope), 'role', scopedRole] : confinementSettings(scope);
+}
+
+/** The setting that confines statements to `scope`: one tenant, or every tenant. */
+function confinementSettings(scope: TenantScope): Settings {
+  return scope === ACROSS_TENANTS ? ['app.cross_tenant', 'on'] : ['app.tenant_id', String(scope)];
 }
 
 /** The one statement that sets `settings` for the current transaction; `placeholder(n)` writes the n-th parameter (MikroORM's `?` by default). */
@@ -123,12 +127,12 @@ function setSettingsStatement(settings: Settings, placeholder: (position: number
 }
 
 /**
- * Puts the open transaction of a plain node-postgres connection (no EntityManager: a job pump's
- * batch) in the tenant scope `scope`, with the same settings `AuditActorSubscriber` gives an
- * EntityManager's transaction — the role included.
+ * Confines the open transaction of a plain node-postgres connection (no EntityManager: a job
+ * pump's batch) to `scope`. It keeps the login — no role, unlike an EntityManager's scope — as
+ * pg-boss's own statements do: the pump inserts pg-boss's jobs on the same connection.
  */
-export async function scopeOpenTransaction(client: pg.ClientBase, scope: TenantScope): Promise<void> {
-  const settings = tenantSettings(scope);
+export async function confineOpenTransaction(client: pg.ClientBase, scope: TenantScope): Promise<void> {
+  const settings = confinementSettings(scope);
   await client.query(setSettingsStatement(settings, (position) => `$${position}`), settings);
 }
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type pg from 'pg';
-import { ACROSS_TENANTS, attachTenantScope, loggerContextScopedTo, scopeOpenTransaction, type TenantScope } from './audit.js';
+import { ACROSS_TENANTS, attachTenantScope, confineOpenTransaction, loggerContextScopedTo, type TenantScope } from './audit.js';
 
 /**
  * Raw SQL in one tenant's scope: the one place that writes a statement's tenant condition and
@@ -88,5 +88,5 @@ export function acrossTenants(em: EntityManager): EntityManager {
 
 /** `acrossTenants` for a plain node-postgres connection: puts its open transaction on the cross-tenant path (a job pump's batch, `inPumpTransaction`). */
 export function acrossTenantsInTransaction(client: pg.ClientBase): Promise<void> {
-  return scopeOpenTransaction(client, ACROSS_TENANTS);
+  return confineOpenTransaction(client, ACROSS_TENANTS);
 }
