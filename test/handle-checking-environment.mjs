@@ -6,8 +6,8 @@
 // what it left. Plain .mjs: jest loads this file without transforms.
 import { TestEnvironment } from 'jest-environment-node';
 
-/** How long a file's handles may take to close after its last afterAll (sockets close on a later tick). */
-const SETTLE_MS = 2000;
+/** How long a file's handles may take to close after its last afterAll (sockets close on later ticks; a loaded machine is slow). */
+const SETTLE_MS = 10_000;
 
 /** Counts of the resources that keep the process alive (Node lists only referenced handles and timers), by type. */
 function aliveResources() {
