@@ -233,6 +233,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       await apollo.stop();
       await deps.credentials.stop();
       await new Promise((resolve) => (metricsListener ? metricsListener.close(resolve) : resolve(undefined)));
+      deps.metrics.close();
       if (!options.pool) await pool.end();
     },
   };

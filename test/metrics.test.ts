@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import pg from 'pg';
+import { Metrics } from '../src/core/runtime/metrics.js';
 import { createTestTenant, graphql, metricSamples, rest, runConcurrently, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 import { freePort } from './support/processes.js';
 
@@ -59,5 +63,24 @@ describe('/metrics', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('http_requests_total');
     expect((await fetch(`http://127.0.0.1:${metricsPort}/other`)).status).toBe(404);
+  });
+});
+
+describe('a closed metrics instance', () => {
+  it('is released: nothing process-wide (such as a GC observer) keeps it, or each test file’s modules, alive', async () => {
+    // A full collection on demand, without starting jest with --expose-gc.
+    setFlagsFromString('--expose-gc');
+    const collectGarbage = runInNewContext('gc') as () => void;
+    const pool = new pg.Pool();
+    const released = (() => {
+      const metrics = new Metrics(pool, null);
+      metrics.close();
+      return new WeakRef(metrics.registry);
+    })();
+    // A WeakRef holds its target until the current job ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    expect(released.deref()).toBeUndefined();
+    await pool.end();
   });
 });

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
+import { loadConfig } from '../src/core/config.js';
 import { RLS_EXCLUDED_TABLES } from '../src/core/data/audit.js';
 import { confineToTenant } from '../src/core/context.js';
 import { mapError } from '../src/core/error-mapping.js';
@@ -10,6 +16,8 @@ import { Login } from '../src/entities/index.js';
 import { openOrm } from '../src/db/orm.js';
 import { takeServingRole } from '../src/db/serving-role.js';
 import { authenticate } from '../src/services/login/identity.js';
+import { deliverEmail } from '../src/services/mail/email-delivery.js';
+import { deliverWebhook } from '../src/services/webhooks/delivery.js';
 import { createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
 /**
@@ -177,5 +185,53 @@ describe('the real server: tenant-scoped statements run as membership_app', () =
       expect(await takeServingRole(server.orm, 'membership_app', null, (message) => warnings.push(message))).toBe(true);
     }
     expect(warnings).toEqual([expect.stringMatching(/row-level security not enforced: .*no_such_role_here \(DATABASE_APP_ROLE\)/)]);
+  });
+});
+
+describe('the mail and webhook delivery jobs under row-level security', () => {
+  /** Writes a row as the server's superuser login (no policy applies to it) and answers its id. */
+  const insertAsOwner = async (statement: string, params: unknown[]) =>
+    (await server.orm.em.fork().getConnection().execute<{ id: number }[]>(`${statement} returning id`, params))[0].id;
+  const statusOf = async (table: string, id: number) =>
+    (await server.orm.em.fork().getConnection().execute<{ status: string }[]>(`select status from ${table} where id = ?`, [id]))[0].status;
+  const firstAttempt = { id: 'job-1', retryCount: 0, retryLimit: 5 };
+
+  it('sends a queued e-mail with the application login, which sees no outbox row outside the cross-tenant path', async () => {
+    const messageId = await insertAsOwner(
+      `insert into outbox_message (tenant_id, channel, recipient, subject, body, status) values (?, 'email', 'member@acme.example', 'Your sign-in link', 'token=abc', 'queued')`, [acme.id]);
+    // The precondition: without the named path this login sees none of the outbox.
+    expect(await app.em.fork().execute('select id from outbox_message')).toEqual([]);
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'membership-rls-mail-'));
+    const config = loadConfig({ NODE_ENV: 'development', LOG_LEVEL: 'silent', MASTER_KEY: 'test-master-key-0123456789', DATA_DIR: dataDir });
+    await deliverEmail(app, config, messageId, firstAttempt);
+    expect(await statusOf('outbox_message', messageId)).toBe('sent');
+    expect(existsSync(path.join(dataDir, 'outbox', String(acme.id), `${messageId}.eml`))).toBe(true);
+  });
+
+  it('posts a queued webhook delivery with the application login and records it delivered', async () => {
+    const received: string[] = [];
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => { body += chunk.toString('utf8'); });
+      request.on('end', () => { received.push(body); response.writeHead(204).end(); });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const secret = `whsec_${randomBytes(24).toString('base64')}`;
+      const subscriptionId = await insertAsOwner(
+        `insert into webhook_subscription (tenant_id, url, event_types, secret) values (?, ?, '["contact.created"]', ?)`, [other.id, url, secret]);
+      const eventId = await insertAsOwner(
+        `insert into webhook_event (tenant_id, message_id, type, body) values (?, ?, 'contact.created', '{"type":"contact.created"}')`, [other.id, `msg_${randomBytes(8).toString('hex')}`]);
+      const deliveryId = await insertAsOwner(
+        `insert into webhook_delivery (tenant_id, subscription_id, event_id, status) values (?, ?, ?, 'queued')`, [other.id, subscriptionId, eventId]);
+      expect(await app.em.fork().execute('select id from webhook_delivery')).toEqual([]);
+      const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', MASTER_KEY: 'test-master-key-0123456789', OUTBOUND_ALLOW_PRIVATE: 'true' });
+      await deliverWebhook(app, config, deliveryId, [5]);
+      expect(received).toEqual(['{"type":"contact.created"}']);
+      expect(await statusOf('webhook_delivery', deliveryId)).toBe('delivered');
+    } finally {
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });

@@ -29,6 +29,16 @@ export interface TestServer {
 }
 
 /**
+ * Whether this file's tests have ended (its afterAll hooks are running). A server whose start
+ * outlived its hook (a timeout on a loaded machine) is up only after the file's afterAll had nothing
+ * to close: it closes itself, or it would keep jest's worker alive after the run.
+ */
+let fileEnded = false;
+afterAll(() => {
+  fileEnded = true;
+});
+
+/**
  * Starts the service on a new database created for this test file; `close` drops it. With
  * `jobs`, pg-boss runs on that database too (with these job definitions, worker on unless
  * `worker: false`), as in `npm start`; without, the service runs with no job queue.
@@ -59,7 +69,7 @@ export async function startTestServer(
   const app = await buildApp({ config, orm, jobs: boss, log: createLogger(config) });
   await app.server.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.server.address() as AddressInfo;
-  return {
+  const server: TestServer = {
     baseUrl: `http://127.0.0.1:${port}`,
     orm,
     app,
@@ -74,6 +84,11 @@ export async function startTestServer(
       await dropDatabase(adminUrl, database);
     },
   };
+  if (fileEnded) {
+    await server.close();
+    throw new Error('The test server started after its test file had ended (its hook timed out); it is closed again.');
+  }
+  return server;
 }
 
 /**

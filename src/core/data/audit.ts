@@ -112,16 +112,37 @@ export function serveScopedStatementsAs(role: string | undefined): void {
 /** The tenant scope's settings: the tenant the statements are confined to, or every tenant; and the role they run as. */
 function tenantSettings(scope: TenantScope | undefined): Settings {
   if (scope === undefined) return [];
-  const confinement = scope === ACROSS_TENANTS ? ['app.cross_tenant', 'on'] : ['app.tenant_id', String(scope)];
-  return scopedRole ? [...confinement, 'role', scopedRole] : confinement;
+  return scopedRole ? [...confinementSettings(scope), 'role', scopedRole] : confinementSettings(scope);
 }
 
-/** The one statement that sets `settings` for the current transaction (its text by the number of settings, made once: it goes with every statement). */
-function setSettingsStatement(settings: Settings): string {
-  const count = settings.length / 2;
-  return (setSettingsTexts[count] ??= `select ${Array.from({ length: count }, () => 'set_config(?, ?, true)').join(', ')}`);
+/** The setting that confines statements to `scope`: one tenant, or every tenant. */
+function confinementSettings(scope: TenantScope): Settings {
+  return scope === ACROSS_TENANTS ? ['app.cross_tenant', 'on'] : ['app.tenant_id', String(scope)];
 }
+
 const setSettingsTexts: string[] = [];
+
+/**
+ * The one statement that sets `settings` for the current transaction; `placeholder(n)` writes the
+ * n-th parameter. MikroORM's `?` form goes with every scoped statement, so its text is made once
+ * per number of settings.
+ */
+function setSettingsStatement(settings: Settings, placeholder?: (position: number) => string): string {
+  const count = settings.length / 2;
+  const text = (write: (position: number) => string) =>
+    `select ${Array.from({ length: count }, (_, pair) => `set_config(${write(2 * pair + 1)}, ${write(2 * pair + 2)}, true)`).join(', ')}`;
+  return placeholder ? text(placeholder) : (setSettingsTexts[count] ??= text(() => '?'));
+}
+
+/**
+ * Confines the open transaction of a plain node-postgres connection (no EntityManager: a job
+ * pump's batch) to `scope`. It keeps the login — no role, unlike an EntityManager's scope — as
+ * pg-boss's own statements do: the pump inserts pg-boss's jobs on the same connection.
+ */
+export async function confineOpenTransaction(client: pg.ClientBase, scope: TenantScope): Promise<void> {
+  const settings = confinementSettings(scope);
+  await client.query(setSettingsStatement(settings, (position) => `$${position}`), settings);
+}
 
 /** What the tenant scope of an EntityManager is: one tenant's id, or every tenant (`ACROSS_TENANTS`). */
 export type TenantScope = number | typeof ACROSS_TENANTS;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ACROSS_TENANTS, attachTenantScope, loggerContextScopedTo, type TenantScope } from './audit.js';
+import type pg from 'pg';
+import { ACROSS_TENANTS, attachTenantScope, confineOpenTransaction, loggerContextScopedTo, type TenantScope } from './audit.js';
 
 /**
  * Raw SQL in one tenant's scope: the one place that writes a statement's tenant condition and
@@ -83,4 +84,9 @@ export function acrossTenants(em: EntityManager): EntityManager {
   const fork = em.fork({ clear: false, useContext: false });
   attachTenantScope(fork, ACROSS_TENANTS);
   return fork;
+}
+
+/** `acrossTenants` for a plain node-postgres connection: puts its open transaction on the cross-tenant path (a job pump's batch, `inPumpTransaction`). */
+export function acrossTenantsInTransaction(client: pg.ClientBase): Promise<void> {
+  return confineOpenTransaction(client, ACROSS_TENANTS);
 }

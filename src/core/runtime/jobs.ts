@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import pg from 'pg';
 import { PgBoss, type Db, type JobInsert, type JobResult, type Queue } from 'pg-boss';
 import { runAsJob } from '../data/audit.js';
+import { acrossTenantsInTransaction } from '../data/tenant-sql.js';
 import { inSpan } from './tracing.js';
 
 /** What a handler knows about the job it runs. */
@@ -86,7 +87,7 @@ export async function inPumpTransaction<T>(
 ): Promise<T> {
   await client.query('BEGIN');
   try {
-    await client.query(`SELECT set_config('app.cross_tenant', 'on', true)`);
+    await acrossTenantsInTransaction(client);
     const result = await work(async (name, jobs) => {
       if (jobs.length) await boss.insert(name, jobs, { db: { executeSql: (text, values) => client.query(text, values) } });
     });

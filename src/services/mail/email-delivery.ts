@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { PgBoss } from 'pg-boss';
 import { configOnFirstUse, wholeSecondsFromEnv, type Config } from '../../core/config.js';
+import { acrossTenants } from '../../core/data/tenant-sql.js';
 import { allowedAddressOf, OutboundRefused } from '../../core/external/outbound.js';
 import { inPumpTransaction, type JobDefinition, type JobRun } from '../../core/runtime/jobs.js';
 import { createLogger } from '../../core/runtime/logger.js';
@@ -83,10 +84,10 @@ export function queuePendingEmail(client: pg.ClientBase, boss: PgBoss): Promise<
  */
 export async function deliverEmail(orm: MikroORM, config: Config, messageId: number | undefined, run: JobRun): Promise<void> {
   if (!Number.isInteger(messageId)) return;
-  const em = orm.em.fork({ clear: true, useContext: false });
+  // The job serves every tenant's outbox: the named cross-tenant path of row-level security.
+  const em = acrossTenants(orm.em);
   try {
     await em.transactional(async (tx) => {
-      await tx.execute(`SELECT set_config('app.cross_tenant', 'on', true)`);
       const [message] = await tx.execute<OutboxRow[]>(
         `SELECT id, tenant_id, recipient, subject, body FROM outbox_message WHERE id = ? AND status = 'queued' FOR UPDATE`, [messageId]);
       if (!message) return; // sent already (a repeated job), or not ours to send
@@ -99,7 +100,6 @@ export async function deliverEmail(orm: MikroORM, config: Config, messageId: num
     const permanent = isPermanent(error);
     const last = run.retryCount >= run.retryLimit || run.retryCount + 1 >= config.SMTP_ATTEMPTS;
     await em.transactional(async (tx) => {
-      await tx.execute(`SELECT set_config('app.cross_tenant', 'on', true)`);
       await tx.execute(
         `UPDATE outbox_message SET attempts = attempts + 1, last_error = ?, status = ?, updated_at = now() WHERE id = ? AND status = 'queued'`,
         [reasonOf(error), permanent || last ? 'failed' : 'queued', messageId]);

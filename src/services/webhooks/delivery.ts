@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { Webhook } from 'standardwebhooks';
 import { configOnFirstUse, type Config } from '../../core/config.js';
+import { acrossTenants, acrossTenantsSql } from '../../core/data/tenant-sql.js';
 import { outboundRequest } from '../../core/external/outbound.js';
 import { inPumpTransaction, type JobDefinition } from '../../core/runtime/jobs.js';
 
@@ -126,19 +127,16 @@ interface Outcome {
 /** One attempt at one delivery (see the top of this file). */
 export async function deliverWebhook(orm: MikroORM, config: Config, deliveryId: number | undefined, retryDelays: readonly number[]): Promise<void> {
   if (!Number.isInteger(deliveryId)) return;
-  const em = orm.em.fork({ clear: true, useContext: false });
-  const across = async <T>(sql: string, params: unknown[]) => em.transactional(async (tx) => {
-    await tx.execute(`SELECT set_config('app.cross_tenant', 'on', true)`);
-    return tx.execute<T[]>(sql, params);
-  });
-  const [delivery] = await across<DeliveryRow>(
+  // The job serves every tenant's subscriptions: the named cross-tenant path of row-level security.
+  const sql = acrossTenantsSql(orm.em);
+  const [delivery] = await sql.all<DeliveryRow>(
     `SELECT d.id, d.subscription_id, d.attempts, s.url, s.active, s.secret, s.previous_secret, s.previous_secret_until, e.message_id, e.body
      FROM webhook_delivery d JOIN webhook_subscription s ON s.id = d.subscription_id JOIN webhook_event e ON e.id = d.event_id
      WHERE d.id = ? AND d.status = 'queued'`, [deliveryId]);
   if (!delivery) return; // recorded already (a repeated job), redelivered, or gone with its subscription
   if (!delivery.active) {
     // Paused (or disabled) since it was queued: it waits until the subscription is active again.
-    await across(`UPDATE webhook_delivery SET status = 'pending', updated_at = now() WHERE id = ? AND status = 'queued'`, [delivery.id]);
+    await sql.run(`UPDATE webhook_delivery SET status = 'pending', updated_at = now() WHERE id = ? AND status = 'queued'`, [delivery.id]);
     return;
   }
   const outcome = await post(config, delivery);
@@ -148,8 +146,7 @@ export async function deliverWebhook(orm: MikroORM, config: Config, deliveryId: 
   const exhausted = !delivered && !gone && attempts > retryDelays.length;
   const status = delivered ? 'delivered' : gone || exhausted ? 'failed' : 'retrying';
   const nextAttemptSeconds = status === 'retrying' ? withJitter(retryDelays[attempts - 1]) : null;
-  await em.transactional(async (tx) => {
-    await tx.execute(`SELECT set_config('app.cross_tenant', 'on', true)`);
+  await acrossTenants(orm.em).transactional(async (tx) => {
     await tx.execute(
       `UPDATE webhook_delivery SET status = ?, attempts = ?, last_response_code = ?, last_latency_ms = ?, last_error = ?,
          next_attempt_at = now() + make_interval(secs => ?), delivered_at = CASE WHEN ? THEN now() END, updated_at = now()
