@@ -1,4 +1,5 @@
 import { Arg, Args, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { FileDownload } from '../schema/file-download.js';
@@ -103,7 +104,7 @@ export class PaymentGatewayResolver {
     @Arg('accountId', () => String) accountId: string,
     @Arg('id', () => String) id: string,
     @Arg('paymentGatewayTypeId', () => Int) paymentGatewayTypeId: number,
-    @Arg('date', () => String) date: string,
+    @RuledArg('date', gateways.TRANSFER_DATE_RULE) date: string,
   ) {
     return gateways.transferDetails(ctx, { accountId, id, paymentGatewayTypeId, date });
   }

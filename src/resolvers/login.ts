@@ -1,8 +1,9 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { AboutMe, MagicLinkRedeemInput, SecurityQuestion, SessionToken } from '../schema/login.js';
 import * as login from '../services/login/login.js';
-import { redeemMagicLink, requestMagicLinks } from '../services/login/magic-links.js';
+import { LOGIN_TYPE_RULE, redeemMagicLink, requestMagicLinks, type LoginType } from '../services/login/magic-links.js';
 
 @Resolver()
 export class LoginResolver {
@@ -38,7 +39,7 @@ export class LoginResolver {
   requestMagicLink(
     @Ctx() ctx: RequestContext,
     @Arg('emails', () => [String], { description: 'E-mail addresses (REST: the JSON array body).' }) emails: string[],
-    @Arg('type', () => String, { nullable: true, description: 'Portal to sign in to: hub (default) or staff.' }) type?: string | null,
+    @RuledArg('type', LOGIN_TYPE_RULE, { nullable: true, description: 'Portal to sign in to: hub (default) or staff.' }) type?: LoginType | null,
   ) {
     return requestMagicLinks(ctx, emails, type);
   }

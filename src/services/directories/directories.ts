@@ -26,12 +26,14 @@ const DIRECTORY_NOUN = 'The directory';
 const TYPE_NOUN = 'The directory listing type';
 
 const directoryList = defineList(Directory, {
+  operations: ['Query.directories', 'Query.chapterDirectories', 'Query.directoriesSetup'],
   orderBy: { Name: 'name', SortOrder: 'sortOrder', DirectoryId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'displayName', 'description'],
 });
 
 const typeList = defineList(DirectoryListingType, {
+  operations: ['Query.directoryListingTypes'],
   orderBy: { Name: 'name', DirectoryListingTypeId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'description'],

@@ -57,6 +57,7 @@ const ITEM_FIELDS = [
 type ItemRow = Pick<StoreItem, (typeof ITEM_FIELDS)[number]>;
 
 const itemList = defineList(StoreItem, {
+  operations: ['Query.storeItems', 'Query.storeMembershipAddons'],
   orderBy: { DisplayOrder: 'displayOrder', ProductName: 'name', Price: 'price', StoreItemId: 'id' },
   defaultOrder: 'DisplayOrder',
   search: ['name', 'shortDescription'],
