@@ -1,6 +1,8 @@
 import { registerDecorator } from 'class-validator';
-import { GraphQLString, type GraphQLScalarType } from 'graphql';
 import { createParameterDecorator } from 'type-graphql';
+
+/** A type-graphql type function (`() => Int`, `() => [String]`). */
+type ReturnTypeFunc = NonNullable<NonNullable<Parameters<typeof createParameterDecorator>[1]>['arg']>['typeFunc'];
 import { BadInput } from './errors.js';
 
 /*
@@ -108,9 +110,9 @@ const rulesOfArguments = new WeakMap<object, ArgumentRule<unknown, never>>();
  * rest/gateway/responses.ts).
  */
 export function RuledArg<Given>(
-  name: string, rule: ArgumentRule<unknown, Given>, options: { nullable?: boolean; description?: string; type?: () => GraphQLScalarType } = {},
+  name: string, rule: ArgumentRule<unknown, Given>, options: { nullable?: boolean; description?: string; type?: ReturnTypeFunc } = {},
 ): ReturnType<typeof createParameterDecorator> {
-  const { type = () => GraphQLString, ...argOptions } = options;
+  const { type = () => String, ...argOptions } = options;
   const parse = ({ args }: { args: Record<string, unknown> }) => {
     const value = args[name];
     return value === null || value === undefined ? null : rule.parse(value as Given, name);
@@ -145,4 +147,26 @@ function parses(rule: ArgumentRule<unknown>, value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A rule across the fields of an input class, which no one field's rule can state (a field required when another is true). */
+export interface CrossFieldRule<T> {
+  /** JSON Schema keywords the input satisfies (the document adds them to the model under `allOf`). */
+  readonly schema: JsonSchema;
+  /** Throws a 400 naming the field when `input` breaks the rule. */
+  check(input: T): void;
+}
+
+const crossFieldRules = new WeakMap<object, CrossFieldRule<never>[]>();
+
+/** Declares rules across the fields of an input class: `validateInput` checks them, the document states them. */
+export function AcrossFields<T>(...rules: CrossFieldRule<T>[]): (target: new () => T) => void {
+  return (target) => {
+    crossFieldRules.set(target, [...(crossFieldRules.get(target) ?? []), ...(rules as CrossFieldRule<never>[])]);
+  };
+}
+
+/** The rules declared across the fields of `target` (an input class). */
+export function crossFieldRulesOf(target: unknown): readonly CrossFieldRule<unknown>[] {
+  return (typeof target === 'function' ? crossFieldRules.get(target) : undefined) as CrossFieldRule<unknown>[] | undefined ?? [];
 }

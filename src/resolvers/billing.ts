@@ -116,7 +116,7 @@ export class PaymentGatewayResolver {
   }
 
   @Authorized('staff')
-  @Query(() => Transactions, { description: `An account's transactions on Date or from StartDate to EndDate (at most ${gateways.TRANSACTION_LIMIT}).` })
+  @Query(() => Transactions, { description: `An account's transactions on Date or from StartDate to EndDate (at most ${gateways.TRANSACTION_LIMIT}); an absent StartDate or EndDate leaves that side open, an EndDate before StartDate answers none.` })
   paymentGatewayTransactions(@Ctx() ctx: RequestContext, @Args(() => AccountTransactionsArgs) args: AccountTransactionsArgs) {
     return gateways.accountTransactions(ctx, args);
   }

@@ -3,7 +3,7 @@ import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { AboutMe, MagicLinkRedeemInput, SecurityQuestion, SessionToken } from '../schema/login.js';
 import * as login from '../services/login/login.js';
-import { LOGIN_TYPE_RULE, redeemMagicLink, requestMagicLinks, type LoginType } from '../services/login/magic-links.js';
+import { EMAILS_RULE, LOGIN_TYPE_RULE, redeemMagicLink, requestMagicLinks, type LoginType } from '../services/login/magic-links.js';
 
 @Resolver()
 export class LoginResolver {
@@ -38,7 +38,7 @@ export class LoginResolver {
   @Mutation(() => Boolean, { description: 'Sends a sign-in link to each known address; answers the same for unknown ones.' })
   requestMagicLink(
     @Ctx() ctx: RequestContext,
-    @Arg('emails', () => [String], { description: 'E-mail addresses (REST: the JSON array body).' }) emails: string[],
+    @RuledArg('emails', EMAILS_RULE, { description: 'E-mail addresses (REST: the JSON array body).', type: () => [String] }) emails: string[],
     @RuledArg('type', LOGIN_TYPE_RULE, { nullable: true, description: 'Portal to sign in to: hub (default) or staff.' }) type?: LoginType | null,
   ) {
     return requestMagicLinks(ctx, emails, type);

@@ -1,6 +1,6 @@
 import { getMetadataStorage as validationStorage } from 'class-validator';
 import { getMetadataStorage as typeStorage } from 'type-graphql';
-import { ruleOfArgument, type ArgumentRule } from '../core/argument-rules.js';
+import { crossFieldRulesOf, ruleOfArgument, type ArgumentRule, type CrossFieldRule } from '../core/argument-rules.js';
 
 /*
  * The input rules the server enforces, as JSON Schema keywords for the OpenAPI document: read
@@ -25,6 +25,11 @@ export interface FieldRules {
 export function inputFieldRules(typeName: string): Map<string, FieldRules> {
   const inputClass = typeStorage().inputTypes.find((candidate) => candidate.name === typeName);
   return inputClass ? classFieldRules(inputClass.target) : new Map();
+}
+
+/** The rules across the fields of the GraphQL input type `typeName` (`@AcrossFields`). */
+export function inputCrossFieldRules(typeName: string): readonly CrossFieldRule<unknown>[] {
+  return crossFieldRulesOf(typeStorage().inputTypes.find((candidate) => candidate.name === typeName)?.target);
 }
 
 /**

@@ -8,7 +8,7 @@ import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { documentedKey } from './documented-keys.js';
 import { isPublicDirectoryPath } from '../http/directories.js';
 import type { AreaRoutes, RawOperation } from '../http/area-routes.js';
-import { argumentRules, inputFieldRules, withRules } from './openapi-constraints.js';
+import { argumentRules, inputCrossFieldRules, inputFieldRules, withRules } from './openapi-constraints.js';
 import { exampleOf } from './openapi-examples.js';
 import { documentedOperations } from './contract.js';
 import { BODY_MEDIA_TYPES } from './gateway/request-body.js';
@@ -182,7 +182,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         requestBody: {
           required: isNonNullType(route.bodyArg.type),
           // JSON, JSON labelled as old ASP.NET clients label it, or a form bound like ASP.NET model binding did.
-          content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, { schema: ordered(typeSchema(route.bodyArg!.type)) }])),
+          content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, { schema: ordered(withRules(typeSchema(route.bodyArg!.type), argRules.get(route.bodyArg!.name))) }])),
         },
       } : {}),
       responses: { 200: success, ...notModified, ...Object.fromEntries(statuses.map((status) => [status, problemResponse(status)])) },
@@ -378,8 +378,10 @@ function inputSchema(type: GraphQLInputObjectType): JsonSchema {
   const fields = Object.values(type.getFields());
   const rules = inputFieldRules(type.name);
   const listOptions = fields.some((field) => getNamedType(field.type).name === 'FilterCount');
+  const acrossFields = inputCrossFieldRules(type.name).map((rule) => rule.schema);
   return {
     type: 'object',
+    ...(acrossFields.length ? { allOf: acrossFields } : {}),
     description: type.description ?? undefined,
     required: fields.filter((field) => (isNonNullType(field.type) && field.defaultValue === undefined) || rules.get(field.name)?.required).map((field) => documentedKey(field.name)),
     properties: Object.fromEntries(fields.map((field) => {

@@ -25,8 +25,12 @@ export function namedAsDocumented(route: CompiledRoute, variables: Record<string
   const models = [...route.queryArgs.values()].filter(({ arg }) => arg.name in variables && isInputObjectType(getNullableType(arg.type)));
   const model = models.length === 1 ? getNamedType(models[0].arg.type) : null;
   const modelFields = model && isInputObjectType(model) ? new Set(Object.values(model.getFields()).map((field) => documentedKey(field.name))) : new Set<string>();
+  const body = route.bodyArg?.name;
   const rename = (field: string) => {
     if (parameters.has(field)) return parameters.get(field)!;
+    // A rule on a body that is an argument itself (an array): the body, and its items by index.
+    if (body && field === body) return 'body';
+    if (body && field.startsWith(`${body}[`)) return field.slice(body.length);
     return modelFields.has(field.split(/[.[]/)[0]) ? `${models[0].documented}.${field}` : field;
   };
   if (!error.problems.some((problem) => rename(problem.field) !== problem.field)) return error;

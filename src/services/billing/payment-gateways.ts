@@ -149,15 +149,14 @@ export async function accountTransactions(ctx: RequestContext, args: AccountTran
   const day = args.date ? DAY_RULE.parse(args.date, 'date') : null;
   const first = args.startDate ? DAY_RULE.parse(args.startDate, 'startDate') : day;
   const last = args.endDate ? DAY_RULE.parse(args.endDate, 'endDate') : day;
-  if (!first) throw BadInput.field('StartDate', 'is required (or Date)');
-  if (!last) throw BadInput.field('EndDate', 'is required (or Date)');
-  if (last < first) throw BadInput.field('EndDate', 'must not be before StartDate');
   const account = await findAccount(ctx, args);
-  const end = new Date(last);
-  end.setUTCDate(end.getUTCDate() + 1);
+  // An open end is unbounded; a range that ends before it starts holds no day (no parameter
+  // depends on another, so that every combination the document allows is answered).
+  const end = last && new Date(last);
+  end?.setUTCDate(end.getUTCDate() + 1);
   return {
     AccountId: account.accountId, PaymentGatewayTypeId: account.gatewayTypeId, Date: args.date ?? null, StartDate: args.startDate ?? null, EndDate: args.endDate ?? null,
-    Transactions: await transactionRows(ctx, { account: account.id, occurredAt: { ...instantBound('$gte', first), ...instantBound('$lt', end) } }),
+    Transactions: await transactionRows(ctx, { account: account.id, ...(first || end ? { occurredAt: { ...(first && instantBound('$gte', first)), ...(end && instantBound('$lt', end)) } } : {}) }),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { choiceRule } from '../../core/argument-rules.js';
+import { choiceRule, type ArgumentRule } from '../../core/argument-rules.js';
 import type { AppDeps, RequestContext } from '../../core/context.js';
 import { BadInput, TooManyRequests } from '../../core/errors.js';
 import { hashToken, newToken } from '../../core/runtime/secrets.js';
@@ -21,17 +21,24 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * is known (no account enumeration); the per-address rate limit counts every request, known
  * or not, so it reveals nothing either.
  */
-export async function requestMagicLinks(ctx: RequestContext, addresses: string[], type: LoginType | null | undefined): Promise<true> {
+/** The addresses a link is sent to: 1 to MAX_ADDRESSES e-mail addresses, answered normalized and without repeats. */
+export const EMAILS_RULE: ArgumentRule<string[], string[]> = {
+  schema: { type: 'array', minItems: 1, maxItems: MAX_ADDRESSES, items: { type: 'string', maxLength: 254, pattern: EMAIL.source } },
+  parse(addresses, field) {
+    if (addresses.length === 0 || addresses.length > MAX_ADDRESSES) throw BadInput.field(field, `must list 1 to ${MAX_ADDRESSES} e-mail addresses`);
+    return [...new Set(addresses.map((address, index) => {
+      const email = normalizeEmail(address);
+      if (!EMAIL.test(email) || email.length > 254) throw BadInput.field(`${field}[${index}]`, 'is not an e-mail address');
+      return email;
+    }))];
+  },
+};
+
+export async function requestMagicLinks(ctx: RequestContext, emails: string[], type: LoginType | null | undefined): Promise<true> {
   // An address may have logins in several tenants: the named cross-tenant path (row-level security).
   const { app } = ctx;
   const em = acrossTenants(ctx.em);
   const loginType = type ?? 'hub';
-  if (addresses.length === 0 || addresses.length > MAX_ADDRESSES) throw BadInput.field('body', `must list 1 to ${MAX_ADDRESSES} e-mail addresses`);
-  const emails = [...new Set(addresses.map((address, index) => {
-    const email = normalizeEmail(String(address));
-    if (!EMAIL.test(email) || email.length > 254) throw BadInput.field(`[${index}]`, 'is not an e-mail address');
-    return email;
-  }))];
 
   await em.transactional(async (tx) => {
     await enforceRateLimit(app, tx, emails);

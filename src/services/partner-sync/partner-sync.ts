@@ -109,8 +109,6 @@ async function apply(ctx: RequestContext, { kind, action, input, log }: Applying
   log.changedAt = changedAt;
   const nationalId = record.NationalID ?? null;
   const stateId = record.StateID || null;
-  if (input.IsNational && nationalId === null) throw BadInput.field('Transaction.Record.NationalID', 'is required in a national transaction');
-  if (nationalId === null && stateId === null) throw BadInput.field('Transaction.Record.NationalID', 'is required (or StateID, in a state transaction)');
   if (record.ParentNationalId && record.ParentNationalId === nationalId) throw BadInput.field('Transaction.Record.ParentNationalId', 'must not be the record\'s own NationalID');
   if (action === 'move' && !hasAffiliation(record)) throw BadInput.field('Transaction.Record', 'a move needs the new StateID (with NationalID), Affiliation, ParentNationalId or ParentAgency');
 
