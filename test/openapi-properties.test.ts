@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { rest, createTestTenant, startTestServer, type TestServer, type TestTenant } from './support/harness.js';
 
@@ -31,6 +32,8 @@ let server: TestServer;
 let tenant: TestTenant;
 let components: Record<string, JsonSchema>;
 let operations: Operation[];
+/** Whether a JSON body is valid by the whole document (rules across fields, `allOf`, `if`/`then` included). */
+let bodyValidators: Map<Operation, ValidateFunction>;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -39,6 +42,11 @@ beforeAll(async () => {
   components = document.components.schemas;
   operations = Object.entries(document.paths as Record<string, Record<string, Operation>>)
     .flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ ...operation, method: method.toUpperCase(), path })));
+  const ajv = new Ajv2020({ strict: false, validateSchema: false });
+  ajv.addSchema(document, 'openapi.json');
+  const pointer = (...parts: string[]) => parts.map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
+  bodyValidators = new Map(operations.filter((operation) => operation.requestBody?.content['application/json'])
+    .map((operation) => [operation, ajv.compile({ $ref: `openapi.json#/${pointer('paths', operation.path, operation.method.toLowerCase(), 'requestBody', 'content', 'application/json', 'schema')}` })]));
 });
 afterAll(() => server.close());
 
@@ -122,7 +130,8 @@ function valuesArbitrary(operation: Operation): fc.Arbitrary<Record<string, unkn
       return [parameter.name, parameter.required || parameter.in === 'path' ? arbitrary : fc.option(arbitrary, { nil: undefined })];
     });
   const body = operation.requestBody?.content['application/json']?.schema;
-  if (body) entries.push(['body', arbitraryOf(body)]);
+  const valid = bodyValidators.get(operation);
+  if (body) entries.push(['body', valid ? arbitraryOf(body).filter((value) => valid(value)) : arbitraryOf(body)]);
   return fc.record(Object.fromEntries(entries));
 }
 

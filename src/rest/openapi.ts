@@ -446,7 +446,7 @@ function namedSchema(type: GraphQLNamedType): JsonSchema {
       case 'Float': return { type: 'number' };
       case 'Boolean': return { type: 'boolean' };
       // Documented as str; stored and answered as sent (CONVENTIONS.md: kept as the client's JSON).
-      case 'JSON': return { description: 'Any JSON value (documented as a string): stored and answered as sent.' };
+      case 'JSON': return { description: 'Any JSON value.' };
       case 'JSONObject': return { type: 'object' };
       case 'FilterCount': return FILTER_BASE_RULES.Take;
       default: return { type: 'string' };
