@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Contact, DirectoryListingType, Membership, MembershipType } from '../src/entities/index.js';
+import { Contact, Membership, MembershipType } from '../src/entities/index.js';
+import { DirectoryListingType } from '../src/entities/directory.js';
 import type { PostalAddress } from '../src/entities/contact.js';
 import { reconcileAllTenants } from '../src/services/directories/directory-listings.js';
 import {
