@@ -32,8 +32,8 @@ let server: TestServer;
 let tenant: TestTenant;
 let components: Record<string, JsonSchema>;
 let operations: Operation[];
-/** Whether a JSON body is valid by the whole document (rules across fields, `allOf`, `if`/`then` included). */
-let bodyValidators: Map<Operation, ValidateFunction>;
+/** Whether a JSON body or JSON query parameter is valid by the whole document (rules across fields, `allOf`, `if`/`then` included), by "operation name". */
+const jsonValidators = new Map<string, ValidateFunction>();
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -45,8 +45,13 @@ beforeAll(async () => {
   const ajv = new Ajv2020({ strict: false, validateSchema: false });
   ajv.addSchema(document, 'openapi.json');
   const pointer = (...parts: string[]) => parts.map((part) => encodeURIComponent(part.replace(/~/g, '~0').replace(/\//g, '~1'))).join('/');
-  bodyValidators = new Map(operations.filter((operation) => operation.requestBody?.content['application/json'])
-    .map((operation) => [operation, ajv.compile({ $ref: `openapi.json#/${pointer('paths', operation.path, operation.method.toLowerCase(), 'requestBody', 'content', 'application/json', 'schema')}` })]));
+  for (const operation of operations) {
+    const at = (...parts: string[]) => ajv.compile({ $ref: `openapi.json#/${pointer('paths', operation.path, operation.method.toLowerCase(), ...parts, 'content', 'application/json', 'schema')}` });
+    if (operation.requestBody?.content['application/json']) jsonValidators.set(`${operation.method} ${operation.path} body`, at('requestBody'));
+    (operation.parameters ?? []).forEach((parameter, index) => {
+      if (parameter.content?.['application/json']) jsonValidators.set(`${operation.method} ${operation.path} ${parameter.name}`, at('parameters', String(index)));
+    });
+  }
 });
 afterAll(() => server.close());
 
@@ -126,13 +131,18 @@ function valuesArbitrary(operation: Operation): fc.Arbitrary<Record<string, unkn
     .filter((parameter) => parameter.name !== 'tenant')
     .map((parameter) => {
       const schema = parameter.schema ?? Object.values(parameter.content ?? {})[0]?.schema;
-      const arbitrary = arbitraryOf(schema);
+      const arbitrary = validBy(`${operation.method} ${operation.path} ${parameter.name}`, arbitraryOf(schema));
       return [parameter.name, parameter.required || parameter.in === 'path' ? arbitrary : fc.option(arbitrary, { nil: undefined })];
     });
   const body = operation.requestBody?.content['application/json']?.schema;
-  const valid = bodyValidators.get(operation);
-  if (body) entries.push(['body', valid ? arbitraryOf(body).filter((value) => valid(value)) : arbitraryOf(body)]);
+  if (body) entries.push(['body', validBy(`${operation.method} ${operation.path} body`, arbitraryOf(body))]);
   return fc.record(Object.fromEntries(entries));
+}
+
+/** Only the values the whole document accepts (the generator follows each field's schema, not rules across fields). */
+function validBy(name: string, arbitrary: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
+  const valid = jsonValidators.get(name);
+  return valid ? arbitrary.filter((value) => valid(value)) : arbitrary;
 }
 
 async function send(operation: Operation, request: GeneratedRequest) {

@@ -2,6 +2,7 @@ import { ArrayMaxSize, ArrayMinSize, IsEmail, IsOptional, Length, Matches, Max, 
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { FilterBaseInput, ListResultType } from './common.js';
+import { CALENDAR_DAY } from '../core/dates.js';
 
 /*
  * The Store models. Variants of StoreItemBase (the path segment of /api/store/storeitems/{n}/…):
@@ -10,7 +11,8 @@ import { FilterBaseInput, ListResultType } from './common.js';
  * (an item whose purchase shows InfoMessage: a service, a donation). Compound `str` fields are typed.
  */
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar day (yyyy-mm-dd): the services' own check, stated by the document. */
+const ISO_DATE = CALENDAR_DAY;
 const DIGITS = /^\s*\d{0,9}\s*$/;
 /** A save may send back the Images a read answered (an array): accepted, whatever it holds, and not read. */
 const IGNORED_IMAGES = 'Ignored, whatever JSON value it holds (a read\'s Images array may be sent back as is): the gallery is changed through the preimage operations.';
