@@ -186,6 +186,26 @@ describe('requests generated from the OpenAPI document', () => {
   }, 600_000);
 });
 
+describe('credentials before inputs, on every secured operation of the document', () => {
+  it('answers 401 to a request with no token whose input is malformed, never 400', async () => {
+    const answered: string[] = [];
+    const secured = operations.filter((operation) => operation.security.some((scheme) => typeof scheme === 'object' && scheme !== null && 'bearer' in scheme));
+    for (const operation of secured) {
+      const [valid] = fc.sample(valuesArbitrary(operation), { numRuns: 1, seed: SEED });
+      // A broken field where the document has one; else a body that is no JSON object at all.
+      const [broken] = brokenFields(operation);
+      const values = broken
+        ? (broken.in === 'body' ? { ...valid, body: { ...(valid.body as object), [broken.name]: broken.value } } : { ...valid, [broken.name]: broken.value })
+        : { ...valid, body: operation.method === 'GET' ? undefined : 'not an object' };
+      const request = requestOf(operation, values);
+      const response = await rest(server, operation.method, request.url, { body: request.body, headers: request.headers });
+      if (response.status !== 401) answered.push(`${operation.method} ${request.url} → ${response.status} ${response.text.slice(0, 120)}`);
+    }
+    expect(secured.length).toBeGreaterThan(200);
+    expect(answered).toEqual([]);
+  }, 600_000);
+});
+
 /** Fields whose documented type a value can break: an int32 path id given as text, a body field given the wrong JSON type. */
 function brokenFields(operation: Operation): { in: 'path' | 'body'; name: string; value: unknown }[] {
   const broken: { in: 'path' | 'body'; name: string; value: unknown }[] = [];
