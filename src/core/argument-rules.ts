@@ -134,18 +134,20 @@ export function Conforms(rule: ArgumentRule<unknown>): PropertyDecorator {
     propertyName: String(propertyName),
     constraints: [rule],
     validator: {
-      validate: (value: unknown) => value === null || value === undefined || (typeof value === 'string' && parses(rule, value)),
-      defaultMessage: () => `must match ${String(rule.schema.description ?? rule.schema.pattern ?? 'its rule')}`,
+      validate: (value: unknown) => value === null || value === undefined || problemOf(rule, value) === null,
+      defaultMessage: (args) => problemOf(rule, args?.value) ?? 'is not valid',
     },
   });
 }
 
-function parses(rule: ArgumentRule<unknown>, value: string): boolean {
+/** What is wrong with `value` by `rule` (the message of its 400), or null when it passes. */
+function problemOf(rule: ArgumentRule<unknown>, value: unknown): string | null {
+  if (typeof value !== 'string') return 'must be a string';
   try {
     rule.parse(value, '');
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (error) {
+    return error instanceof BadInput ? error.problems[0]?.message ?? error.message : 'is not valid';
   }
 }
 
@@ -168,5 +170,5 @@ export function AcrossFields<T>(...rules: CrossFieldRule<T>[]): (target: new () 
 
 /** The rules declared across the fields of `target` (an input class). */
 export function crossFieldRulesOf(target: unknown): readonly CrossFieldRule<unknown>[] {
-  return (typeof target === 'function' ? crossFieldRules.get(target) : undefined) as CrossFieldRule<unknown>[] | undefined ?? [];
+  return (typeof target === 'function' ? crossFieldRules.get(target) : undefined) ?? [];
 }

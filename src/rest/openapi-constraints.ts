@@ -24,7 +24,7 @@ export interface FieldRules {
 /** The rules of every field of the GraphQL input type `typeName` (by schema field name); empty when its class has none. */
 export function inputFieldRules(typeName: string): Map<string, FieldRules> {
   const inputClass = typeStorage().inputTypes.find((candidate) => candidate.name === typeName);
-  return inputClass ? classFieldRules(inputClass.target) : new Map();
+  return inputClass ? classFieldRules(inputClass.target as ClassType) : new Map<string, FieldRules>();
 }
 
 /** The rules across the fields of the GraphQL input type `typeName` (`@AcrossFields`). */
@@ -42,14 +42,17 @@ export function argumentRules(operation: string): Map<string, FieldRules> {
   const resolver = (parent === 'Mutation' ? storage.mutations : storage.queries).find((candidate) => candidate.schemaName === name);
   const rules = new Map<string, FieldRules>();
   for (const param of resolver?.params ?? []) {
-    if (param.kind === 'args') for (const [field, fieldRule] of classFieldRules(param.getType() as Function)) rules.set(field, fieldRule);
+    if (param.kind === 'args') for (const [field, fieldRule] of classFieldRules(param.getType() as ClassType)) rules.set(field, fieldRule);
     const rule = param.kind === 'custom' && param.options.arg ? ruleOfArgument(param.resolver) : undefined;
     if (rule && param.kind === 'custom' && param.options.arg) rules.set(param.options.arg.name, { keywords: rule.schema, required: false, notes: [] });
   }
   return rules;
 }
 
-function classFieldRules(target: Function): Map<string, FieldRules> {
+/** A class (an input or arguments type). */
+type ClassType = abstract new (...args: never[]) => unknown;
+
+function classFieldRules(target: ClassType): Map<string, FieldRules> {
   const rules = new Map<string, FieldRules>();
   const schemaNames = new Map(typeStorage().fields
     .filter((field) => field.target === target || Object.prototype.isPrototypeOf.call(field.target.prototype, target.prototype))

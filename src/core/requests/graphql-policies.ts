@@ -33,7 +33,7 @@ export async function validateInput(argValue: unknown): Promise<void> {
   }
   if (problems.length) throw new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
   // Rules across fields, once each field is right on its own.
-  for (const value of values) for (const rule of crossFieldRulesOf((value as object | null)?.constructor)) rule.check(value as never);
+  for (const value of values) for (const rule of crossFieldRulesOf((value as object | null)?.constructor)) rule.check(value);
 }
 
 const classesWithRules = new WeakMap<object, boolean>();

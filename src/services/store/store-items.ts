@@ -146,7 +146,6 @@ function intArray(values: readonly number[]): string {
   return `{${values.map((value) => Math.trunc(value)).join(',')}}`;
 }
 
-
 /** POST …/storeitems/saveorder and …/membership/addons/saveorder: display order in one UPDATE (ids of other tenants, or not add-ons there, change nothing). */
 export async function saveStoreItemOrder(ctx: RequestContext, entries: StoreItemOrderEntryInput[], addonsOnly: boolean): Promise<boolean> {
   if (entries.length > MAX_PAGE_SIZE) throw BadInput.field('body', `must hold at most ${MAX_PAGE_SIZE} entries`);
