@@ -30,9 +30,12 @@ const INSTANT_YEAR_PATTERN = '(000[2-9]|00[1-9]\\d|0[1-9]\\d{2}|[1-8]\\d{3}|9[0-
 export const MONTH_DAY_PATTERN = '((0[13578]|1[02])-(0[1-9]|[12]\\d|3[01])|(0[469]|11)-(0[1-9]|[12]\\d|30)|02-(0[1-9]|1\\d|2[0-8]))';
 const TIME_PATTERN = '([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?';
 
-/** An ISO 8601 day, optionally with a time and an offset of at most 14 hours (the real ones; every check here takes them). */
+/**
+ * An ISO 8601 day, optionally with a time after T (JavaScript reads a space-separated one for
+ * some years only) and an offset of at most 14 hours (the real ones; every check here takes them).
+ */
 export function isoDateTimePattern(year = YEAR_PATTERN): string {
-  return `^${year}-${MONTH_DAY_PATTERN}([T ]${TIME_PATTERN}(Z|[+-](0\\d|1[0-4]):?[0-5]\\d)?)?$`;
+  return `^${year}-${MONTH_DAY_PATTERN}(T${TIME_PATTERN}(Z|[+-](0\\d|1[0-4]):?[0-5]\\d)?)?$`;
 }
 
 /** An ISO 8601 instant checked by `parse` (its date, time and offset real, within the years 0001-9999 in UTC). */

@@ -25,7 +25,8 @@ function countRule(minimum: number, maximum: number, pattern: string, what: stri
 function dateRule(): Record<string, unknown> {
   return {
     type: ['string', 'null'], maxLength: LIST_DATE_TEXT_MAX,
-    pattern: `^(${YEAR_PATTERN}-${MONTH_DAY_PATTERN}([T ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?)?$`,
+    // A time after T only: JavaScript reads a space-separated one for some years only.
+    pattern: `^(${YEAR_PATTERN}-${MONTH_DAY_PATTERN}(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?)?$`,
     description: 'An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none.',
   };
 }
