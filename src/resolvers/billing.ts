@@ -1,4 +1,5 @@
 import { Arg, Args, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import { FileDownload } from '../schema/file-download.js';
@@ -103,7 +104,7 @@ export class PaymentGatewayResolver {
     @Arg('accountId', () => String) accountId: string,
     @Arg('id', () => String) id: string,
     @Arg('paymentGatewayTypeId', () => Int) paymentGatewayTypeId: number,
-    @Arg('date', () => String) date: string,
+    @RuledArg('date', gateways.TRANSFER_DATE_RULE) date: string,
   ) {
     return gateways.transferDetails(ctx, { accountId, id, paymentGatewayTypeId, date });
   }
@@ -115,7 +116,7 @@ export class PaymentGatewayResolver {
   }
 
   @Authorized('staff')
-  @Query(() => Transactions, { description: `An account's transactions on Date or from StartDate to EndDate (at most ${gateways.TRANSACTION_LIMIT}).` })
+  @Query(() => Transactions, { description: `An account's transactions on Date or from StartDate to EndDate (at most ${gateways.TRANSACTION_LIMIT}); an absent StartDate or EndDate leaves that side open, an EndDate before StartDate answers none.` })
   paymentGatewayTransactions(@Ctx() ctx: RequestContext, @Args(() => AccountTransactionsArgs) args: AccountTransactionsArgs) {
     return gateways.accountTransactions(ctx, args);
   }

@@ -1,4 +1,5 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { FLAG_RULE, RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import {
   ChapterAddEdit, ChapterAddEditInput, ChapterCollection, ChapterContactSelect, ChapterZipCodeAssignment, ContactChapterAddEdit, ContactChapterAddEditInput,
@@ -76,7 +77,7 @@ export class ChapterResolver {
 
   @Authorized()
   @Query(() => [ChapterContactSelect], { description: 'The chapters with their own PaymentGatewayId; includeParent "true" puts the top-level organization first.' })
-  chapterContactsLookup(@Ctx() ctx: RequestContext, @Arg('includeParent', () => String) includeParent: string) {
+  chapterContactsLookup(@Ctx() ctx: RequestContext, @RuledArg('includeParent', FLAG_RULE) includeParent: boolean) {
     return chapters.chapterContactsLookup(ctx, includeParent);
   }
 

@@ -1,4 +1,5 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput } from '../schema/common.js';
 import {
@@ -92,7 +93,7 @@ export class DirectoryResolver {
     description: 'Every listing changed at or after modifiedSince (ISO 8601), oldest first; removed listings have Directories[0].IsDeleted true. Page with options (Skip/Take) or pass the last LastModifiedDate again.',
   })
   directoryListingsModifiedSince(
-    @Ctx() ctx: RequestContext, @Arg('modifiedSince', () => String) modifiedSince: string, @Arg('options', () => ListOptionsInput, OPTIONS) options?: ListOptionsInput | null,
+    @Ctx() ctx: RequestContext, @RuledArg('modifiedSince', listings.MODIFIED_SINCE_RULE) modifiedSince: Date, @Arg('options', () => ListOptionsInput, OPTIONS) options?: ListOptionsInput | null,
   ) {
     return listings.listingsModifiedSince(ctx, modifiedSince, options);
   }

@@ -1,8 +1,9 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { AboutMe, MagicLinkRedeemInput, SecurityQuestion, SessionToken } from '../schema/login.js';
 import * as login from '../services/login/login.js';
-import { redeemMagicLink, requestMagicLinks } from '../services/login/magic-links.js';
+import { EMAILS_RULE, LOGIN_TYPE_RULE, redeemMagicLink, requestMagicLinks, type LoginType } from '../services/login/magic-links.js';
 
 @Resolver()
 export class LoginResolver {
@@ -37,8 +38,8 @@ export class LoginResolver {
   @Mutation(() => Boolean, { description: 'Sends a sign-in link to each known address; answers the same for unknown ones.' })
   requestMagicLink(
     @Ctx() ctx: RequestContext,
-    @Arg('emails', () => [String], { description: 'E-mail addresses (REST: the JSON array body).' }) emails: string[],
-    @Arg('type', () => String, { nullable: true, description: 'Portal to sign in to: hub (default) or staff.' }) type?: string | null,
+    @RuledArg('emails', EMAILS_RULE, { description: 'E-mail addresses (REST: the JSON array body).', type: () => [String] }) emails: string[],
+    @RuledArg('type', LOGIN_TYPE_RULE, { nullable: true, description: 'Portal to sign in to: hub (default) or staff.' }) type?: LoginType | null,
   ) {
     return requestMagicLinks(ctx, emails, type);
   }

@@ -1,4 +1,5 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput } from '../schema/common.js';
 import {
@@ -53,9 +54,9 @@ export class PartnerSyncResolver {
   })
   partnerChanges(
     @Ctx() ctx: RequestContext,
-    @Arg('utcDateTime', () => String, { description: 'ISO 8601 instant; no zone means UTC.' }) utcDateTime: string,
-    @Arg('take', () => Int, { nullable: true }) take?: number | null,
-    @Arg('after', () => String, { nullable: true }) after?: string | null,
+    @RuledArg('utcDateTime', partner.UTC_DATE_TIME_RULE, { description: 'ISO 8601 instant; no zone means UTC.' }) utcDateTime: string,
+    @RuledArg('take', partner.FEED_PAGE_RULE, { nullable: true, type: () => Int }) take?: number | null,
+    @RuledArg('after', partner.FEED_CURSOR_RULE, { nullable: true }) after?: ReturnType<typeof partner.FEED_CURSOR_RULE.parse> | null,
   ) {
     return partner.partnerChangesSince(ctx, utcDateTime, take, after);
   }

@@ -1,5 +1,6 @@
 import { getMetadataStorage as validationStorage } from 'class-validator';
 import { getMetadataStorage as typeStorage } from 'type-graphql';
+import { crossFieldRulesOf, ruleOfArgument, type ArgumentRule, type CrossFieldRule } from '../core/argument-rules.js';
 
 /*
  * The input rules the server enforces, as JSON Schema keywords for the OpenAPI document: read
@@ -22,13 +23,41 @@ export interface FieldRules {
 
 /** The rules of every field of the GraphQL input type `typeName` (by schema field name); empty when its class has none. */
 export function inputFieldRules(typeName: string): Map<string, FieldRules> {
-  const rules = new Map<string, FieldRules>();
   const inputClass = typeStorage().inputTypes.find((candidate) => candidate.name === typeName);
-  if (!inputClass) return rules;
+  return inputClass ? classFieldRules(inputClass.target as ClassType) : new Map<string, FieldRules>();
+}
+
+/** The rules across the fields of the GraphQL input type `typeName` (`@AcrossFields`). */
+export function inputCrossFieldRules(typeName: string): readonly CrossFieldRule<unknown>[] {
+  return crossFieldRulesOf(typeStorage().inputTypes.find((candidate) => candidate.name === typeName)?.target);
+}
+
+/**
+ * The rules of the arguments of the root field `Query.name` or `Mutation.name`: a `@RuledArg`
+ * argument's rule, and the class-validator rules of an `@Args` class's fields.
+ */
+export function argumentRules(operation: string): Map<string, FieldRules> {
+  const [parent, name] = operation.split('.');
+  const storage = typeStorage();
+  const resolver = (parent === 'Mutation' ? storage.mutations : storage.queries).find((candidate) => candidate.schemaName === name);
+  const rules = new Map<string, FieldRules>();
+  for (const param of resolver?.params ?? []) {
+    if (param.kind === 'args') for (const [field, fieldRule] of classFieldRules(param.getType() as ClassType)) rules.set(field, fieldRule);
+    const rule = param.kind === 'custom' && param.options.arg ? ruleOfArgument(param.resolver) : undefined;
+    if (rule && param.kind === 'custom' && param.options.arg) rules.set(param.options.arg.name, { keywords: rule.schema, required: false, notes: [] });
+  }
+  return rules;
+}
+
+/** A class (an input or arguments type). */
+type ClassType = abstract new (...args: never[]) => unknown;
+
+function classFieldRules(target: ClassType): Map<string, FieldRules> {
+  const rules = new Map<string, FieldRules>();
   const schemaNames = new Map(typeStorage().fields
-    .filter((field) => field.target === inputClass.target || Object.prototype.isPrototypeOf.call(field.target.prototype, inputClass.target.prototype))
+    .filter((field) => field.target === target || Object.prototype.isPrototypeOf.call(field.target.prototype, target.prototype))
     .map((field) => [field.name, field.schemaName]));
-  const metadata = validationStorage().getTargetValidationMetadatas(inputClass.target, '', true, false);
+  const metadata = validationStorage().getTargetValidationMetadatas(target, '', true, false);
   for (const property of new Set(metadata.map((entry) => entry.propertyName))) {
     const own = metadata.filter((entry) => entry.propertyName === property);
     rules.set(schemaNames.get(property) ?? property, fieldRules(own, property));
@@ -75,6 +104,7 @@ function fieldRules(metadata: ValidationMetadata[], property: string): FieldRule
       case 'arrayMinSize': value.minItems = first; break;
       case 'isNotEmpty': required = true; target.minLength ??= 1; break;
       case 'isDefined': required = true; break;
+      case 'conforms': Object.assign(target, (first as ArgumentRule<unknown>).schema); break;
       case 'isOptional': case 'isString': case 'isBoolean': case 'nestedValidation': break;
       default:
         if (entry.type === 'conditionalValidation') {
@@ -131,8 +161,9 @@ function swapCase(char: string): string {
  */
 export function withRules(schema: JsonSchema, rules: FieldRules | undefined): JsonSchema {
   if (!rules) return schema;
-  const { emptyAllowed, items, ...keywords } = rules.keywords;
+  const { emptyAllowed, items, description: ruleDescription, ...keywords } = rules.keywords;
   let result: JsonSchema = { ...schema };
+  if (typeof ruleDescription === 'string') result.description = joined(result.description, ruleDescription);
   if (items && typeof result.items === 'object' && result.items !== null && !('$ref' in result.items)) result.items = { ...result.items, ...(items as JsonSchema) };
   if ('$ref' in result || 'anyOf' in result) return withNotes(result, rules.notes);
   if (keywords.type === 'integer') {

@@ -2,13 +2,13 @@ import {
   getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, isScalarType,
   type GraphQLField, type GraphQLInputField, type GraphQLInputObjectType, type GraphQLNamedType, type GraphQLSchema, type GraphQLType,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE, FILTER_BASE_RULES, MAX_PAGE_SIZE } from '../core/data/list-query.js';
+import { DEFAULT_PAGE_SIZE, FILTER_BASE_RULES, listSpecOf, MAX_PAGE_SIZE, orderBySchema, type ListSpec } from '../core/data/list-query.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../core/requests/idempotency.js';
 import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { documentedKey } from './documented-keys.js';
 import { isPublicDirectoryPath } from '../http/directories.js';
 import type { AreaRoutes, RawOperation } from '../http/area-routes.js';
-import { inputFieldRules, withRules } from './openapi-constraints.js';
+import { argumentRules, inputCrossFieldRules, inputFieldRules, withRules } from './openapi-constraints.js';
 import { exampleOf } from './openapi-examples.js';
 import { documentedOperations } from './contract.js';
 import { BODY_MEDIA_TYPES } from './gateway/request-body.js';
@@ -111,6 +111,7 @@ const PATH_INTEGER = { type: 'integer', format: 'int32', minimum: -2147483647, m
 export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], rawOperations: AreaRoutes['operations'] = []): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const areas = areaIndex();
+  const components: Record<string, JsonSchema> = { Problem: problemSchema, ...componentSchemas(schema) };
   // Operations served outside the route table (raw bytes in or out): described by their declarations.
   for (const operation of rawOperations) {
     (paths[operation.path] ??= {})[operation.method.toLowerCase()] = rawOperationDocument(operation, areas.tagOf(operation.method, operation.path));
@@ -121,24 +122,31 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
     const idempotent = row.method !== 'GET' && !access.public;
     const pathParams = route.segments.flatMap((segment) => ('param' in segment ? [segment] : []));
     const pathArgs = new Set(pathParams.map((segment) => segment.arg));
+    const operation = `${route.operationType === 'mutation' ? 'Mutation' : 'Query'}.${route.fieldName}`;
+    // The rules the resolver checks on its arguments, and the order fields of the list it answers.
+    const argRules = argumentRules(operation);
+    const listSpec = listSpecOf(operation);
+    const ordered = (model: JsonSchema) => (listSpec ? withListOrder(model, listSpec, components) : model);
     const parameters = [
       ...pathParams.map((segment) => ({
         name: segment.param, in: 'path', required: true,
-        schema: pathSchema(route.field.args.find((arg) => arg.name === segment.arg)!.type),
+        schema: withRules(pathSchema(route.field.args.find((arg) => arg.name === segment.arg)!.type), argRules.get(segment.arg)),
       })),
       // An optional path parameter may come as a query parameter too: listed once, in the path.
       ...[...route.queryArgs.values()].filter(({ arg }) => !pathArgs.has(arg.name)).map(({ documented, arg }) => ({
-        name: documented, in: 'query', required: isNonNullType(arg.type),
+        name: documented, in: 'query', required: isNonNullType(arg.type) || Boolean(argRules.get(arg.name)?.required),
         description: arg.description ?? undefined,
         // A model in the query string (`options`) is URL-encoded JSON, which OpenAPI says with `content`.
-        ...(isInputObjectType(getNullableType(arg.type)) ? { content: { 'application/json': { schema: typeSchema(arg.type) } } } : { schema: queryScalarSchema(arg.type) }),
+        ...(isInputObjectType(getNullableType(arg.type))
+          ? { content: { 'application/json': { schema: ordered(typeSchema(arg.type)) } } }
+          : { schema: withRules(queryScalarSchema(arg.type), argRules.get(arg.name)) }),
       })),
       // A GET documented with a body model takes the model's fields one by one from the query string.
       ...queryModelFields(route).map((field) => ({
         name: documentedKey(field.name), in: 'query', required: false, description: field.description ?? undefined,
         ...(isInputObjectType(getNullableType(field.type))
           ? { content: { 'application/json': { schema: typeSchema(field.type) } } }
-          : { schema: queryModelFieldSchema(route, field) }),
+          : { schema: field.name === 'OrderBy' && listSpec ? orderBySchema(listSpec) : queryModelFieldSchema(route, field) }),
       })),
       ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : []),
       ...(access.public ? TENANT_PARAMETERS : []),
@@ -174,14 +182,13 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         requestBody: {
           required: isNonNullType(route.bodyArg.type),
           // JSON, JSON labelled as old ASP.NET clients label it, or a form bound like ASP.NET model binding did.
-          content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, { schema: typeSchema(route.bodyArg!.type) }])),
+          content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, { schema: ordered(withRules(typeSchema(route.bodyArg!.type), argRules.get(route.bodyArg!.name))) }])),
         },
       } : {}),
       responses: { 200: success, ...notModified, ...Object.fromEntries(statuses.map((status) => [status, problemResponse(status)])) },
       security: access.public ? [] : [{ bearer: [] }],
     };
   }
-  const components = { Problem: problemSchema, ...componentSchemas(schema) };
   for (const methods of Object.values(paths)) for (const operation of Object.values(methods)) addExamples(operation, components);
   return {
     openapi: '3.1.0',
@@ -371,8 +378,10 @@ function inputSchema(type: GraphQLInputObjectType): JsonSchema {
   const fields = Object.values(type.getFields());
   const rules = inputFieldRules(type.name);
   const listOptions = fields.some((field) => getNamedType(field.type).name === 'FilterCount');
+  const acrossFields = inputCrossFieldRules(type.name).map((rule) => rule.schema);
   return {
     type: 'object',
+    ...(acrossFields.length ? { allOf: acrossFields } : {}),
     description: type.description ?? undefined,
     required: fields.filter((field) => (isNonNullType(field.type) && field.defaultValue === undefined) || rules.get(field.name)?.required).map((field) => documentedKey(field.name)),
     properties: Object.fromEntries(fields.map((field) => {
@@ -381,6 +390,19 @@ function inputSchema(type: GraphQLInputObjectType): JsonSchema {
       return [documentedKey(field.name), listRule ? { ...listRule, description: [base.description, listRule.description].filter(Boolean).join(' ') } : withRules(base, rules.get(field.name))];
     })),
   };
+}
+
+/**
+ * A list's options or filter model with the OrderBy fields of that list: a copy of the model
+ * (nullable as it was), since the model is shared by lists that order by different fields.
+ */
+function withListOrder(schema: JsonSchema, spec: ListSpec<object>, components: Record<string, JsonSchema>): JsonSchema {
+  const branches = (schema.anyOf as JsonSchema[] | undefined) ?? [schema];
+  const reference = branches.find((branch) => typeof branch.$ref === 'string');
+  const model = reference ? components[String(reference.$ref).split('/').pop()!] : undefined;
+  if (!model || !(model.properties as JsonSchema | undefined)?.OrderBy) return schema;
+  const copy = { ...model, properties: { ...(model.properties as JsonSchema), OrderBy: orderBySchema(spec) } };
+  return schema.anyOf ? { ...schema, anyOf: branches.map((branch) => (branch === reference ? copy : branch)) } : copy;
 }
 
 /** A field of a query-string model: its rules, or the list-option rules where the model is a filter. */
@@ -424,7 +446,7 @@ function namedSchema(type: GraphQLNamedType): JsonSchema {
       case 'Float': return { type: 'number' };
       case 'Boolean': return { type: 'boolean' };
       // Documented as str; stored and answered as sent (CONVENTIONS.md: kept as the client's JSON).
-      case 'JSON': return { description: 'Any JSON value (documented as a string): stored and answered as sent.' };
+      case 'JSON': return { description: 'Any JSON value.' };
       case 'JSONObject': return { type: 'object' };
       case 'FilterCount': return FILTER_BASE_RULES.Take;
       default: return { type: 'string' };

@@ -1,7 +1,9 @@
 import { ArrayMaxSize, IsOptional, Length, Matches, Min, ValidateNested } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { CALENDAR_DAY } from '../core/dates.js';
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar day (yyyy-mm-dd): the services' own check, stated by the document. */
+const ISO_DATE = CALENDAR_DAY;
 
 @ObjectType({ description: 'One benefit of a package.' })
 export class BenefitItem {

@@ -1,6 +1,7 @@
 import { IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { PROJECT_STATUSES, SALES_STAGES } from '../entities/dashboards.js';
+import { CALENDAR_DAY } from '../core/dates.js';
 
 /*
  * The dashboard's documented models (ChartData, QuickLookData, ScoreboardDatapoint,
@@ -87,7 +88,8 @@ export class TaskDynamic {
 // ---------------------------------------------------------------------------------------------
 // Projects and sales opportunities: GraphQL only (not in the documents).
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar day (yyyy-mm-dd): the services' own check, stated by the document. */
+const ISO_DATE = CALENDAR_DAY;
 
 @ObjectType({ description: 'GraphQL only. A staff project; the project widgets of the dashboard count these.' })
 export class Project {

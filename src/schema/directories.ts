@@ -1,9 +1,10 @@
-import { ArrayMaxSize, IsOptional, IsUrl, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { GraphQLJSON } from 'graphql-scalars';
+import { ArrayMaxSize, IsOptional, IsUrl, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { FilterBaseInput, ListResultType } from './common.js';
 
 const NOT_BLANK = { message: 'Name must not be blank' };
+/** The longest JSON text a free-form field (Options, KeywordSearchOptions, CustomFields) keeps. */
+const JSON_TEXT_MAX = 20000;
 
 // ---------------------------------------------------------------------------------------------
 // Listing types
@@ -24,7 +25,7 @@ export class DirectoryListingType {
   @Field(() => Boolean) ShowPrimaryContact!: boolean;
   @Field(() => Boolean) DirectLinkToDestinationSite!: boolean;
   @Field(() => Boolean) OpenLinksInNewTab!: boolean;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'Free-form options (JSON).' }) Options!: unknown;
+  @Field(() => String, { nullable: true, description: 'Free-form options: JSON as text (documented as str): stored and answered as sent.' }) Options!: string | null;
   @Field(() => String, { nullable: true }) Retargeting!: string | null;
   @Field(() => Boolean) EnhancedOnMap!: boolean;
   @Field(() => Boolean, { description: 'False while a directory or listing uses the type.' }) IsDeletable!: boolean;
@@ -48,7 +49,7 @@ export class DirectoryListingTypeInput {
   @Field(() => Boolean, { nullable: true }) ShowPrimaryContact?: boolean | null;
   @Field(() => Boolean, { nullable: true }) DirectLinkToDestinationSite?: boolean | null;
   @Field(() => Boolean, { nullable: true }) OpenLinksInNewTab?: boolean | null;
-  @Field(() => GraphQLJSON, { nullable: true }) Options?: unknown;
+  @Field(() => String, { nullable: true, description: 'JSON as text (documented as str): stored and answered as sent.' }) @IsOptional() @MaxLength(JSON_TEXT_MAX) Options?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 4000) Retargeting?: string | null;
   @Field(() => Boolean, { nullable: true }) EnhancedOnMap?: boolean | null;
   @Field(() => Boolean, { nullable: true }) ShowRETSDirectoryLinkOption?: boolean | null;
@@ -123,8 +124,8 @@ export class DirectoryAddEdit {
   @Field(() => Boolean) IsHub!: boolean;
   @Field(() => String, { nullable: true }) HubIconCssClass!: string | null;
   @Field(() => DirectorySearchSettings) SearchFilterOptions!: DirectorySearchSettings;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'Stored and answered as sent; a term search always reads name, keywords and short description.' }) KeywordSearchOptions!: unknown;
-  @Field(() => GraphQLJSON, { nullable: true }) CustomFields!: unknown;
+  @Field(() => String, { nullable: true, description: 'JSON as text (documented as str): stored and answered as sent. A term search always reads name, keywords and short description.' }) KeywordSearchOptions!: string | null;
+  @Field(() => String, { nullable: true, description: 'JSON as text (documented as str): stored and answered as sent.' }) CustomFields!: string | null;
   @Field(() => Boolean) IsMultiTenant!: boolean;
   @Field(() => Boolean) AutomaticallyAddRemoveMembers!: boolean;
   @Field(() => String, { nullable: true }) ObjectTypeId!: string | null;
@@ -151,8 +152,8 @@ export class DirectoryAddEditInput {
   @Field(() => Boolean, { nullable: true }) IsHub?: boolean | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) HubIconCssClass?: string | null;
   @Field(() => DirectorySearchSettingsInput, { nullable: true }) @IsOptional() @ValidateNested() SearchFilterOptions?: DirectorySearchSettingsInput | null;
-  @Field(() => GraphQLJSON, { nullable: true }) KeywordSearchOptions?: unknown;
-  @Field(() => GraphQLJSON, { nullable: true }) CustomFields?: unknown;
+  @Field(() => String, { nullable: true, description: 'JSON as text (documented as str): stored and answered as sent.' }) @IsOptional() @MaxLength(JSON_TEXT_MAX) KeywordSearchOptions?: string | null;
+  @Field(() => String, { nullable: true, description: 'JSON as text (documented as str): stored and answered as sent.' }) @IsOptional() @MaxLength(JSON_TEXT_MAX) CustomFields?: string | null;
   @Field(() => Boolean, { nullable: true }) IsMultiTenant?: boolean | null;
   @Field(() => Boolean, { nullable: true }) AutomaticallyAddRemoveMembers?: boolean | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 100) ObjectTypeId?: string | null;
@@ -277,7 +278,7 @@ export class DirectoryListingInput {
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 1000) Keywords?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 2048) @IsUrl({ protocols: ['http', 'https'], require_protocol: true }, { message: 'Website must be an http(s) URL' }) Website?: string | null;
   @Field(() => [Int], { nullable: true }) @IsOptional() @ArrayMaxSize(200) @Min(1, { each: true }) CategoryItemIds?: number[] | null;
-  @Field(() => GraphQLJSON, { nullable: true }) CustomFields?: unknown;
+  @Field(() => String, { nullable: true, description: 'JSON as text (documented as str): stored and answered as sent.' }) @IsOptional() @MaxLength(JSON_TEXT_MAX) CustomFields?: string | null;
   @Field(() => DirectoryListingVisibilityInput, { nullable: true }) @IsOptional() @ValidateNested() Visibility?: DirectoryListingVisibilityInput | null;
   @Field(() => Boolean, { nullable: true, description: 'A hidden listing is never shown publicly.' }) IsVisible?: boolean | null;
 }
@@ -353,7 +354,7 @@ export class DirectorySearch {
   @Field(() => Boolean) ShowPostalCodeFilter!: boolean;
   @Field(() => [DirectorySearchItem], { description: 'One page (pid, 1-based, 50 per page) of the matches.' }) ListItems!: DirectorySearchItem[];
   @Field(() => Boolean) DisplayRadiusSearch!: boolean;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'The advanced filter as applied.' }) AdvancedSearchFilter!: unknown;
+  @Field(() => String, { nullable: true, description: 'The advanced filter as applied, as JSON text (documented as str).' }) AdvancedSearchFilter!: string | null;
   @Field(() => String, { description: 'How many listings match over all pages (string of digits).' }) ResultCount!: string;
   @Field(() => String, { nullable: true }) DefaultLayout!: string | null;
 }
@@ -395,7 +396,7 @@ export class DirectoryContactDetail {
   @Field(() => [String], { description: 'The contact fields shown.' }) contactFields!: string[];
   @Field(() => [String], { description: 'The listing fields shown.' }) directoryFields!: string[];
   @Field(() => [String]) fieldOrder!: string[];
-  @Field(() => GraphQLJSON, { nullable: true }) CustomFields!: unknown;
+  @Field(() => String, { nullable: true, description: 'The listed contact\'s custom field values the reader may see, as JSON text (documented as str): an array of {Key, Label, Kind, Value} in the fields\' order, narrowed by the listing type\'s ShowCustomFields.' }) CustomFields!: string | null;
   @Field(() => String, { nullable: true }) ShortDescription!: string | null;
   @Field(() => String, { nullable: true }) Description!: string | null;
   @Field(() => String, { nullable: true }) Bio!: string | null;
@@ -447,7 +448,7 @@ export class DirectoryContactDetail {
   @Field(() => Boolean, { description: 'The address\'s postal code was found (it has coordinates).' }) IsAddressValid!: boolean;
   @Field(() => String, { nullable: true }) MLSId!: string | null;
   @Field(() => String, { nullable: true }) RETSVendorId!: string | null;
-  @Field(() => GraphQLJSON, { nullable: true }) EditionFieldsJson!: unknown;
+  @Field(() => String, { nullable: true, description: 'Always null (documented as str).' }) EditionFieldsJson!: string | null;
   @Field(() => String, { nullable: true }) DirectoryListingTypeId!: string | null;
   @Field(() => DirectoryOGMeta) OGMeta!: DirectoryOGMeta;
 }

@@ -1,5 +1,7 @@
 import { IsOptional, Length, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { AcrossFields, type CrossFieldRule } from '../core/argument-rules.js';
+import { BadInput } from '../core/errors.js';
 
 /*
  * Partner synchronization models. PartnerAudit is the partner's view of one organization or
@@ -147,7 +149,22 @@ export class PartnerTransactionDataInput {
   @ValidateNested() Record!: PartnerAuditInput;
 }
 
+/** Which record a transaction is about: its NationalID (required in a national transaction) or, in a state one, its StateID. */
+const IDENTIFIES_ITS_RECORD: CrossFieldRule<PartnerTransactionInput> = {
+  schema: {
+    properties: { Transaction: { properties: { Record: { anyOf: [{ required: ['NationalID'], properties: { NationalID: { type: 'integer' } } }, { required: ['StateID'], properties: { StateID: { type: 'string', minLength: 1 } } }] } } } },
+    if: { required: ['IsNational'], properties: { IsNational: { const: true } } },
+    then: { properties: { Transaction: { properties: { Record: { required: ['NationalID'], properties: { NationalID: { type: 'integer' } } } } } } },
+  },
+  check({ IsNational, Transaction: { Record: record } }) {
+    const nationalId = record.NationalID ?? null;
+    if (IsNational && nationalId === null) throw BadInput.field('Transaction.Record.NationalID', 'is required in a national transaction');
+    if (nationalId === null && !record.StateID) throw BadInput.field('Transaction.Record.NationalID', 'is required (or StateID, in a state transaction)');
+  },
+};
+
 @InputType('PartnerTransactionInput', { description: 'One change sent by the partner.' })
+@AcrossFields(IDENTIFIES_ITS_RECORD)
 export class PartnerTransactionInput {
   @Field(() => PartnerTransactionDataInput) @ValidateNested() Transaction!: PartnerTransactionDataInput;
 

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, ArrayMinSize, IsIn, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Conforms, DAY_RULE } from '../core/argument-rules.js';
 import { ArgsType, Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { GATEWAY_TRANSACTION_KINDS, PAYMENT_GATEWAY_TYPES } from '../entities/billing.js';
 
@@ -41,23 +42,24 @@ export class MonthlyStatement {
  */
 @ArgsType()
 export class GatewayAccountArgs {
-  @Field(() => String, { nullable: true }) accountId?: string | null;
-  @Field(() => Int, { nullable: true }) paymentGatewayTypeId?: number | null;
+  // Nullable in GraphQL (as documented), required by the rules: the service sees them given.
+  @Field(() => String, { nullable: true }) @IsNotEmpty({ message: 'is required' }) accountId!: string;
+  @Field(() => Int, { nullable: true }) @IsDefined({ message: 'is required' }) @Min(1) paymentGatewayTypeId!: number;
 }
 
 /** Which month of an account: the statement and the transfers (UTC months). */
 @ArgsType()
 export class AccountMonthArgs extends GatewayAccountArgs {
-  @Field(() => Int, { nullable: true }) month?: number | null;
-  @Field(() => Int, { nullable: true }) year?: number | null;
+  @Field(() => Int, { nullable: true }) @IsDefined({ message: 'is required' }) @Min(1) @Max(12) month!: number;
+  @Field(() => Int, { nullable: true }) @IsDefined({ message: 'is required' }) @Min(1) @Max(9999) year!: number;
 }
 
 /** Which transactions of an account: on `date`, or from `startDate` to `endDate` (yyyy-mm-dd). */
 @ArgsType()
 export class AccountTransactionsArgs extends GatewayAccountArgs {
-  @Field(() => String, { nullable: true }) date?: string | null;
-  @Field(() => String, { nullable: true }) startDate?: string | null;
-  @Field(() => String, { nullable: true }) endDate?: string | null;
+  @Field(() => String, { nullable: true }) @Conforms(DAY_RULE) date?: string | null;
+  @Field(() => String, { nullable: true }) @Conforms(DAY_RULE) startDate?: string | null;
+  @Field(() => String, { nullable: true }) @Conforms(DAY_RULE) endDate?: string | null;
 }
 
 @ObjectType('PaymentGatewayTransactionItem', { description: 'One imported gateway transaction. Amount and Fee are signed as they move the balance; Net = Amount + Fee.' })

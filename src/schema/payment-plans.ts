@@ -1,8 +1,10 @@
 import { ArrayMaxSize, IsBoolean, IsInt, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { LookupChoiceInt } from './common.js';
+import { CALENDAR_DAY } from '../core/dates.js';
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar day (yyyy-mm-dd): the services' own check, stated by the document. */
+const ISO_DATE = CALENDAR_DAY;
 
 @ObjectType('PaymentPlanItem', { description: 'One payment of a plan\'s schedule.' })
 export class PaymentPlanItemView {

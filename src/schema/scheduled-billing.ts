@@ -3,8 +3,10 @@ import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { RUN_STATES, SCHEDULE_STATUSES } from '../entities/billing.js';
 import { SALEABLE_ITEM_TYPES } from '../entities/commerce.js';
 import { FilterBaseInput, ListResultType } from './common.js';
+import { CALENDAR_DAY } from '../core/dates.js';
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar day (yyyy-mm-dd): the services' own check, stated by the document. */
+const ISO_DATE = CALENDAR_DAY;
 const MAX_ID = 2147483647;
 
 @InputType('ScheduledBillingAmountRangeInput', { description: 'AmountBetween: amounts from From to To inclusive (either open), exact to the cent.' })

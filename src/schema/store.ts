@@ -2,6 +2,7 @@ import { ArrayMaxSize, ArrayMinSize, IsEmail, IsOptional, Length, Matches, Max, 
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { FilterBaseInput, ListResultType } from './common.js';
+import { CALENDAR_DAY } from '../core/dates.js';
 
 /*
  * The Store models. Variants of StoreItemBase (the path segment of /api/store/storeitems/{n}/…):
@@ -10,8 +11,11 @@ import { FilterBaseInput, ListResultType } from './common.js';
  * (an item whose purchase shows InfoMessage: a service, a donation). Compound `str` fields are typed.
  */
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar day (yyyy-mm-dd): the services' own check, stated by the document. */
+const ISO_DATE = CALENDAR_DAY;
 const DIGITS = /^\s*\d{0,9}\s*$/;
+/** A save may send back the Images a read answered (an array): accepted, whatever it holds, and not read. */
+const IGNORED_IMAGES = 'Ignored, whatever JSON value it holds (a read\'s Images array may be sent back as is): the gallery is changed through the preimage operations.';
 const VARIANTS_TEXT = '0 Product (physical: sub-items, a contact, shipping), 1 Download (a file, its expiry, an active-membership requirement), 2 Voucher (a voucher type), 3 Information (InfoMessage shown after purchase)';
 
 @ObjectType('StorePreImageResult', { description: 'An image of an item\'s gallery, in gallery order.' })
@@ -48,7 +52,7 @@ export abstract class StoreItemBase {
   @Field(() => String) Name!: string;
   @Field(() => String, { description: `The variant's kind: Product, Download, Voucher or Information (${VARIANTS_TEXT}).` }) ItemType!: string;
   @Field(() => String, { nullable: true, description: 'Settings as JSON text.' }) SettingsJson!: string | null;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'Free-form display settings (a JSON object).' }) Settings!: unknown;
+  @Field(() => String, { nullable: true, description: 'Free-form display settings: JSON as text (documented as str): stored and answered as sent.' }) Settings!: string | null;
   @Field(() => Float) Price!: number;
   @Field(() => Boolean) ShowAvailableQuantity!: boolean;
   @Field(() => Boolean) HasManualTracking!: boolean;
@@ -102,8 +106,8 @@ export abstract class StoreItemBaseInput {
   @Field(() => Int, { nullable: true, description: '0 or absent creates; an existing id updates.' }) @IsOptional() @Min(0) StoreItemId?: number | null;
   @Field(() => String) @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' }) Name!: string;
   @Field(() => String, { nullable: true, description: 'Ignored: the path\'s variant decides.' }) @IsOptional() @Length(0, 50) ItemType?: string | null;
-  @Field(() => String, { nullable: true, description: 'A JSON object as text (Settings wins when both are sent).' }) @IsOptional() @Length(0, 20000) SettingsJson?: string | null;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'A JSON object.' }) @IsOptional() Settings?: unknown;
+  @Field(() => String, { nullable: true, description: 'The same text as Settings (Settings wins when both are sent).' }) @IsOptional() @Length(0, 20000) SettingsJson?: string | null;
+  @Field(() => String, { nullable: true, description: 'Free-form display settings: JSON as text (documented as str): stored and answered as sent.' }) @IsOptional() @Length(0, 20000) Settings?: string | null;
   @Field(() => Float, { description: 'At most two decimals, not negative.' }) Price!: number;
   @Field(() => Boolean, { nullable: true }) ShowAvailableQuantity?: boolean | null;
   @Field(() => Boolean, { nullable: true }) HasManualTracking?: boolean | null;
@@ -125,7 +129,7 @@ export abstract class StoreItemBaseInput {
   @Field(() => String, { nullable: true }) @IsOptional() @Matches(DIGITS, { message: 'MinimumQuantity must be a whole number' }) MinimumQuantity?: string | null;
   @Field(() => Boolean, { nullable: true, description: 'Ignored: follows InventoryTrackingMethodTypeId.' }) TrackInventory?: boolean | null;
   @Field(() => Boolean, { nullable: true }) AllowBackorder?: boolean | null;
-  @Field(() => GraphQLJSON, { nullable: true, description: 'Ignored: the gallery is changed through the preimage operations.' }) Images?: unknown;
+  @Field(() => GraphQLJSON, { nullable: true, description: IGNORED_IMAGES }) Images?: unknown;
   @Field(() => Int, { nullable: true, description: 'The AuditId read; a stale one is 409.' }) @IsOptional() @Min(0) AuditId?: number | null;
 }
 
@@ -164,7 +168,7 @@ export class StoreItemOrderEntry {
   @Field(() => String) InventoryTrackingMethodTypeId!: string;
   @Field(() => String, { description: 'Product, Download, Voucher or Information.' }) ItemTypeStr!: string;
   @Field(() => String, { nullable: true }) SettingJson!: string | null;
-  @Field(() => GraphQLJSON, { nullable: true }) Settings!: unknown;
+  @Field(() => String, { nullable: true, description: 'JSON as text (documented as str): stored and answered as sent.' }) Settings!: string | null;
   @Field(() => String, { nullable: true, description: 'The CategoryItemId.' }) Category!: string | null;
   @Field(() => Float) Price!: number;
   @Field(() => String, { description: 'The lowest price over the item and its sub-items.' }) MinPrice!: string;

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createMembershipApiClient, type components } from '../src/index.js';
 
-type PartnerAudit = components['schemas']['PartnerAuditInput'];
+/** A national transaction names its record by NationalID (the document requires it). */
+type PartnerAudit = components['schemas']['PartnerAuditInput'] & { NationalID: number };
 
 /**
  * Example partner script: sends one person of the partner's system to the service (matched by
@@ -13,7 +14,7 @@ export async function syncPerson(client: ReturnType<typeof createMembershipApiCl
     body: { IsNational: true, Transaction: { TransactionId: randomUUID(), ChangedAt: changedAt.toISOString(), Record: person } },
   });
   if (error) throw new Error(`Sync failed: ${JSON.stringify(error)}`);
-  const { data, error: readError } = await client.GET('/api/partnersync/getcontactauditbynationalid/{nationalid}', { params: { path: { nationalid: person.NationalID! } } });
+  const { data, error: readError } = await client.GET('/api/partnersync/getcontactauditbynationalid/{nationalid}', { params: { path: { nationalid: person.NationalID } } });
   if (readError) throw new Error(`Reading back failed: ${JSON.stringify(readError)}`);
   return data;
 }

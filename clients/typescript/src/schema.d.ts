@@ -2556,7 +2556,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account's transactions on Date or from StartDate to EndDate (at most 5000).
+         * An account's transactions on Date or from StartDate to EndDate (at most 5000); an absent StartDate or EndDate leaves that side open, an EndDate before StartDate answers none.
          * @description GraphQL: `query { paymentGatewayTransactions }`. Needs role: staff.
          */
         get: operations["get__api_paymentgateway_account_transactions"];
@@ -7070,9 +7070,10 @@ export interface components {
             IsHub: boolean;
             HubIconCssClass?: string | null;
             SearchFilterOptions: components["schemas"]["DirectorySearchSettings"];
-            /** @description Stored and answered as sent; a term search always reads name, keywords and short description. */
-            KeywordSearchOptions?: unknown;
-            CustomFields?: unknown;
+            /** @description JSON as text (documented as str): stored and answered as sent. A term search always reads name, keywords and short description. */
+            KeywordSearchOptions?: string | null;
+            /** @description JSON as text (documented as str): stored and answered as sent. */
+            CustomFields?: string | null;
             IsMultiTenant: boolean;
             AutomaticallyAddRemoveMembers: boolean;
             ObjectTypeId?: string | null;
@@ -7146,8 +7147,8 @@ export interface components {
             ShowPrimaryContact: boolean;
             DirectLinkToDestinationSite: boolean;
             OpenLinksInNewTab: boolean;
-            /** @description Free-form options (JSON). */
-            Options?: unknown;
+            /** @description Free-form options: JSON as text (documented as str): stored and answered as sent. */
+            Options?: string | null;
             Retargeting?: string | null;
             EnhancedOnMap: boolean;
             /** @description False while a directory or listing uses the type. */
@@ -7272,8 +7273,8 @@ export interface components {
             /** @description One page (pid, 1-based, 50 per page) of the matches. */
             ListItems: components["schemas"]["DirectorySearchItem"][];
             DisplayRadiusSearch: boolean;
-            /** @description The advanced filter as applied. */
-            AdvancedSearchFilter?: unknown;
+            /** @description The advanced filter as applied, as JSON text (documented as str). */
+            AdvancedSearchFilter?: string | null;
             /** @description How many listings match over all pages (string of digits). */
             ResultCount: string;
             DefaultLayout?: string | null;
@@ -7322,7 +7323,8 @@ export interface components {
             /** @description The listing fields shown. */
             directoryFields: string[];
             fieldOrder: string[];
-            CustomFields?: unknown;
+            /** @description JSON as text (documented as str): stored and answered as sent. */
+            CustomFields?: string | null;
             ShortDescription?: string | null;
             Description?: string | null;
             Bio?: string | null;
@@ -7379,7 +7381,8 @@ export interface components {
             IsAddressValid: boolean;
             MLSId?: string | null;
             RETSVendorId?: string | null;
-            EditionFieldsJson?: unknown;
+            /** @description Always null (documented as str). */
+            EditionFieldsJson?: string | null;
             DirectoryListingTypeId?: string | null;
             OGMeta: components["schemas"]["DirectoryOGMeta"];
         };
@@ -8731,7 +8734,8 @@ export interface components {
             /** @description Product, Download, Voucher or Information. */
             ItemTypeStr: string;
             SettingJson?: string | null;
-            Settings?: unknown;
+            /** @description JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             /** @description The CategoryItemId. */
             Category?: string | null;
             Price: number;
@@ -8793,8 +8797,8 @@ export interface components {
             ItemType: string;
             /** @description Settings as JSON text. */
             SettingsJson?: string | null;
-            /** @description Free-form display settings (a JSON object). */
-            Settings?: unknown;
+            /** @description Free-form display settings: JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             Price: number;
             ShowAvailableQuantity: boolean;
             HasManualTracking: boolean;
@@ -8874,8 +8878,8 @@ export interface components {
             ItemType: string;
             /** @description Settings as JSON text. */
             SettingsJson?: string | null;
-            /** @description Free-form display settings (a JSON object). */
-            Settings?: unknown;
+            /** @description Free-form display settings: JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             Price: number;
             ShowAvailableQuantity: boolean;
             HasManualTracking: boolean;
@@ -8926,8 +8930,8 @@ export interface components {
             ItemType: string;
             /** @description Settings as JSON text. */
             SettingsJson?: string | null;
-            /** @description Free-form display settings (a JSON object). */
-            Settings?: unknown;
+            /** @description Free-form display settings: JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             Price: number;
             ShowAvailableQuantity: boolean;
             HasManualTracking: boolean;
@@ -8977,8 +8981,8 @@ export interface components {
             ItemType: string;
             /** @description Settings as JSON text. */
             SettingsJson?: string | null;
-            /** @description Free-form display settings (a JSON object). */
-            Settings?: unknown;
+            /** @description Free-form display settings: JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             Price: number;
             ShowAvailableQuantity: boolean;
             HasManualTracking: boolean;
@@ -10033,8 +10037,10 @@ export interface components {
             IsHub?: boolean | null;
             HubIconCssClass?: string | null;
             SearchFilterOptions?: components["schemas"]["DirectorySearchSettingsInput"] | null;
-            KeywordSearchOptions?: unknown;
-            CustomFields?: unknown;
+            /** @description JSON as text (documented as str): stored and answered as sent. */
+            KeywordSearchOptions?: string | null;
+            /** @description JSON as text (documented as str): stored and answered as sent. */
+            CustomFields?: string | null;
             IsMultiTenant?: boolean | null;
             AutomaticallyAddRemoveMembers?: boolean | null;
             ObjectTypeId?: string | null;
@@ -10087,7 +10093,8 @@ export interface components {
             ShowPrimaryContact?: boolean | null;
             DirectLinkToDestinationSite?: boolean | null;
             OpenLinksInNewTab?: boolean | null;
-            Options?: unknown;
+            /** @description JSON as text (documented as str): stored and answered as sent. */
+            Options?: string | null;
             Retargeting?: string | null;
             EnhancedOnMap?: boolean | null;
             ShowRETSDirectoryLinkOption?: boolean | null;
@@ -10140,7 +10147,8 @@ export interface components {
             /** Format: uri */
             Website?: string | null;
             CategoryItemIds?: number[] | null;
-            CustomFields?: unknown;
+            /** @description JSON as text (documented as str): stored and answered as sent. */
+            CustomFields?: string | null;
             Visibility?: components["schemas"]["DirectoryListingVisibilityInput"] | null;
             /** @description A hidden listing is never shown publicly. */
             IsVisible?: boolean | null;
@@ -10720,6 +10728,14 @@ export interface components {
             Transaction: components["schemas"]["PartnerTransactionDataInput"];
             /** @description True when the partner's national level sent it (NationalID required), false (the default) when a state level did. */
             IsNational?: boolean | null;
+        } & {
+            Transaction: {
+                Record?: {
+                    NationalID: number;
+                } | {
+                    StateID: string;
+                };
+            };
         };
         /** @description The documented Transaction (str) of a PartnerTransaction, as a JSON object: the partner's message id, the partner's time of the change, and the record. The partner's ChangedAt decides the order (ties: the greater TransactionId), never the order of arrival. */
         PartnerTransactionDataInput: {
@@ -10944,10 +10960,10 @@ export interface components {
             Name: string;
             /** @description Ignored: the path's variant decides. */
             ItemType?: string | null;
-            /** @description A JSON object as text (Settings wins when both are sent). */
+            /** @description The same text as Settings (Settings wins when both are sent). */
             SettingsJson?: string | null;
-            /** @description A JSON object. */
-            Settings?: unknown;
+            /** @description Free-form display settings: JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             /** @description At most two decimals, not negative. */
             Price: number;
             ShowAvailableQuantity?: boolean | null;
@@ -10973,7 +10989,7 @@ export interface components {
             /** @description Ignored: follows InventoryTrackingMethodTypeId. */
             TrackInventory?: boolean | null;
             AllowBackorder?: boolean | null;
-            /** @description Ignored: the gallery is changed through the preimage operations. */
+            /** @description Ignored, whatever JSON value it holds (a read's Images array may be sent back as is): the gallery is changed through the preimage operations. */
             Images?: unknown;
             /**
              * Format: int32
@@ -11007,10 +11023,10 @@ export interface components {
             Name: string;
             /** @description Ignored: the path's variant decides. */
             ItemType?: string | null;
-            /** @description A JSON object as text (Settings wins when both are sent). */
+            /** @description The same text as Settings (Settings wins when both are sent). */
             SettingsJson?: string | null;
-            /** @description A JSON object. */
-            Settings?: unknown;
+            /** @description Free-form display settings: JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             /** @description At most two decimals, not negative. */
             Price: number;
             ShowAvailableQuantity?: boolean | null;
@@ -11036,7 +11052,7 @@ export interface components {
             /** @description Ignored: follows InventoryTrackingMethodTypeId. */
             TrackInventory?: boolean | null;
             AllowBackorder?: boolean | null;
-            /** @description Ignored: the gallery is changed through the preimage operations. */
+            /** @description Ignored, whatever JSON value it holds (a read's Images array may be sent back as is): the gallery is changed through the preimage operations. */
             Images?: unknown;
             /**
              * Format: int32
@@ -11058,10 +11074,10 @@ export interface components {
             Name: string;
             /** @description Ignored: the path's variant decides. */
             ItemType?: string | null;
-            /** @description A JSON object as text (Settings wins when both are sent). */
+            /** @description The same text as Settings (Settings wins when both are sent). */
             SettingsJson?: string | null;
-            /** @description A JSON object. */
-            Settings?: unknown;
+            /** @description Free-form display settings: JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             /** @description At most two decimals, not negative. */
             Price: number;
             ShowAvailableQuantity?: boolean | null;
@@ -11087,7 +11103,7 @@ export interface components {
             /** @description Ignored: follows InventoryTrackingMethodTypeId. */
             TrackInventory?: boolean | null;
             AllowBackorder?: boolean | null;
-            /** @description Ignored: the gallery is changed through the preimage operations. */
+            /** @description Ignored, whatever JSON value it holds (a read's Images array may be sent back as is): the gallery is changed through the preimage operations. */
             Images?: unknown;
             /**
              * Format: int32
@@ -11110,10 +11126,10 @@ export interface components {
             Name: string;
             /** @description Ignored: the path's variant decides. */
             ItemType?: string | null;
-            /** @description A JSON object as text (Settings wins when both are sent). */
+            /** @description The same text as Settings (Settings wins when both are sent). */
             SettingsJson?: string | null;
-            /** @description A JSON object. */
-            Settings?: unknown;
+            /** @description Free-form display settings: JSON as text (documented as str): stored and answered as sent. */
+            Settings?: string | null;
             /** @description At most two decimals, not negative. */
             Price: number;
             ShowAvailableQuantity?: boolean | null;
@@ -11139,7 +11155,7 @@ export interface components {
             /** @description Ignored: follows InventoryTrackingMethodTypeId. */
             TrackInventory?: boolean | null;
             AllowBackorder?: boolean | null;
-            /** @description Ignored: the gallery is changed through the preimage operations. */
+            /** @description Ignored, whatever JSON value it holds (a read's Images array may be sent back as is): the gallery is changed through the preimage operations. */
             Images?: unknown;
             /**
              * Format: int32
@@ -14292,14 +14308,77 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: ActionDate, TermUserResponseId, TermsOfUseId, LoginId, ContactId, IsAccepted, UserLoginTypeId (any case), each optionally followed by asc or desc, comma-separated; default ActionDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. */
+                    LoginTypes?: string[] | null;
+                    Criteria?: components["schemas"]["UserTermsAcceptanceCriteriaInput"] | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: ActionDate, TermUserResponseId, TermsOfUseId, LoginId, ContactId, IsAccepted, UserLoginTypeId (any case), each optionally followed by asc or desc, comma-separated; default ActionDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. */
+                    LoginTypes?: string[] | null;
+                    Criteria?: components["schemas"]["UserTermsAcceptanceCriteriaInput"] | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: ActionDate, TermUserResponseId, TermsOfUseId, LoginId, ContactId, IsAccepted, UserLoginTypeId (any case), each optionally followed by asc or desc, comma-separated; default ActionDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. */
+                    LoginTypes?: string[] | null;
+                    Criteria?: components["schemas"]["UserTermsAcceptanceCriteriaInput"] | null;
+                } | null;
             };
         };
         responses: {
@@ -14507,14 +14586,77 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: ActionDate, TermUserResponseId, TermsOfUseId, LoginId, ContactId, IsAccepted, UserLoginTypeId (any case), each optionally followed by asc or desc, comma-separated; default ActionDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. */
+                    LoginTypes?: string[] | null;
+                    Criteria?: components["schemas"]["UserTermsAcceptanceCriteriaInput"] | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["UserTermsAcceptanceFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: ActionDate, TermUserResponseId, TermsOfUseId, LoginId, ContactId, IsAccepted, UserLoginTypeId (any case), each optionally followed by asc or desc, comma-separated; default ActionDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. */
+                    LoginTypes?: string[] | null;
+                    Criteria?: components["schemas"]["UserTermsAcceptanceCriteriaInput"] | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: ActionDate, TermUserResponseId, TermsOfUseId, LoginId, ContactId, IsAccepted, UserLoginTypeId (any case), each optionally followed by asc or desc, comma-separated; default ActionDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Only responses of these kinds of login: "staff", "member" (JSON array). Absent or empty: all. */
+                    LoginTypes?: string[] | null;
+                    Criteria?: components["schemas"]["UserTermsAcceptanceCriteriaInput"] | null;
+                } | null;
             };
         };
         responses: {
@@ -15220,8 +15362,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example Example */
-                includeparent: string;
+                /** @example true */
+                includeparent: "true" | "false" | "1" | "0";
             };
             cookie?: never;
         };
@@ -16213,14 +16355,185 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: NextBillDate, Amount, Description, StartDate, ScheduledBillingId (any case), each optionally followed by asc or desc, comma-separated; default NextBillDate. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Memberships of any of these types (JSON array of ids). */
+                    MembershipTypeIds?: number[] | null;
+                    /** Format: int32 */
+                    SaleableItemId?: number | null;
+                    /**
+                     * @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other.
+                     * @enum {string|null}
+                     */
+                    SaleableItemType?: "membership" | "event" | "store" | "donation" | "sponsorship" | "fee" | "other" | null;
+                    /** @description Schedules in any of these states: active, paused, ended (JSON array). */
+                    StatusTypeOptions?: ("active" | "paused" | "ended")[] | null;
+                    AmountBetween?: components["schemas"]["ScheduledBillingAmountRangeInput"] | null;
+                    DateRange?: components["schemas"]["ScheduledBillingDateRangeInput"] | null;
+                    /** @description yyyy-mm-dd: schedules due on or before this day (what a run on that day bills). */
+                    NextBillDate?: string | null;
+                    /** @description The description exactly (case-insensitive). */
+                    DescriptionEquals?: string | null;
+                    /** @description Text the description contains (case-insensitive). */
+                    DescriptionLike?: string | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** Format: int32 */
+                    GroupId?: number | null;
+                    /** Format: int32 */
+                    CategoryItemId?: number | null;
+                    /** Format: int32 */
+                    EventId?: number | null;
+                    /** @description Schedules carrying any of these tags (JSON array; case-insensitive). */
+                    Tags?: string[] | null;
+                    /** @description true: only schedules with a payment profile. */
+                    HasProfile?: boolean | null;
+                    /** @description true: only schedules without a payment profile. */
+                    HasNoProfile?: boolean | null;
+                    /** @description true: only schedules of no membership. */
+                    HasNoMembership?: boolean | null;
+                    /** @description Accepted for compatibility and not read: every criterion has its own field. */
+                    Criteria?: string | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: NextBillDate, Amount, Description, StartDate, ScheduledBillingId (any case), each optionally followed by asc or desc, comma-separated; default NextBillDate. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Memberships of any of these types (JSON array of ids). */
+                    MembershipTypeIds?: number[] | null;
+                    /** Format: int32 */
+                    SaleableItemId?: number | null;
+                    /**
+                     * @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other.
+                     * @enum {string|null}
+                     */
+                    SaleableItemType?: "membership" | "event" | "store" | "donation" | "sponsorship" | "fee" | "other" | null;
+                    /** @description Schedules in any of these states: active, paused, ended (JSON array). */
+                    StatusTypeOptions?: ("active" | "paused" | "ended")[] | null;
+                    AmountBetween?: components["schemas"]["ScheduledBillingAmountRangeInput"] | null;
+                    DateRange?: components["schemas"]["ScheduledBillingDateRangeInput"] | null;
+                    /** @description yyyy-mm-dd: schedules due on or before this day (what a run on that day bills). */
+                    NextBillDate?: string | null;
+                    /** @description The description exactly (case-insensitive). */
+                    DescriptionEquals?: string | null;
+                    /** @description Text the description contains (case-insensitive). */
+                    DescriptionLike?: string | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** Format: int32 */
+                    GroupId?: number | null;
+                    /** Format: int32 */
+                    CategoryItemId?: number | null;
+                    /** Format: int32 */
+                    EventId?: number | null;
+                    /** @description Schedules carrying any of these tags (JSON array; case-insensitive). */
+                    Tags?: string[] | null;
+                    /** @description true: only schedules with a payment profile. */
+                    HasProfile?: boolean | null;
+                    /** @description true: only schedules without a payment profile. */
+                    HasNoProfile?: boolean | null;
+                    /** @description true: only schedules of no membership. */
+                    HasNoMembership?: boolean | null;
+                    /** @description Accepted for compatibility and not read: every criterion has its own field. */
+                    Criteria?: string | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: NextBillDate, Amount, Description, StartDate, ScheduledBillingId (any case), each optionally followed by asc or desc, comma-separated; default NextBillDate. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Memberships of any of these types (JSON array of ids). */
+                    MembershipTypeIds?: number[] | null;
+                    /** Format: int32 */
+                    SaleableItemId?: number | null;
+                    /**
+                     * @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other.
+                     * @enum {string|null}
+                     */
+                    SaleableItemType?: "membership" | "event" | "store" | "donation" | "sponsorship" | "fee" | "other" | null;
+                    /** @description Schedules in any of these states: active, paused, ended (JSON array). */
+                    StatusTypeOptions?: ("active" | "paused" | "ended")[] | null;
+                    AmountBetween?: components["schemas"]["ScheduledBillingAmountRangeInput"] | null;
+                    DateRange?: components["schemas"]["ScheduledBillingDateRangeInput"] | null;
+                    /** @description yyyy-mm-dd: schedules due on or before this day (what a run on that day bills). */
+                    NextBillDate?: string | null;
+                    /** @description The description exactly (case-insensitive). */
+                    DescriptionEquals?: string | null;
+                    /** @description Text the description contains (case-insensitive). */
+                    DescriptionLike?: string | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** Format: int32 */
+                    GroupId?: number | null;
+                    /** Format: int32 */
+                    CategoryItemId?: number | null;
+                    /** Format: int32 */
+                    EventId?: number | null;
+                    /** @description Schedules carrying any of these tags (JSON array; case-insensitive). */
+                    Tags?: string[] | null;
+                    /** @description true: only schedules with a payment profile. */
+                    HasProfile?: boolean | null;
+                    /** @description true: only schedules without a payment profile. */
+                    HasNoProfile?: boolean | null;
+                    /** @description true: only schedules of no membership. */
+                    HasNoMembership?: boolean | null;
+                    /** @description Accepted for compatibility and not read: every criterion has its own field. */
+                    Criteria?: string | null;
+                } | null;
             };
         };
         responses: {
@@ -20027,8 +20340,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example Example */
-                categorytypeid: string;
+                /** @example 1 */
+                categorytypeid: "1" | "2" | "3" | "4" | "5" | "6" | "Contact" | "Public contact" | "Product" | "Project" | "Certification" | "Sales";
             };
             cookie?: never;
         };
@@ -22288,14 +22601,74 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: DisplayOrder, ProductName, Price, StoreItemId (any case), each optionally followed by asc or desc, comma-separated; default DisplayOrder. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["StoreListFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: DisplayOrder, ProductName, Price, StoreItemId (any case), each optionally followed by asc or desc, comma-separated; default DisplayOrder. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: DisplayOrder, ProductName, Price, StoreItemId (any case), each optionally followed by asc or desc, comma-separated; default DisplayOrder. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
             };
         };
         responses: {
@@ -24487,14 +24860,185 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: NextBillDate, Amount, Description, StartDate, ScheduledBillingId (any case), each optionally followed by asc or desc, comma-separated; default NextBillDate. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Memberships of any of these types (JSON array of ids). */
+                    MembershipTypeIds?: number[] | null;
+                    /** Format: int32 */
+                    SaleableItemId?: number | null;
+                    /**
+                     * @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other.
+                     * @enum {string|null}
+                     */
+                    SaleableItemType?: "membership" | "event" | "store" | "donation" | "sponsorship" | "fee" | "other" | null;
+                    /** @description Schedules in any of these states: active, paused, ended (JSON array). */
+                    StatusTypeOptions?: ("active" | "paused" | "ended")[] | null;
+                    AmountBetween?: components["schemas"]["ScheduledBillingAmountRangeInput"] | null;
+                    DateRange?: components["schemas"]["ScheduledBillingDateRangeInput"] | null;
+                    /** @description yyyy-mm-dd: schedules due on or before this day (what a run on that day bills). */
+                    NextBillDate?: string | null;
+                    /** @description The description exactly (case-insensitive). */
+                    DescriptionEquals?: string | null;
+                    /** @description Text the description contains (case-insensitive). */
+                    DescriptionLike?: string | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** Format: int32 */
+                    GroupId?: number | null;
+                    /** Format: int32 */
+                    CategoryItemId?: number | null;
+                    /** Format: int32 */
+                    EventId?: number | null;
+                    /** @description Schedules carrying any of these tags (JSON array; case-insensitive). */
+                    Tags?: string[] | null;
+                    /** @description true: only schedules with a payment profile. */
+                    HasProfile?: boolean | null;
+                    /** @description true: only schedules without a payment profile. */
+                    HasNoProfile?: boolean | null;
+                    /** @description true: only schedules of no membership. */
+                    HasNoMembership?: boolean | null;
+                    /** @description Accepted for compatibility and not read: every criterion has its own field. */
+                    Criteria?: string | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["ScheduledBillingFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["ScheduledBillingFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: NextBillDate, Amount, Description, StartDate, ScheduledBillingId (any case), each optionally followed by asc or desc, comma-separated; default NextBillDate. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Memberships of any of these types (JSON array of ids). */
+                    MembershipTypeIds?: number[] | null;
+                    /** Format: int32 */
+                    SaleableItemId?: number | null;
+                    /**
+                     * @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other.
+                     * @enum {string|null}
+                     */
+                    SaleableItemType?: "membership" | "event" | "store" | "donation" | "sponsorship" | "fee" | "other" | null;
+                    /** @description Schedules in any of these states: active, paused, ended (JSON array). */
+                    StatusTypeOptions?: ("active" | "paused" | "ended")[] | null;
+                    AmountBetween?: components["schemas"]["ScheduledBillingAmountRangeInput"] | null;
+                    DateRange?: components["schemas"]["ScheduledBillingDateRangeInput"] | null;
+                    /** @description yyyy-mm-dd: schedules due on or before this day (what a run on that day bills). */
+                    NextBillDate?: string | null;
+                    /** @description The description exactly (case-insensitive). */
+                    DescriptionEquals?: string | null;
+                    /** @description Text the description contains (case-insensitive). */
+                    DescriptionLike?: string | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** Format: int32 */
+                    GroupId?: number | null;
+                    /** Format: int32 */
+                    CategoryItemId?: number | null;
+                    /** Format: int32 */
+                    EventId?: number | null;
+                    /** @description Schedules carrying any of these tags (JSON array; case-insensitive). */
+                    Tags?: string[] | null;
+                    /** @description true: only schedules with a payment profile. */
+                    HasProfile?: boolean | null;
+                    /** @description true: only schedules without a payment profile. */
+                    HasNoProfile?: boolean | null;
+                    /** @description true: only schedules of no membership. */
+                    HasNoMembership?: boolean | null;
+                    /** @description Accepted for compatibility and not read: every criterion has its own field. */
+                    Criteria?: string | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: NextBillDate, Amount, Description, StartDate, ScheduledBillingId (any case), each optionally followed by asc or desc, comma-separated; default NextBillDate. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** @description Memberships of any of these types (JSON array of ids). */
+                    MembershipTypeIds?: number[] | null;
+                    /** Format: int32 */
+                    SaleableItemId?: number | null;
+                    /**
+                     * @description The saleable item's type: membership, event, store, donation, sponsorship, fee, other.
+                     * @enum {string|null}
+                     */
+                    SaleableItemType?: "membership" | "event" | "store" | "donation" | "sponsorship" | "fee" | "other" | null;
+                    /** @description Schedules in any of these states: active, paused, ended (JSON array). */
+                    StatusTypeOptions?: ("active" | "paused" | "ended")[] | null;
+                    AmountBetween?: components["schemas"]["ScheduledBillingAmountRangeInput"] | null;
+                    DateRange?: components["schemas"]["ScheduledBillingDateRangeInput"] | null;
+                    /** @description yyyy-mm-dd: schedules due on or before this day (what a run on that day bills). */
+                    NextBillDate?: string | null;
+                    /** @description The description exactly (case-insensitive). */
+                    DescriptionEquals?: string | null;
+                    /** @description Text the description contains (case-insensitive). */
+                    DescriptionLike?: string | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** Format: int32 */
+                    GroupId?: number | null;
+                    /** Format: int32 */
+                    CategoryItemId?: number | null;
+                    /** Format: int32 */
+                    EventId?: number | null;
+                    /** @description Schedules carrying any of these tags (JSON array; case-insensitive). */
+                    Tags?: string[] | null;
+                    /** @description true: only schedules with a payment profile. */
+                    HasProfile?: boolean | null;
+                    /** @description true: only schedules without a payment profile. */
+                    HasNoProfile?: boolean | null;
+                    /** @description true: only schedules of no membership. */
+                    HasNoMembership?: boolean | null;
+                    /** @description Accepted for compatibility and not read: every criterion has its own field. */
+                    Criteria?: string | null;
+                } | null;
             };
         };
         responses: {
@@ -24703,11 +25247,15 @@ export interface operations {
     };
     get__api_paymentgateway_account_monthlystatement: {
         parameters: {
-            query?: {
-                accountId?: string;
-                paymentGatewayTypeId?: number;
-                month?: number;
-                year?: number;
+            query: {
+                /** @example Example */
+                accountId: string;
+                /** @example 1 */
+                paymentGatewayTypeId: number;
+                /** @example 1 */
+                month: number;
+                /** @example 1 */
+                year: number;
             };
             header?: never;
             path?: never;
@@ -24786,9 +25334,11 @@ export interface operations {
     };
     get__api_paymentgateway_account_transactions: {
         parameters: {
-            query?: {
-                accountId?: string;
-                paymentGatewayTypeId?: number;
+            query: {
+                /** @example Example */
+                accountId: string;
+                /** @example 1 */
+                paymentGatewayTypeId: number;
                 date?: string;
                 startDate?: string;
                 endDate?: string;
@@ -24870,11 +25420,15 @@ export interface operations {
     };
     get__api_paymentgateway_account_transfers: {
         parameters: {
-            query?: {
-                accountId?: string;
-                paymentGatewayTypeId?: number;
-                month?: number;
-                year?: number;
+            query: {
+                /** @example Example */
+                accountId: string;
+                /** @example 1 */
+                paymentGatewayTypeId: number;
+                /** @example 1 */
+                month: number;
+                /** @example 1 */
+                year: number;
             };
             header?: never;
             path?: never;
@@ -25546,7 +26100,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Portal to sign in to: hub (default) or staff. */
-                type?: string;
+                type?: "hub" | "staff";
                 /** @description The tenant a public caller addresses, where the X-Tenant-Key header cannot be set. */
                 tenant?: string;
             };
@@ -25561,13 +26115,13 @@ export interface operations {
             content: {
                 /**
                  * @example [
-                 *       "Example"
+                 *       "member@example.com"
                  *     ]
                  */
                 "application/json": string[];
                 /**
                  * @example [
-                 *       "Example"
+                 *       "member@example.com"
                  *     ]
                  */
                 "text/json": string[];
@@ -27898,7 +28452,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example Example */
+                /** @example 2024-01-15 */
                 modifiedsince: string;
             };
             cookie?: never;
@@ -29619,8 +30173,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @example Example */
-                categorytypeid: string;
+                /** @example 1 */
+                categorytypeid: "1" | "2" | "3" | "4" | "5" | "6" | "Contact" | "Public contact" | "Product" | "Project" | "Certification" | "Sales";
                 /** @example false */
                 showemptylists: boolean;
             };
@@ -30535,7 +31089,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @example Example */
+                /** @example 2024-01-15 */
                 utcdatetime: string;
             };
             cookie?: never;
@@ -32822,14 +33376,74 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: PurchaseDate, StoreItemDigitalDownloadPurchaseId (any case), each optionally followed by asc or desc, comma-separated; default PurchaseDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["StoreListFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: PurchaseDate, StoreItemDigitalDownloadPurchaseId (any case), each optionally followed by asc or desc, comma-separated; default PurchaseDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: PurchaseDate, StoreItemDigitalDownloadPurchaseId (any case), each optionally followed by asc or desc, comma-separated; default PurchaseDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
             };
         };
         responses: {
@@ -33077,14 +33691,74 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: DisplayOrder, ProductName, Price, StoreItemId (any case), each optionally followed by asc or desc, comma-separated; default DisplayOrder. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["StoreListFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: DisplayOrder, ProductName, Price, StoreItemId (any case), each optionally followed by asc or desc, comma-separated; default DisplayOrder. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: DisplayOrder, ProductName, Price, StoreItemId (any case), each optionally followed by asc or desc, comma-separated; default DisplayOrder. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
             };
         };
         responses: {
@@ -33332,14 +34006,74 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["StoreListFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: PurchaseDate, StorePurchaseId, GrandTotal, PurchaseStatusId (any case), each optionally followed by asc or desc, comma-separated; default PurchaseDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["StoreListFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["StoreListFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: PurchaseDate, StorePurchaseId, GrandTotal, PurchaseStatusId (any case), each optionally followed by asc or desc, comma-separated; default PurchaseDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: PurchaseDate, StorePurchaseId, GrandTotal, PurchaseStatusId (any case), each optionally followed by asc or desc, comma-separated; default PurchaseDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    StoreItemType?: string | null;
+                    Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
+                } | null;
             };
         };
         responses: {
@@ -36365,14 +37099,98 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["MembershipFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: StartDate, EndDate, MembershipId (any case), each optionally followed by asc or desc, comma-separated; default StartDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** Format: int32 */
+                    ContactId?: number | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** @enum {string|null} */
+                    Status?: "pending" | "active" | "lapsed" | "cancelled" | null;
+                    /** @description Only terms in good standing on this day (yyyy-mm-dd). */
+                    InGoodStandingOn?: string | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["MembershipFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["MembershipFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: StartDate, EndDate, MembershipId (any case), each optionally followed by asc or desc, comma-separated; default StartDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** Format: int32 */
+                    ContactId?: number | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** @enum {string|null} */
+                    Status?: "pending" | "active" | "lapsed" | "cancelled" | null;
+                    /** @description Only terms in good standing on this day (yyyy-mm-dd). */
+                    InGoodStandingOn?: string | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: StartDate, EndDate, MembershipId (any case), each optionally followed by asc or desc, comma-separated; default StartDate desc. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /** Format: int32 */
+                    ContactId?: number | null;
+                    /** Format: int32 */
+                    MembershipTypeId?: number | null;
+                    /** Format: int32 */
+                    MembershipLevelId?: number | null;
+                    /** @enum {string|null} */
+                    Status?: "pending" | "active" | "lapsed" | "cancelled" | null;
+                    /** @description Only terms in good standing on this day (yyyy-mm-dd). */
+                    InGoodStandingOn?: string | null;
+                } | null;
             };
         };
         responses: {
@@ -37197,14 +38015,71 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["ContactListFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: Name, LastName, FirstName, EmailAddress, ContactId, LastModifiedDate (any case), each optionally followed by asc or desc, comma-separated; default Name. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    Criteria?: components["schemas"]["ContactListCriteriaInput"] | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["ContactListFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["ContactListFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: Name, LastName, FirstName, EmailAddress, ContactId, LastModifiedDate (any case), each optionally followed by asc or desc, comma-separated; default Name. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    Criteria?: components["schemas"]["ContactListCriteriaInput"] | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: Name, LastName, FirstName, EmailAddress, ContactId, LastModifiedDate (any case), each optionally followed by asc or desc, comma-separated; default Name. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    Criteria?: components["schemas"]["ContactListCriteriaInput"] | null;
+                } | null;
             };
         };
         responses: {
@@ -41114,14 +41989,119 @@ export interface operations {
                  *       "Take": "25"
                  *     }
                  */
-                "application/json": components["schemas"]["ReportAdvancedFilterInput"] | null;
+                "application/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: Name, ReportId, DateAdded, LastUsed, ReportCategoryId (any case), each optionally followed by asc or desc, comma-separated; default Name. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /**
+                     * Format: int32
+                     * @description Ignored: the tenant comes from the credential.
+                     */
+                    TenantId?: number | null;
+                    /** @description Only reports of this category (case-insensitive). */
+                    ReportCategoryId?: string | null;
+                    /** @description true: only custom reports; false: only system reports. */
+                    IsCustom?: boolean | null;
+                    /** @description true: only the caller's private reports; false: only shared ones. */
+                    IsPrivate?: boolean | null;
+                    /** @description true: only the caller's favorites; false: only the others. */
+                    IsFavorite?: boolean | null;
+                    /** @description Only reports of this ReportTypeId (contacts, memberships, event-registrations). */
+                    Criteria?: string | null;
+                    /** @description Ignored: reports never cross tenants. */
+                    ShowCustomReportsAcrossCustomers?: boolean | null;
+                } | null;
                 /**
                  * @example {
                  *       "Take": "25"
                  *     }
                  */
-                "text/json": components["schemas"]["ReportAdvancedFilterInput"] | null;
-                "application/x-www-form-urlencoded": components["schemas"]["ReportAdvancedFilterInput"] | null;
+                "text/json": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: Name, ReportId, DateAdded, LastUsed, ReportCategoryId (any case), each optionally followed by asc or desc, comma-separated; default Name. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /**
+                     * Format: int32
+                     * @description Ignored: the tenant comes from the credential.
+                     */
+                    TenantId?: number | null;
+                    /** @description Only reports of this category (case-insensitive). */
+                    ReportCategoryId?: string | null;
+                    /** @description true: only custom reports; false: only system reports. */
+                    IsCustom?: boolean | null;
+                    /** @description true: only the caller's private reports; false: only shared ones. */
+                    IsPrivate?: boolean | null;
+                    /** @description true: only the caller's favorites; false: only the others. */
+                    IsFavorite?: boolean | null;
+                    /** @description Only reports of this ReportTypeId (contacts, memberships, event-registrations). */
+                    Criteria?: string | null;
+                    /** @description Ignored: reports never cross tenants. */
+                    ShowCustomReportsAcrossCustomers?: boolean | null;
+                } | null;
+                "application/x-www-form-urlencoded": {
+                    /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
+                    Top?: string | number | null;
+                    /**
+                     * @description Page size. Page size: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000.
+                     * @example 25
+                     */
+                    Take?: string | number | null;
+                    /** @description Rows to skip. Rows to skip: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 0 to 9007199254740991. */
+                    Skip?: string | number | null;
+                    /** @description Case-insensitive text match. */
+                    Filter?: string | null;
+                    /** @description Fields to order by: Name, ReportId, DateAdded, LastUsed, ReportCategoryId (any case), each optionally followed by asc or desc, comma-separated; default Name. */
+                    OrderBy?: string | null;
+                    /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarStartDate?: string | null;
+                    /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
+                    CalendarEndDate?: string | null;
+                    /**
+                     * Format: int32
+                     * @description Ignored: the tenant comes from the credential.
+                     */
+                    TenantId?: number | null;
+                    /** @description Only reports of this category (case-insensitive). */
+                    ReportCategoryId?: string | null;
+                    /** @description true: only custom reports; false: only system reports. */
+                    IsCustom?: boolean | null;
+                    /** @description true: only the caller's private reports; false: only shared ones. */
+                    IsPrivate?: boolean | null;
+                    /** @description true: only the caller's favorites; false: only the others. */
+                    IsFavorite?: boolean | null;
+                    /** @description Only reports of this ReportTypeId (contacts, memberships, event-registrations). */
+                    Criteria?: string | null;
+                    /** @description Ignored: reports never cross tenants. */
+                    ShowCustomReportsAcrossCustomers?: boolean | null;
+                } | null;
             };
         };
         responses: {

@@ -1,5 +1,6 @@
 import type { EntityClass, EntityMetadata, FilterQuery, MetadataStorage, QueryOrderMap } from '@mikro-orm/core';
 import type { RequestContext } from '../context.js';
+import { MONTH_DAY_PATTERN, YEAR_PATTERN } from '../argument-rules.js';
 import { instantBound, type InstantBound } from '../dates.js';
 import { BadInput } from '../errors.js';
 import { allOf, leanCount, leanRows } from './lean-read.js';
@@ -20,15 +21,12 @@ function countRule(minimum: number, maximum: number, pattern: string, what: stri
   };
 }
 
-/** Years 0001 to 9999, and the days each month has (29 February left out: the document may be stricter than the server, never looser). */
-const YEAR = '(000[1-9]|00[1-9]\\d|0[1-9]\\d{2}|[1-9]\\d{3})';
-const MONTH_DAY = '((0[13578]|1[02])-(0[1-9]|[12]\\d|3[01])|(0[469]|11)-(0[1-9]|[12]\\d|30)|02-(0[1-9]|1\\d|2[0-8]))';
-
 /** An ISO 8601 date or date-time (empty: none), as `isoDate` takes it. */
 function dateRule(): Record<string, unknown> {
   return {
     type: ['string', 'null'], maxLength: LIST_DATE_TEXT_MAX,
-    pattern: `^(${YEAR}-${MONTH_DAY}([T ]([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?)?$`,
+    // A time after T only: JavaScript reads a space-separated one for some years only.
+    pattern: `^(${YEAR_PATTERN}-${MONTH_DAY_PATTERN}(T([01]\\d|2[0-3]):[0-5]\\d(:[0-5]\\d(\\.\\d{1,9})?)?(Z|[+-]([01]\\d|2[0-3]):?[0-5]\\d)?)?)?$`,
     description: 'An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none.',
   };
 }
@@ -59,6 +57,8 @@ export interface ListSpec<T> {
   search: ((keyof T & string) | `${keyof T & string}.${string}`)[];
   /** The date property CalendarStartDate and CalendarEndDate bound, where the list has one. */
   dates?: keyof T & string;
+  /** The GraphQL fields (`Query.vendors`) that list through this spec: the OpenAPI document states their OrderBy fields from it. */
+  operations: readonly string[];
 }
 
 /**
@@ -84,7 +84,35 @@ const registeredLists: RegisteredList[] = [];
  */
 export function defineList<T extends object>(entity: EntityClass<T>, spec: ListSpec<T>, volume: ListVolume = 'few'): ListSpec<T> {
   registeredLists.push({ entity, spec: spec as ListSpec<object>, volume });
+  return documentedList(spec);
+}
+
+const specsByOperation = new Map<string, ListSpec<object>>();
+
+/** Makes a list's spec known by its operations (`defineList` does this; a list whose indexes are its own, the audit trail, calls it itself). */
+export function documentedList<T>(spec: ListSpec<T>): ListSpec<T> {
+  for (const operation of spec.operations) specsByOperation.set(operation, spec as ListSpec<object>);
   return spec;
+}
+
+/** The spec of the list a GraphQL field (`Query.vendors`) answers, if it answers one. */
+export function listSpecOf(operation: string): ListSpec<object> | undefined {
+  return specsByOperation.get(operation);
+}
+
+/** A list's OrderBy as JSON Schema: its own fields (any case), each optionally followed by asc or desc, comma-separated; what `parseOrder` takes. */
+export function orderBySchema(spec: ListSpec<object>): Record<string, unknown> {
+  const names = Object.keys(spec.orderBy).map(anyCase).join('|');
+  const term = `\\s*(${names})(\\s+(${anyCase('asc')}|${anyCase('desc')}))?\\s*`;
+  return {
+    type: ['string', 'null'], maxLength: LIST_TEXT_MAX, pattern: `^${term}(,${term})*$`,
+    description: `Fields to order by: ${Object.keys(spec.orderBy).join(', ')} (any case), each optionally followed by asc or desc, comma-separated; default ${spec.defaultOrder}.`,
+  };
+}
+
+/** `Name` → `[nN][aA][mM][eE]`: JSON Schema patterns have no case-insensitive flag. */
+function anyCase(word: string): string {
+  return [...word].map((char) => (/[a-z]/i.test(char) ? `[${char.toLowerCase()}${char.toUpperCase()}]` : char)).join('');
 }
 
 /** Every list declared with `defineList` (the services that declare them must be imported). */

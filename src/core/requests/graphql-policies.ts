@@ -1,6 +1,7 @@
 import { getMetadataStorage as validationRules, validate, type ValidationError } from 'class-validator';
 import { getMetadataStorage, type AuthCheckerFn } from 'type-graphql';
 import type { RequestContext } from '../context.js';
+import { crossFieldRulesOf } from '../argument-rules.js';
 import { BadInput, type FieldProblem } from '../errors.js';
 import { ROLES, type Role } from '../../entities/login.js';
 import { isOneOf } from '../values.js';
@@ -31,6 +32,8 @@ export async function validateInput(argValue: unknown): Promise<void> {
     problems.push(...flatten(await validate(value, { skipMissingProperties: true, forbidUnknownValues: false })));
   }
   if (problems.length) throw new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
+  // Rules across fields, once each field is right on its own.
+  for (const value of values) for (const rule of crossFieldRulesOf((value as object | null)?.constructor)) rule.check(value);
 }
 
 const classesWithRules = new WeakMap<object, boolean>();
@@ -44,7 +47,7 @@ function hasRules(value: object): boolean {
   const type: unknown = value.constructor;
   if (typeof type !== 'function') return true;
   let known = classesWithRules.get(type);
-  if (known === undefined) classesWithRules.set(type, (known = validationRules().getTargetValidationMetadatas(type, '', true, false).length > 0));
+  if (known === undefined) classesWithRules.set(type, (known = validationRules().getTargetValidationMetadatas(type, '', true, false).length > 0 || crossFieldRulesOf(type).length > 0));
   return known;
 }
 

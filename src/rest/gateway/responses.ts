@@ -9,20 +9,30 @@ import { headersOf, PROBLEM_CONTENT_TYPE, problemOf } from '../problem.js';
 import type { CompiledRoute } from './routes.js';
 
 /**
- * A model read from the query string (`?options={…}`) is checked by the resolver's rules, which
- * name its fields as the model has them (`Take`, `Criteria.TermsOfUseId`): as the REST caller
- * sent them, they are `options.Take`. (The same input type also serves the POST body of the
- * list, where the bare names are right.)
+ * A failure's fields as the REST caller named them. A resolver's rules name an argument as
+ * GraphQL has it (`categoryTypeId`, `month`): for REST that is the documented path or query
+ * parameter (`categorytypeid`, `Month`). A model read from the query string (`?options={…}`) is
+ * checked by the resolver's rules, which name its fields as the model has them (`Take`,
+ * `Criteria.TermsOfUseId`): as the REST caller sent them, they are `options.Take`. (The same
+ * input type also serves the POST body of the list, where the bare names are right.)
  */
 export function namedAsDocumented(route: CompiledRoute, variables: Record<string, unknown>, error: ApiError): ApiError {
   if (!(error instanceof BadInput) || error.problems.length === 0) return error;
+  const parameters = new Map<string, string>([
+    ...route.segments.flatMap((segment) => ('param' in segment ? [[segment.arg, segment.param] as const] : [])),
+    ...[...route.queryArgs.values()].map(({ documented, arg }) => [arg.name, documented] as const),
+  ]);
   const models = [...route.queryArgs.values()].filter(({ arg }) => arg.name in variables && isInputObjectType(getNullableType(arg.type)));
-  if (models.length !== 1) return error;
-  const { documented, arg } = models[0];
-  const model = getNamedType(arg.type);
-  if (!isInputObjectType(model)) return error;
-  const fields = new Set(Object.values(model.getFields()).map((field) => documentedKey(field.name)));
-  const rename = (field: string) => (fields.has(field.split(/[.[]/)[0]) ? `${documented}.${field}` : field);
+  const model = models.length === 1 ? getNamedType(models[0].arg.type) : null;
+  const modelFields = model && isInputObjectType(model) ? new Set(Object.values(model.getFields()).map((field) => documentedKey(field.name))) : new Set<string>();
+  const body = route.bodyArg?.name;
+  const rename = (field: string) => {
+    if (parameters.has(field)) return parameters.get(field)!;
+    // A rule on a body that is an argument itself (an array): the body, and its items by index.
+    if (body && field === body) return 'body';
+    if (body && field.startsWith(`${body}[`)) return field.slice(body.length);
+    return modelFields.has(field.split(/[.[]/)[0]) ? `${models[0].documented}.${field}` : field;
+  };
   if (!error.problems.some((problem) => rename(problem.field) !== problem.field)) return error;
   const problems = error.problems.map((problem) => ({ ...problem, field: rename(problem.field) }));
   return new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));

@@ -3,7 +3,7 @@ import type { RequestContext } from '../../core/context.js';
 import { loadConfig } from '../../core/config.js';
 import type { JobDefinition } from '../../core/runtime/jobs.js';
 import { allOf } from '../../core/data/lean-read.js';
-import { listQuery, type ListSpec } from '../../core/data/list-query.js';
+import { documentedList, listQuery } from '../../core/data/list-query.js';
 import { AuditEntry } from '../../entities/audit.js';
 import type { AuditTrailEntry, AuditTrailFilterInput } from '../../schema/audit.js';
 import { acrossTenantsSql } from '../../core/data/tenant-sql.js';
@@ -13,12 +13,13 @@ import { acrossTenantsSql } from '../../core/data/tenant-sql.js';
  * written by the database trigger of migration 0022 (see core/data/audit.ts for who sets its author).
  */
 
-const auditList: ListSpec<AuditEntry> = {
+const auditList = documentedList<AuditEntry>({
+  operations: ['Query.auditTrail'],
   orderBy: { AuditEntryId: 'id', OccurredAt: 'occurredAt', TableName: 'tableName', Operation: 'operation', ActorLogin: 'actorLogin' },
   defaultOrder: 'AuditEntryId desc',
   search: ['tableName', 'operation', 'actorLogin'],
   dates: 'occurredAt',
-};
+});
 
 const AUDIT_FIELDS = [
   'id', 'occurredAt', 'tableName', 'recordId', 'action', 'operation', 'actorLoginId', 'actorLogin',

@@ -22,6 +22,7 @@ import type {
  */
 
 const packageList = defineList(BenefitPackage, {
+  operations: ['Query.benefitPackages'],
   orderBy: { Name: 'name', BenefitPackageId: 'id', ActivePeriodStart: 'activeFrom', ActivePeriodEnd: 'activeTo' },
   defaultOrder: 'Name',
   search: ['name', 'description'],

@@ -29,6 +29,7 @@ const NOUN = 'The payment gateway account';
 const FIELDS = ['id', 'accountId', 'gatewayTypeId', 'name', 'chapterId', 'secretEncrypted', 'auditId'] as const;
 
 const accountList = defineList(PaymentGatewayAccount, {
+  operations: ['Query.paymentGatewayAccounts'],
   orderBy: { Name: 'name', GatewayAccountId: 'id', AccountId: 'accountId', PaymentGatewayTypeId: 'gatewayTypeId' },
   defaultOrder: 'Name',
   search: ['name', 'accountId'],

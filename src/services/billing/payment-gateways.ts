@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DAY_RULE, textRule } from '../../core/argument-rules.js';
 import type { RequestContext } from '../../core/context.js';
 import { instantBound } from '../../core/dates.js';
 import { BadInput, NotFound } from '../../core/errors.js';
@@ -45,10 +46,8 @@ const SIGNS: Record<GatewayTransactionKind, { amount: 1 | -1; fee: 1 | -1 }> = {
   transfer_reversal: { amount: 1, fee: -1 },
 };
 
-/** The account named by its gateway id and gateway type, or 404 (400 naming a missing field). */
+/** The account named by its gateway id and gateway type, or 404. */
 async function findAccount(ctx: RequestContext, key: GatewayAccountArgs): Promise<{ id: number; accountId: string; gatewayTypeId: number }> {
-  if (!key.accountId) throw BadInput.field('AccountId', 'is required');
-  if (!key.paymentGatewayTypeId) throw BadInput.field('PaymentGatewayTypeId', 'is required');
   const [account] = await leanRows(ctx.reader, PaymentGatewayAccount, {
     fields: ['id', 'accountId', 'gatewayTypeId'], where: { accountId: key.accountId, gatewayTypeId: key.paymentGatewayTypeId }, limit: 1,
   });
@@ -56,10 +55,8 @@ async function findAccount(ctx: RequestContext, key: GatewayAccountArgs): Promis
   return account;
 }
 
-/** [start, end) of a UTC month (400 naming Month or Year). */
-function monthBounds(month: number | null | undefined, year: number | null | undefined): [Date, Date] {
-  if (!month || month < 1 || month > 12) throw BadInput.field('Month', 'must be from 1 to 12');
-  if (!year || year < 1 || year > 9999) throw BadInput.field('Year', 'must be from 1 to 9999');
+/** [start, end) of a UTC month (AccountMonthArgs checked the month and year). */
+function monthBounds(month: number, year: number): [Date, Date] {
   const start = new Date(Date.UTC(2000, month - 1, 1));
   start.setUTCFullYear(year);
   const end = new Date(start);
@@ -95,7 +92,7 @@ export async function monthlyStatement(ctx: RequestContext, args: AccountMonthAr
   const count = (key: string) => Number(row[key]);
   const amount = (key: string) => toMoneyNumber(row[key]);
   return {
-    AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: args.month!, Year: args.year!,
+    AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: args.month, Year: args.year,
     SalesCount: count('sales_count'), SalesAmount: amount('sales_amount'), SalesFeesAmount: amount('sales_fees'),
     RefundCount: count('refund_count'), RefundAmount: amount('refund_amount'), RefundFeesAmount: amount('refund_fees'),
     DisputeCount: count('dispute_count'), DisputeAmount: amount('dispute_amount'), DisputeFeesAmount: amount('dispute_fees'),
@@ -121,7 +118,7 @@ export async function monthTransfers(ctx: RequestContext, args: AccountMonthArgs
      WHERE ${tenantIs('t')} AND t.account_id = ? AND t.kind = 'transfer' AND t.occurred_at >= ? AND t.occurred_at < ?
      ORDER BY t.occurred_at, t.id`, [account.id, start, end]);
   return {
-    AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: args.month!, Year: args.year!,
+    AccountId: account.accountId, PaymentGatewayTypeId: String(account.gatewayTypeId), Month: args.month, Year: args.year,
     Transfers: rows.map((row) => ({
       TransferId: row.gateway_transaction_id, Date: new Date(row.occurred_at).toISOString(), Amount: toMoneyNumber(row.amount),
       Reversed: row.reversed, TransactionCount: Number(row.transaction_count),
@@ -129,10 +126,12 @@ export async function monthTransfers(ctx: RequestContext, args: AccountMonthArgs
   };
 }
 
+/** The `{date}` of a transfer's path: answered as given. */
+export const TRANSFER_DATE_RULE = textRule(40);
+
 export async function transferDetails(
   ctx: RequestContext, args: { accountId: string; id: string; paymentGatewayTypeId: number; date: string },
 ): Promise<TransferDetails> {
-  if (args.date.length > 40) throw BadInput.field('date', 'must be at most 40 characters');
   const account = await findAccount(ctx, args);
   const transfers = await leanRows(ctx.reader, PaymentGatewayTransaction, {
     fields: ['kind'], where: { account: account.id, $or: [{ gatewayTransactionId: args.id, kind: 'transfer' }, { transferId: args.id, kind: 'transfer_reversal' }] },
@@ -146,18 +145,18 @@ export async function transferDetails(
 }
 
 export async function accountTransactions(ctx: RequestContext, args: AccountTransactionsArgs): Promise<Transactions> {
-  const day = args.date ? dayOf(args.date, 'Date') : null;
-  const first = args.startDate ? dayOf(args.startDate, 'StartDate') : day;
-  const last = args.endDate ? dayOf(args.endDate, 'EndDate') : day;
-  if (!first) throw BadInput.field('StartDate', 'is required (or Date)');
-  if (!last) throw BadInput.field('EndDate', 'is required (or Date)');
-  if (last < first) throw BadInput.field('EndDate', 'must not be before StartDate');
+  // The texts were checked (AccountTransactionsArgs): the days they name.
+  const day = args.date ? DAY_RULE.parse(args.date, 'date') : null;
+  const first = args.startDate ? DAY_RULE.parse(args.startDate, 'startDate') : day;
+  const last = args.endDate ? DAY_RULE.parse(args.endDate, 'endDate') : day;
   const account = await findAccount(ctx, args);
-  const end = new Date(last);
-  end.setUTCDate(end.getUTCDate() + 1);
+  // An open end is unbounded; a range that ends before it starts holds no day (no parameter
+  // depends on another, so that every combination the document allows is answered).
+  const end = last && new Date(last);
+  end?.setUTCDate(end.getUTCDate() + 1);
   return {
     AccountId: account.accountId, PaymentGatewayTypeId: account.gatewayTypeId, Date: args.date ?? null, StartDate: args.startDate ?? null, EndDate: args.endDate ?? null,
-    Transactions: await transactionRows(ctx, { account: account.id, occurredAt: { ...instantBound('$gte', first), ...instantBound('$lt', end) } }),
+    Transactions: await transactionRows(ctx, { account: account.id, ...(first || end ? { occurredAt: { ...(first && instantBound('$gte', first)), ...(end && instantBound('$lt', end)) } } : {}) }),
   };
 }
 
@@ -170,16 +169,6 @@ async function transactionRows(ctx: RequestContext, where: object): Promise<Paym
     TransactionId: row.gatewayTransactionId, Type: row.kind, Date: new Date(row.occurredAt).toISOString(), Amount: toMoneyNumber(row.amount),
     Fee: toMoneyNumber(row.fee), Net: toMoneyNumber(money(row.amount).plus(row.fee)), TransferId: row.transferId, Description: row.description,
   }));
-}
-
-/** A yyyy-mm-dd (or the day of an ISO date-time) as the start of that UTC day; 400 naming `field` otherwise. */
-function dayOf(value: string, field: string): Date {
-  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ].*)?$/.exec(value.trim());
-  const day = match ? new Date(`${match[1]}T00:00:00Z`) : null;
-  if (!match || !day || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== match[1] || match[1] < '0001-01-01') {
-    throw BadInput.field(field, 'must be a date (yyyy-mm-dd)');
-  }
-  return day;
 }
 
 export async function gatewayAccountLookup(ctx: RequestContext, platformPayOnly: boolean): Promise<LookupChoiceInt[]> {

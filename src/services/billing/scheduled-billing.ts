@@ -80,12 +80,14 @@ export const SCHEDULE_FIELDS = [
 export type ScheduleRow = Pick<ScheduledBilling, (typeof SCHEDULE_FIELDS)[number]>;
 
 const scheduleList = defineList(ScheduledBilling, {
+  operations: ['Query.scheduledBillingItems', 'Query.scheduledBillingExport'],
   orderBy: { NextBillDate: 'nextBillDate', Amount: 'amount', Description: 'description', StartDate: 'startDate', ScheduledBillingId: 'id' },
   defaultOrder: 'NextBillDate',
   search: ['description', 'contact.lastName', 'contact.firstName', 'contact.name'],
 }, 'many');
 
 const runList = defineList(ScheduledBillingRunRecord, {
+  operations: ['Query.scheduledBillingRunHistory'],
   orderBy: { SystemJobId: 'id', RequestedAt: 'createdAt' },
   defaultOrder: 'SystemJobId desc',
   search: ['state'],

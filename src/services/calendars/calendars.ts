@@ -18,6 +18,7 @@ import { lookupChoices, rowActions, type ListOptionsInput, type LookupChoiceInt 
  */
 
 const calendarList = defineList(Calendar, {
+  operations: ['Query.calendars'],
   orderBy: { Name: 'name', Description: 'description', IsActive: 'isActive', CalendarId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'description'],

@@ -139,6 +139,7 @@ function notStored(): ServiceUnavailable {
 // ---- observability ----
 
 const callbackList = defineList(ProviderCallback, {
+  operations: ['Query.providerCallbacks'],
   orderBy: { ReceivedAt: 'receivedAt', CallbackId: 'id', Provider: 'provider', State: 'state' },
   defaultOrder: 'ReceivedAt desc',
   search: ['provider', 'state', 'error'],

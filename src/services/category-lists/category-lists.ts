@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ArgumentRule } from '../../core/argument-rules.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js';
 import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../../core/data/lean-read.js';
@@ -40,6 +41,7 @@ const FIELDS = [
 type ListRow = Pick<CategoryList, (typeof FIELDS)[number]>;
 
 const categoryListSpec = defineList(CategoryList, {
+  operations: ['Query.categoryLists'],
   orderBy: { Name: 'name', CategoryListId: 'id', CategoryTypeId: 'categoryType' },
   defaultOrder: 'Name',
   search: ['name', 'description'],
@@ -160,8 +162,7 @@ export function categoryTypeLookup(): LookupChoiceInt[] {
 }
 
 /** Lists of one type (`lookup/{categorytypeid}/{showemptylists}`): without `showEmptyLists`, only those with items. */
-export async function categoryListLookup(ctx: RequestContext, categoryTypeId: string, showEmptyLists: boolean): Promise<LookupChoiceInt[]> {
-  const type = parseCategoryType(categoryTypeId, 'categorytypeid');
+export async function categoryListLookup(ctx: RequestContext, type: CategoryTypeId, showEmptyLists: boolean): Promise<LookupChoiceInt[]> {
   await ensureSystemLists(ctx);
   const lists = await listsOfType(ctx, type, {});
   if (showEmptyLists) return lookupChoices(lists);
@@ -170,8 +171,7 @@ export async function categoryListLookup(ctx: RequestContext, categoryTypeId: st
 }
 
 /** Lists of a type that items can be moved to (`lookup/reassigncategorylist/{categorytypeid}`): the active ones, but `exceptCategoryListId`. */
-export async function reassignCategoryListLookup(ctx: RequestContext, categoryTypeId: string, exceptCategoryListId: number | null | undefined): Promise<LookupChoiceInt[]> {
-  const type = parseCategoryType(categoryTypeId, 'categorytypeid');
+export async function reassignCategoryListLookup(ctx: RequestContext, type: CategoryTypeId, exceptCategoryListId: number | null | undefined): Promise<LookupChoiceInt[]> {
   await ensureSystemLists(ctx);
   const lists = await listsOfType(ctx, type, { isActive: true, ...(exceptCategoryListId ? { id: { $ne: exceptCategoryListId } } : {}) });
   return lookupChoices(lists);
@@ -211,12 +211,21 @@ export async function seedCategoryLists(em: EntityManager, tenant: Tenant, marke
 // ---------------------------------------------------------------------------------------------
 
 /** A category type given as its number ("1") or its name ("Contact", "public contact"); 400 naming `field` otherwise. */
-export function parseCategoryType(value: string, field: string): CategoryTypeId {
+function parseCategoryType(value: string, field: string): CategoryTypeId {
   const text = value.trim().toLowerCase().replace(/[\s_-]+/g, '');
   const type = CATEGORY_TYPES.find((candidate) => String(candidate.id) === text || candidate.name.toLowerCase().replace(/\s+/g, '') === text);
   if (!type) throw BadInput.field(field, `must be one of ${CATEGORY_TYPES.map((candidate) => `${candidate.id} (${candidate.name})`).join(', ')}`);
   return type.id;
 }
+
+/** A category type argument: the document lists the numbers and names (any case, spaces optional). */
+export const CATEGORY_TYPE_RULE: ArgumentRule<CategoryTypeId> = {
+  schema: {
+    type: 'string', enum: [...CATEGORY_TYPES.map((type) => String(type.id)), ...CATEGORY_TYPES.map((type) => type.name)],
+    description: `A category type by number or name (any case): ${CATEGORY_TYPES.map((type) => `${type.id} ${type.name}`).join(', ')}.`,
+  },
+  parse: parseCategoryType,
+};
 
 function typeName(type: CategoryTypeId): string {
   return CATEGORY_TYPES.find((candidate) => candidate.id === type)?.name ?? '';

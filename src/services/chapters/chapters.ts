@@ -47,6 +47,7 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 const NOUN = 'The chapter';
 
 const chapterList = defineList(Chapter, {
+  operations: ['Query.chapters'],
   orderBy: { OrganizationName: 'name', ChapterId: 'contact', ChapterNumber: 'number' },
   defaultOrder: 'OrganizationName',
   search: ['name', 'number'],
@@ -180,8 +181,7 @@ export async function membershipTypeOptionChildChapterIds(ctx: RequestContext, i
 }
 
 /** `chapters/contacts/lookup/{includeparent}`: the chapters with their own payment gateway, after the top-level organization when asked. */
-export async function chapterContactsLookup(ctx: RequestContext, includeParent: string): Promise<ChapterContactSelect[]> {
-  const include = parseFlag(includeParent, 'includeparent');
+export async function chapterContactsLookup(ctx: RequestContext, include: boolean): Promise<ChapterContactSelect[]> {
   if (include) await topLevelOrganizationId(ctx);
   const hierarchy = await readHierarchy(ctx);
   return hierarchy.filter((org) => include || !org.isTopLevel).map((org) => contactSelect(org, org.paymentGatewayId));
@@ -312,12 +312,4 @@ function idFromText(value: string | null | undefined, field: string): number | n
 
 function idText(id: number | null): string | null {
   return id === null ? null : String(id);
-}
-
-/** A flag documented as str (`includeparent`): true/false (any case) or 1/0. */
-function parseFlag(value: string, field: string): boolean {
-  const text = value.trim().toLowerCase();
-  if (text === 'true' || text === '1') return true;
-  if (text === 'false' || text === '0') return false;
-  throw BadInput.field(field, 'must be true or false');
 }

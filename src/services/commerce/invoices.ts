@@ -36,12 +36,14 @@ const INVOICE_FIELDS = ['id', 'number', 'contact', 'invoiceDate', 'dueDate', 'st
 type InvoiceRow = Pick<Invoice, (typeof INVOICE_FIELDS)[number]>;
 
 const itemList = defineList(SaleableItem, {
+  operations: ['Query.saleableItems'],
   orderBy: { Name: 'name', SaleableItemId: 'id', ItemType: 'itemType', Price: 'price' },
   defaultOrder: 'Name',
   search: ['name', 'accountingClass'],
 });
 
 const invoiceList = defineList(Invoice, {
+  operations: ['Query.invoices'],
   orderBy: { InvoiceNumber: 'number', InvoiceDate: 'invoiceDate', DueDate: 'dueDate', Total: 'total', Status: 'status' },
   defaultOrder: 'InvoiceNumber desc',
   search: ['memo', 'source'],

@@ -44,6 +44,7 @@ export const CONTACT_SAVE_LOCK = ['contacts', 'save'] as const;
 const MAX_DUPLICATES_LISTED = 20;
 
 const contactList = defineList(Contact, {
+  operations: ['Query.contacts'],
   orderBy: { Name: 'sortName', LastName: 'lastName', FirstName: 'firstName', EmailAddress: 'email', ContactId: 'id', LastModifiedDate: 'updatedAt' },
   defaultOrder: 'Name',
   search: ['searchText'],

@@ -29,6 +29,7 @@ const PROJECT_FIELDS = ['id', 'name', 'description', 'status', 'startDate', 'due
 const OPPORTUNITY_FIELDS = ['id', 'name', 'contact', 'salesPerson', 'stage', 'amount', 'openedDate', 'closedDate', 'auditId'] as const;
 
 const projectList = defineList(DashboardProject, {
+  operations: ['Query.projects'],
   orderBy: { Name: 'name', ProjectId: 'id', Status: 'status', StartDate: 'startDate', DueDate: 'dueDate', CompletedDate: 'completedDate' },
   defaultOrder: 'StartDate desc',
   search: ['name', 'description'],
@@ -36,6 +37,7 @@ const projectList = defineList(DashboardProject, {
 }, 'many');
 
 const opportunityList = defineList(DashboardSalesOpportunity, {
+  operations: ['Query.salesOpportunities'],
   orderBy: { Name: 'name', SalesOpportunityId: 'id', Stage: 'stage', Amount: 'amount', OpenedDate: 'openedDate', ClosedDate: 'closedDate' },
   defaultOrder: 'OpenedDate desc',
   search: ['name'],

@@ -1,4 +1,5 @@
 import type { RequestContext } from '../../core/context.js';
+import { jsonText } from '../../core/values.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
 import { allOf, countsBy, idOf, leanRows } from '../../core/data/lean-read.js';
 import { listQuery, parseListOptions, defineList } from '../../core/data/list-query.js';
@@ -26,12 +27,14 @@ const DIRECTORY_NOUN = 'The directory';
 const TYPE_NOUN = 'The directory listing type';
 
 const directoryList = defineList(Directory, {
+  operations: ['Query.directories', 'Query.chapterDirectories', 'Query.directoriesSetup'],
   orderBy: { Name: 'name', SortOrder: 'sortOrder', DirectoryId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'displayName', 'description'],
 });
 
 const typeList = defineList(DirectoryListingType, {
+  operations: ['Query.directoryListingTypes'],
   orderBy: { Name: 'name', DirectoryListingTypeId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'description'],
@@ -91,7 +94,7 @@ export async function getDirectory(ctx: RequestContext, directoryId: string | nu
     DirectoryId: row.id, Name: row.name, DisplayName: row.displayName, Description: row.description, DirectoryListingTypeId: idOf(row.listingType),
     SortOrder: row.sortOrder, CategoryListId: row.categoryListId, CatLists: row.categoryListIds, OrderCategoryResults: row.orderCategoryResults,
     IsPublic: row.isPublic, IsHub: row.isHub, HubIconCssClass: row.hubIconCssClass, SearchFilterOptions: { ...DEFAULT_SEARCH_SETTINGS, ...row.searchSettings },
-    KeywordSearchOptions: row.keywordSearchOptions, CustomFields: row.customFields, IsMultiTenant: row.isMultiTenant,
+    KeywordSearchOptions: jsonText(row.keywordSearchOptions), CustomFields: jsonText(row.customFields), IsMultiTenant: row.isMultiTenant,
     AutomaticallyAddRemoveMembers: row.automaticallyAddRemoveMembers, ObjectTypeId: row.objectTypeId, SearchObjectTypeId: row.searchObjectTypeId,
     ShowIsPublicProperty: row.showIsPublicProperty, InDevelopment: row.inDevelopment, ChapterId: row.chapterId, MembershipTypeIds: row.membershipTypeIds,
     AuditId: row.auditId,
@@ -250,7 +253,7 @@ function toListingType(row: Pick<DirectoryListingType, (typeof TYPE_FIELDS)[numb
     DirectoryListingTypeId: row.id, Id: row.id, AuditId: row.auditId, Name: row.name, Description: row.description, DefaultRank: row.defaultRank,
     ShowIndividualDetails: row.showIndividualDetails, ShowContactDetails: row.showContactDetails, ShowCustomFields: row.showCustomFields,
     ShowRelatedContacts: row.showRelatedContacts, ShowContactsWithMemberships: row.showContactsWithMemberships, ShowPrimaryContact: row.showPrimaryContact,
-    DirectLinkToDestinationSite: row.directLinkToDestinationSite, OpenLinksInNewTab: row.openLinksInNewTab, Options: row.options, Retargeting: row.retargeting,
+    DirectLinkToDestinationSite: row.directLinkToDestinationSite, OpenLinksInNewTab: row.openLinksInNewTab, Options: jsonText(row.options), Retargeting: row.retargeting,
     EnhancedOnMap: row.enhancedOnMap, IsDeletable: used.directories + used.listings === 0, Count: used.listings, ShowRETSDirectoryLinkOption: row.showRetsDirectoryLinkOption,
   };
 }

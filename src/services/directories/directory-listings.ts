@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { instantRule } from '../../core/argument-rules.js';
 import { confineToTenant, type RequestContext } from '../../core/context.js';
 import { todayUtc } from '../../core/dates.js';
 import { BadInput, Forbidden, NotFound } from '../../core/errors.js';
@@ -136,7 +137,9 @@ export async function editableListing(ctx: RequestContext, directoryContactId: n
   return listing.id;
 }
 
-const changeList = defineList(DirectoryListing, { orderBy: { LastModifiedDate: 'updatedAt' }, defaultOrder: 'LastModifiedDate', search: [] }, 'many');
+const changeList = defineList(DirectoryListing, {
+  operations: ['Query.directoryListingsModifiedSince'], orderBy: { LastModifiedDate: 'updatedAt' }, defaultOrder: 'LastModifiedDate', search: [],
+}, 'many');
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 interface ChangeRow {
@@ -152,8 +155,7 @@ interface ChangeRow {
  * `modifiedSince`, oldest change first, one page (Skip/Take of `options`; default 100, at most
  * 1000). Removed listings come with IsDeleted true. One statement.
  */
-export async function listingsModifiedSince(ctx: RequestContext, modifiedSince: string, options: ListOptionsInput | null | undefined): Promise<DirectoryAllItem[]> {
-  const since = instant(modifiedSince);
+export async function listingsModifiedSince(ctx: RequestContext, since: Date, options: ListOptionsInput | null | undefined): Promise<DirectoryAllItem[]> {
   const list = parseListOptions(options, changeList);
   const rows = await tenantSql(ctx).all<ChangeRow>(
     `select l.id, l.directory_id, l.contact_id, l.is_visible, l.deleted_at, l.updated_at, l.short_description, l.description, l.keywords, l.highlights,
@@ -291,15 +293,16 @@ export const directoryReconcileJob: JobDefinition = {
   handle: (orm) => reconcileAllTenants(orm),
 };
 
-function instant(value: string): Date {
+/** `modifiedsince`: an ISO 8601 date or date-time, as JavaScript reads it, within the years 0001 to 9999. */
+export const MODIFIED_SINCE_RULE = instantRule((value, field) => {
   const text = value.trim();
   const date = ISO_INSTANT.test(text) ? new Date(text) : null;
   const year = date?.getUTCFullYear() ?? 0;
   if (!date || Number.isNaN(date.getTime()) || year < 1 || year > 9999) {
-    throw BadInput.field('modifiedsince', 'must be an ISO 8601 date or date-time between the years 0001 and 9999');
+    throw BadInput.field(field, 'must be an ISO 8601 date or date-time between the years 0001 and 9999');
   }
   return date;
-}
+});
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== null && entry !== undefined)) as Partial<T>;

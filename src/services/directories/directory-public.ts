@@ -1,4 +1,5 @@
 import type { RequestContext } from '../../core/context.js';
+import { jsonText } from '../../core/values.js';
 import { BadInput, NotFound } from '../../core/errors.js';
 import { escapeLike } from '../../core/data/list-query.js';
 import { geocodePostalCode, normalizePostalCode } from '../../core/external/postal-geocode.js';
@@ -163,7 +164,7 @@ export async function publicDirectorySearch(ctx: RequestContext, directoryId: st
     AlphabetizeResults: directory.settings.AlphabetizeResults, ShowRelatedContacts: directory.settings.ShowRelatedContacts,
     ShowPrimaryContact: directory.settings.ShowPrimaryContact, CategoryItemId: categories.length ? categories.join(',') : null,
     ShowPostalCodeFilter: flag(args.showPostalCodeFilter, 'showpostalcodefilter') || directory.settings.ShowPostalCodeFilter, ListItems: items,
-    DisplayRadiusSearch: directory.settings.DisplayRadiusSearch, AdvancedSearchFilter: Object.keys(filter).length ? filter : null, ResultCount: String(total),
+    DisplayRadiusSearch: directory.settings.DisplayRadiusSearch, AdvancedSearchFilter: Object.keys(filter).length ? JSON.stringify(filter) : null, ResultCount: String(total),
     DefaultLayout: text(args.defaultLayout, 'defaultlayout', 50) || directory.settings.DefaultLayout,
   };
 }
@@ -227,7 +228,7 @@ export async function publicDirectoryListing(ctx: RequestContext, directoryId: n
     MainImage: row.logo_url, ImageUrl: row.logo_url, ImageShortDescription: row.logo_short_description,
     GalleryImages: gallery.map((image) => image.Url), GalleryImageDetails: gallery,
     contactFields: [...contactFields], directoryFields, fieldOrder: [...directoryFields, ...contactFields],
-    CustomFields: shown.CustomFields ? customFields : null, ShortDescription: row.short_description,
+    CustomFields: shown.CustomFields ? jsonText(customFields) : null, ShortDescription: row.short_description,
     Description: shown.Description ? row.description : null, Bio: shown.Description ? row.bio : null, Highlights: shown.Description ? row.highlights : null,
     Keywords: shown.Description ? row.keywords : null, CommonName: row.name, ContactCommonName: row.name, OrgName: person ? null : row.name,
     Categories: row.category_item_ids ?? [], PrimaryAddress: addresses[0] ?? null, primaryAddressId: null, Addresses: addresses,

@@ -36,6 +36,7 @@ const FIELDS = ['id', 'documentGenerationTypeId', 'name', 'file', 'auditId'] as 
 type TemplateRow = Pick<DocumentGenerationTemplate, (typeof FIELDS)[number]>;
 
 const templateList = defineList(DocumentGenerationTemplate, {
+  operations: ['Query.documentGenerationTemplates', 'Query.documentGenerationTemplateLookup'],
   orderBy: { Name: 'name', DocumentGenerationTemplateId: 'id', DocumentGenerationTypeId: 'documentGenerationTypeId' },
   defaultOrder: 'Name',
   search: ['name', 'documentGenerationTypeId'],

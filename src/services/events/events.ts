@@ -45,6 +45,7 @@ export type OfferingRow = Pick<EventOffering, (typeof OFFERING_FIELDS)[number]>;
 const SESSION_FIELDS = ['id', 'event', 'name', 'startsAt', 'endsAt', 'auditId'] as const;
 
 const eventList = defineList(Event, {
+  operations: ['Query.events'],
   orderBy: { Name: 'name', EventId: 'id', StartDate: 'startsAt', EndDate: 'endsAt', Status: 'status' },
   defaultOrder: 'StartDate desc',
   search: ['name', 'venue'],
@@ -52,6 +53,7 @@ const eventList = defineList(Event, {
 }, 'many');
 
 const attendeeList = defineList(EventRegistration, {
+  operations: ['Query.eventAttendees'],
   orderBy: { EventRegistrationId: 'id', Status: 'status', Amount: 'amount' },
   defaultOrder: 'EventRegistrationId',
   search: ['contact.firstName', 'contact.lastName', 'contact.email'],

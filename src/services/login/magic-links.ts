@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { choiceRule, type ArgumentRule } from '../../core/argument-rules.js';
 import type { AppDeps, RequestContext } from '../../core/context.js';
 import { BadInput, TooManyRequests } from '../../core/errors.js';
-import { isOneOf } from '../../core/values.js';
 import { hashToken, newToken } from '../../core/runtime/secrets.js';
 import { Login, MagicLinkToken, OutboxMessage, SignInRequest } from '../../entities/index.js';
 import type { SessionToken } from '../../schema/login.js';
@@ -10,6 +10,9 @@ import { acrossTenants, acrossTenantsSql } from '../../core/data/tenant-sql.js';
 
 /** The portals a link can sign in to: the staff back office, or the member hub. */
 export const LOGIN_TYPES = ['hub', 'staff'] as const;
+export type LoginType = (typeof LOGIN_TYPES)[number];
+/** The portal a magic link signs in to (hub when not given). */
+export const LOGIN_TYPE_RULE = choiceRule(LOGIN_TYPES);
 const MAX_ADDRESSES = 10;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -18,18 +21,24 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
  * is known (no account enumeration); the per-address rate limit counts every request, known
  * or not, so it reveals nothing either.
  */
-export async function requestMagicLinks(ctx: RequestContext, addresses: string[], type: string | null | undefined): Promise<true> {
+/** The addresses a link is sent to: 1 to MAX_ADDRESSES e-mail addresses, answered normalized and without repeats. */
+export const EMAILS_RULE: ArgumentRule<string[], string[]> = {
+  schema: { type: 'array', minItems: 1, maxItems: MAX_ADDRESSES, items: { type: 'string', maxLength: 254, pattern: EMAIL.source } },
+  parse(addresses, field) {
+    if (addresses.length === 0 || addresses.length > MAX_ADDRESSES) throw BadInput.field(field, `must list 1 to ${MAX_ADDRESSES} e-mail addresses`);
+    return [...new Set(addresses.map((address, index) => {
+      const email = normalizeEmail(address);
+      if (!EMAIL.test(email) || email.length > 254) throw BadInput.field(`${field}[${index}]`, 'is not an e-mail address');
+      return email;
+    }))];
+  },
+};
+
+export async function requestMagicLinks(ctx: RequestContext, emails: string[], type: LoginType | null | undefined): Promise<true> {
   // An address may have logins in several tenants: the named cross-tenant path (row-level security).
   const { app } = ctx;
   const em = acrossTenants(ctx.em);
-  const loginType = (type ?? 'hub').toLowerCase();
-  if (!isOneOf(LOGIN_TYPES, loginType)) throw BadInput.field('type', `must be one of ${LOGIN_TYPES.join(', ')}`);
-  if (addresses.length === 0 || addresses.length > MAX_ADDRESSES) throw BadInput.field('body', `must list 1 to ${MAX_ADDRESSES} e-mail addresses`);
-  const emails = [...new Set(addresses.map((address, index) => {
-    const email = normalizeEmail(String(address));
-    if (!EMAIL.test(email) || email.length > 254) throw BadInput.field(`[${index}]`, 'is not an e-mail address');
-    return email;
-  }))];
+  const loginType = type ?? 'hub';
 
   await em.transactional(async (tx) => {
     await enforceRateLimit(app, tx, emails);

@@ -38,6 +38,7 @@ const FIELDS = [
 export type MembershipTypeRow = Pick<MembershipType, (typeof FIELDS)[number]>;
 
 const typeList = defineList(MembershipType, {
+  operations: ['Query.membershipTypes'],
   orderBy: { Name: 'name', MembershipTypeId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'description'],

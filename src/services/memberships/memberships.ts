@@ -53,6 +53,7 @@ export const MEMBERSHIP_SOURCE = 'membership';
 const sourceKeyOf = (membershipId: number) => `${MEMBERSHIP_SOURCE}:${membershipId}`;
 
 const membershipList = defineList(Membership, {
+  operations: ['Query.memberships'],
   orderBy: { StartDate: 'startDate', EndDate: 'endDate', MembershipId: 'id' },
   defaultOrder: 'StartDate desc',
   search: ['contact.firstName', 'contact.lastName', 'contact.name', 'contact.email'],

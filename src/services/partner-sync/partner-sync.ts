@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { instantRule, rangeRule, type ArgumentRule } from '../../core/argument-rules.js';
 import type { RequestContext } from '../../core/context.js';
 import { mapError } from '../../core/error-mapping.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
@@ -108,8 +109,6 @@ async function apply(ctx: RequestContext, { kind, action, input, log }: Applying
   log.changedAt = changedAt;
   const nationalId = record.NationalID ?? null;
   const stateId = record.StateID || null;
-  if (input.IsNational && nationalId === null) throw BadInput.field('Transaction.Record.NationalID', 'is required in a national transaction');
-  if (nationalId === null && stateId === null) throw BadInput.field('Transaction.Record.NationalID', 'is required (or StateID, in a state transaction)');
   if (record.ParentNationalId && record.ParentNationalId === nationalId) throw BadInput.field('Transaction.Record.ParentNationalId', 'must not be the record\'s own NationalID');
   if (action === 'move' && !hasAffiliation(record)) throw BadInput.field('Transaction.Record', 'a move needs the new StateID (with NationalID), Affiliation, ParentNationalId or ParentAgency');
 
@@ -362,11 +361,8 @@ const MAX_FEED_PAGE = 1000;
  * PlatformID), deletions included, `take` at a time; `after` (a page's NextCursor) continues
  * exactly after the last change of the previous page, however many changes share its instant.
  */
-export async function partnerChangesSince(ctx: RequestContext, since: string, take: number | null | undefined, after: string | null | undefined): Promise<PartnerChangesPage> {
-  const from = parseInstant(since, 'utcdatetime').text;
+export async function partnerChangesSince(ctx: RequestContext, from: string, take: number | null | undefined, cursor: FeedCursor | null | undefined): Promise<PartnerChangesPage> {
   const size = take ?? DEFAULT_FEED_PAGE;
-  if (!Number.isInteger(size) || size < 1 || size > MAX_FEED_PAGE) throw BadInput.field('take', `must be an integer from 1 to ${MAX_FEED_PAGE}`);
-  const cursor = after ? decodeCursor(after) : null;
   const rows = await tenantSql(ctx).all<AuditRow>(
     auditSelect(
       `${CHANGED_AT} >= ?::timestamptz AND (l.contact_synced_at IS NULL OR ${CHANGED_AT} > l.contact_synced_at)${cursor ? ` AND (${CHANGED_AT}, c.id) > (?::timestamptz, ?)` : ''}`,
@@ -389,15 +385,27 @@ function encodeCursor(at: string, id: number): string {
   return Buffer.from(JSON.stringify([at, id])).toString('base64url');
 }
 
-function decodeCursor(cursor: string): { at: string; id: number } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof at === 'string' && typeof id === 'number' && Number.isInteger(id) && id >= 0 && id <= MAX_INT) return { at: parseInstant(at, 'after').text, id };
-  } catch {
-    // not ours: below
-  }
-  throw BadInput.field('after', 'is not a NextCursor of this feed');
-}
+interface FeedCursor { at: string; id: number }
+
+/** `after`: a NextCursor of the feed (base64url JSON of the last change's instant and contact id); one that is not names no page. */
+export const FEED_CURSOR_RULE: ArgumentRule<FeedCursor> = {
+  schema: { type: 'string', maxLength: 200, pattern: '^[A-Za-z0-9_-]+$', description: 'A NextCursor of this feed, as answered.' },
+  parse(cursor, field) {
+    try {
+      const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+      if (typeof at === 'string' && typeof id === 'number' && Number.isInteger(id) && id >= 0 && id <= MAX_INT) return { at: parseInstant(at, field).text, id };
+    } catch {
+      // not ours: below
+    }
+    throw BadInput.field(field, 'names no NextCursor of this feed');
+  },
+};
+
+/** `utcdatetime`: an ISO 8601 instant, as exact text for PostgreSQL. */
+export const UTC_DATE_TIME_RULE = instantRule((value, field) => parseInstant(value, field).text);
+
+/** `take`: a page of the feed. */
+export const FEED_PAGE_RULE = rangeRule(1, MAX_FEED_PAGE);
 
 function toAudit(row: AuditRow): PartnerAudit {
   const details = row.details ?? {};
@@ -428,6 +436,7 @@ function toAudit(row: AuditRow): PartnerAudit {
 // ---- staff: the transaction log and the affiliation history ----
 
 const logList = defineList(PartnerTransactionLog, {
+  operations: ['Query.partnerTransactions'],
   orderBy: { ReceivedAt: 'createdAt', TransactionLogId: 'id', Operation: 'operation', Outcome: 'outcome', ChangedAt: 'changedAt' },
   defaultOrder: 'ReceivedAt desc',
   search: ['transactionId', 'operation', 'outcome', 'reason', 'stateId'],
@@ -450,6 +459,7 @@ export async function listPartnerTransactions(
 }
 
 const affiliationList = defineList(PartnerAffiliation, {
+  operations: ['Query.partnerAffiliations'],
   orderBy: { ValidFrom: 'validFrom', StateID: 'stateId', Affiliation: 'affiliation' },
   defaultOrder: 'ValidFrom',
   search: ['stateId', 'affiliation', 'transactionId'],

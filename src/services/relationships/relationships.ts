@@ -36,6 +36,7 @@ import type { ContactRelationshipInput, ContactRelationshipModel } from '../../s
 const NOUN = 'The contact relationship';
 
 const relationshipList = defineList(ContactRelationship, {
+  operations: ['Query.contactRelationships'],
   orderBy: { RelationshipId: 'id', Role: 'role', IsPrimary: 'isPrimary' },
   defaultOrder: 'RelationshipId',
   search: ['role'],

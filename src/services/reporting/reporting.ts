@@ -38,6 +38,7 @@ const FIELDS = [
 type ReportRow = Pick<Report, (typeof FIELDS)[number]>;
 
 const reportList = defineList(Report, {
+  operations: ['Query.reports'],
   orderBy: { Name: 'name', ReportId: 'id', DateAdded: 'createdAt', LastUsed: 'lastUsed', ReportCategoryId: 'categoryId' },
   defaultOrder: 'Name',
   search: ['name', 'description'],

@@ -21,6 +21,7 @@ import { SamlServiceProviderAddEdit, SamlServiceProviderCollectionItem, type Sam
  */
 
 const providerList = defineList(SamlServiceProvider, {
+  operations: ['Query.samlServiceProviders'],
   orderBy: { Name: 'name', Id: 'id', SamlServiceProviderId: 'id', ServiceProviderName: 'serviceProviderName' },
   defaultOrder: 'Name',
   search: ['name', 'serviceProviderName', 'entityId'],

@@ -21,6 +21,7 @@ import { sanitizeSignatureHtml } from './signature-html.js';
  */
 
 const signatureList = defineList(Signature, {
+  operations: ['Query.signatures'],
   orderBy: { Name: 'name', SignatureId: 'id' },
   defaultOrder: 'Name',
   search: ['name'],

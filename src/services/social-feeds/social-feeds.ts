@@ -36,12 +36,14 @@ export const EMBED_HOSTS = [
 ] as const;
 
 const feedList = defineList(SocialFeed, {
+  operations: ['Query.socialFeeds'],
   orderBy: { SocialFeedId: 'id', SocialFeedTypeId: 'socialFeedTypeId' },
   defaultOrder: 'SocialFeedId desc', // newest first
   search: ['messageText', 'url'],
 }, 'many');
 
 const commentList = defineList(SocialFeedComment, {
+  operations: ['Query.socialFeedComments'],
   orderBy: { CommentDate: 'createdAt', SocialFeedCommentId: 'id' },
   defaultOrder: 'CommentDate', // oldest first, as a conversation reads
   search: ['commentText'],

@@ -57,6 +57,7 @@ const ITEM_FIELDS = [
 type ItemRow = Pick<StoreItem, (typeof ITEM_FIELDS)[number]>;
 
 const itemList = defineList(StoreItem, {
+  operations: ['Query.storeItems', 'Query.storeMembershipAddons'],
   orderBy: { DisplayOrder: 'displayOrder', ProductName: 'name', Price: 'price', StoreItemId: 'id' },
   defaultOrder: 'DisplayOrder',
   search: ['name', 'shortDescription'],
@@ -133,7 +134,7 @@ function toOrderEntry(ctx: RequestContext, row: ItemRow, subItems: SubItemRow[])
   const max = Decimal.max(...prices);
   return {
     StoreItemId: row.id, ParentStoreItemId: null, HasSubItems: subItems.length > 0, ProductName: row.name, ItemType: String(row.variant),
-    InventoryTrackingMethodTypeId: String(row.trackingMethod), ItemTypeStr: VARIANT_NAMES[row.variant], SettingJson: row.settingsJson, Settings: parseSettings(row.settingsJson),
+    InventoryTrackingMethodTypeId: String(row.trackingMethod), ItemTypeStr: VARIANT_NAMES[row.variant], SettingJson: row.settingsJson, Settings: row.settingsJson,
     Category: row.categoryItemId === null ? null : String(row.categoryItemId), Price: toMoneyNumber(row.price),
     MinPrice: toMoneyString(min), MaxPrice: toMoneyString(max), PriceDescription: min.equals(max) ? toMoneyString(min) : `${toMoneyString(min)} – ${toMoneyString(max)}`,
     InventoryRemaining: inventoryRemaining(row, subItems), IsActive: row.isActive, DisplayOrder: String(row.displayOrder), Actions: rowActions(ctx.isStaff),
@@ -143,15 +144,6 @@ function toOrderEntry(ctx: RequestContext, row: ItemRow, subItems: SubItemRow[])
 /** An integer array as a PostgreSQL array literal ('{1,2,3}'), bound as one parameter (the driver would spread a JS array). */
 function intArray(values: readonly number[]): string {
   return `{${values.map((value) => Math.trunc(value)).join(',')}}`;
-}
-
-function parseSettings(text: string | null): unknown {
-  if (!text) return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return null;
-  }
 }
 
 /** POST …/storeitems/saveorder and …/membership/addons/saveorder: display order in one UPDATE (ids of other tenants, or not add-ons there, change nothing). */
@@ -186,7 +178,7 @@ export async function getStoreItem(ctx: RequestContext, variant: StoreItemVarian
     row.contact ? ctx.loaders.byId(Contact).load(idOf(row.contact)) : Promise.resolve(null),
   ]);
   const base: StoreItemBase = {
-    StoreItemId: row.id, Name: row.name, ItemType: VARIANT_NAMES[row.variant], SettingsJson: row.settingsJson, Settings: parseSettings(row.settingsJson),
+    StoreItemId: row.id, Name: row.name, ItemType: VARIANT_NAMES[row.variant], SettingsJson: row.settingsJson, Settings: row.settingsJson,
     Price: toMoneyNumber(row.price), ShowAvailableQuantity: row.showAvailableQuantity, HasManualTracking: row.hasManualTracking, HasSubItems: subItems.length > 0,
     InventoryTrackingMethodTypeId: String(row.trackingMethod), InventoryRemaining: inventoryRemaining(row, subItems),
     SaleableItemId: row.saleableItem ? String(idOf(row.saleableItem)) : null, AccountingClassId: row.accountingClassId,
@@ -296,21 +288,10 @@ async function commonFields(ctx: RequestContext, input: StoreItemBaseInput) {
   } as Record<string, unknown> & { trackingMethod: number };
 }
 
-/** Settings (a JSON object) wins over SettingsJson (its text); kept as text. */
+/** Settings wins over SettingsJson (the same text); kept as sent, blank as none. */
 function settingsText(input: StoreItemBaseInput): string | null {
-  let value: unknown = input.Settings;
-  if (value === undefined || value === null) {
-    if (!input.SettingsJson?.trim()) return null;
-    try {
-      value = JSON.parse(input.SettingsJson);
-    } catch {
-      throw BadInput.field('SettingsJson', 'is not valid JSON');
-    }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw BadInput.field(input.Settings != null ? 'Settings' : 'SettingsJson', 'must be a JSON object');
-  const text = JSON.stringify(value);
-  if (text.length > 20000) throw BadInput.field('Settings', 'must be at most 20000 characters of JSON');
-  return text;
+  const text = input.Settings ?? input.SettingsJson;
+  return text?.trim() ? text : null;
 }
 
 /** Each variant's own fields and rules. */

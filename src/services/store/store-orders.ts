@@ -78,6 +78,7 @@ const LINE_FIELDS = ['id', 'order', 'storeItem', 'subItem', 'name', 'quantity', 
 type LineRow = Pick<StoreOrderLine, (typeof LINE_FIELDS)[number]>;
 
 const orderList = defineList(StoreOrder, {
+  operations: ['Query.storeOrders'],
   orderBy: { PurchaseDate: 'purchaseDate', StorePurchaseId: 'id', GrandTotal: 'grandTotal', PurchaseStatusId: 'status' },
   defaultOrder: 'PurchaseDate desc',
   search: ['contactName', 'emailAddress', 'notes', 'city'],
@@ -85,6 +86,7 @@ const orderList = defineList(StoreOrder, {
 }, 'many');
 
 const downloadList = defineList(StoreDownloadPurchase, {
+  operations: ['Query.storeDownloads'],
   orderBy: { PurchaseDate: 'createdAt', StoreItemDigitalDownloadPurchaseId: 'id' },
   defaultOrder: 'PurchaseDate desc',
   search: ['storeItem.name'],

@@ -43,6 +43,7 @@ const CODE_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 const CODE_LENGTH = 16;
 
 const voucherTypeList = defineList(VoucherType, {
+  operations: ['Query.voucherTypes'],
   orderBy: { Name: 'name', VoucherTypeId: 'id', Value: 'value' },
   defaultOrder: 'Name',
   search: ['name'],

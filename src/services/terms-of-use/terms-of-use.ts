@@ -32,12 +32,14 @@ import {
  */
 
 const termsList = defineList(TermsOfUse, {
+  operations: ['Query.termsOfUseList'],
   orderBy: { Name: 'name', TermsOfUseId: 'id', LoginType: 'loginType' },
   defaultOrder: 'Name',
   search: ['name'],
 });
 
 const acceptanceList = defineList(TermsUserResponse, {
+  operations: ['Query.hubTermsAcceptances', 'Query.staffTermsAcceptances'],
   orderBy: {
     ActionDate: 'actionDate', TermUserResponseId: 'id', TermsOfUseId: 'termsOfUse', LoginId: 'login', ContactId: 'contact',
     IsAccepted: 'isAccepted', UserLoginTypeId: 'userLoginType',

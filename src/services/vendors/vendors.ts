@@ -8,6 +8,7 @@ import { PotentialDuplicateEntry, rowActions, type ListOptionsInput } from '../.
 import { VendorAddEdit, VendorCollectionItem, type VendorAddEditInput } from '../../schema/vendors.js';
 
 const vendorList = defineList(Vendor, {
+  operations: ['Query.vendors'],
   orderBy: { Name: 'name', WebsiteUrl: 'websiteUrl', VendorId: 'id' },
   defaultOrder: 'Name',
   search: ['name', 'websiteUrl'],

@@ -25,12 +25,14 @@ const DELIVERY_NOUN = 'The webhook delivery';
 export const SECRET_OVERLAP_HOURS = 24;
 
 const subscriptionList = defineList(WebhookSubscription, {
+  operations: ['Query.webhookSubscriptions'],
   orderBy: { WebhookId: 'id' },
   defaultOrder: 'WebhookId',
   search: ['url', 'description'],
 });
 
 const deliveryList = defineList(WebhookDelivery, {
+  operations: ['Query.webhookDeliveries'],
   orderBy: { DeliveryId: 'id' },
   defaultOrder: 'DeliveryId desc',
   search: [],
