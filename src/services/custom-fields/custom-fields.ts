@@ -41,6 +41,7 @@ const NOUN = 'The custom field';
 export const MAX_FIELDS_PER_TARGET = 200;
 
 const customFieldList = defineList(CustomField, {
+  operations: ['Query.customFields'],
   orderBy: { Position: 'position', Key: 'key', Label: 'label', CustomFieldId: 'id' },
   defaultOrder: 'Position',
   search: ['key', 'label'],
