@@ -7323,7 +7323,7 @@ export interface components {
             /** @description The listing fields shown. */
             directoryFields: string[];
             fieldOrder: string[];
-            /** @description JSON as text (documented as str): stored and answered as sent. */
+            /** @description The listed contact's custom field values the reader may see, as JSON text (documented as str): an array of {Key, Label, Kind, Value} in the fields' order, narrowed by the listing type's ShowCustomFields. */
             CustomFields?: string | null;
             ShortDescription?: string | null;
             Description?: string | null;
@@ -37127,6 +37127,8 @@ export interface operations {
                     Status?: "pending" | "active" | "lapsed" | "cancelled" | null;
                     /** @description Only terms in good standing on this day (yyyy-mm-dd). */
                     InGoodStandingOn?: string | null;
+                    /** @description Custom-field conditions, all of which must hold. */
+                    CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][] | null;
                 } | null;
                 /**
                  * @example {
@@ -37161,6 +37163,8 @@ export interface operations {
                     Status?: "pending" | "active" | "lapsed" | "cancelled" | null;
                     /** @description Only terms in good standing on this day (yyyy-mm-dd). */
                     InGoodStandingOn?: string | null;
+                    /** @description Custom-field conditions, all of which must hold. */
+                    CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][] | null;
                 } | null;
                 "application/x-www-form-urlencoded": {
                     /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
@@ -37190,6 +37194,8 @@ export interface operations {
                     Status?: "pending" | "active" | "lapsed" | "cancelled" | null;
                     /** @description Only terms in good standing on this day (yyyy-mm-dd). */
                     InGoodStandingOn?: string | null;
+                    /** @description Custom-field conditions, all of which must hold. */
+                    CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][] | null;
                 } | null;
             };
         };
@@ -38034,6 +38040,8 @@ export interface operations {
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
                     Criteria?: components["schemas"]["ContactListCriteriaInput"] | null;
+                    /** @description Custom-field conditions, all of which must hold. */
+                    CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][] | null;
                 } | null;
                 /**
                  * @example {
@@ -38059,6 +38067,8 @@ export interface operations {
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
                     Criteria?: components["schemas"]["ContactListCriteriaInput"] | null;
+                    /** @description Custom-field conditions, all of which must hold. */
+                    CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][] | null;
                 } | null;
                 "application/x-www-form-urlencoded": {
                     /** @description Alias of Take. Alias of Take: a string of digits (documented as str) or, as ASP.NET model binding also accepted, a JSON integer; from 1 to 1000. */
@@ -38079,6 +38089,8 @@ export interface operations {
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
                     Criteria?: components["schemas"]["ContactListCriteriaInput"] | null;
+                    /** @description Custom-field conditions, all of which must hold. */
+                    CustomFieldFilters?: components["schemas"]["CustomFieldFilterInput"][] | null;
                 } | null;
             };
         };
