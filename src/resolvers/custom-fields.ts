@@ -1,5 +1,7 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
+import { RuledArg } from '../core/argument-rules.js';
+import type { CustomFieldTarget } from '../entities/custom-field.js';
 import { ListOptionsInput } from '../schema/common.js';
 import { CustomFieldInput, CustomFieldModel } from '../schema/custom-fields.js';
 import * as customFields from '../services/custom-fields/custom-fields.js';
@@ -10,7 +12,7 @@ export class CustomFieldResolver {
   @Query(() => [CustomFieldModel], { description: 'The custom field definitions, one page (OrderBy Position (default), Key, Label, CustomFieldId; Filter matches key and label).' })
   customFields(
     @Ctx() ctx: RequestContext,
-    @Arg('appliesTo', () => String, { nullable: true, description: 'person, organization or membership; absent: all.' }) appliesTo?: string | null,
+    @RuledArg('appliesTo', customFields.APPLIES_TO_RULE, { nullable: true, description: 'person, organization or membership; absent: all.' }) appliesTo: CustomFieldTarget | null,
     @Arg('includeRetired', () => Boolean, { nullable: true, description: 'true: retired fields too.' }) includeRetired?: boolean | null,
     @Arg('options', () => ListOptionsInput, { nullable: true }) options?: ListOptionsInput | null,
   ) {

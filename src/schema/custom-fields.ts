@@ -41,7 +41,7 @@ export class CustomFieldInput {
   description: 'One custom-field condition of a list: Value (in the CSV text form: multi_choice holds that choice, yes_no Yes/No, text exact) and/or From–To (number and date, inclusive).',
 })
 export class CustomFieldFilterInput {
-  @Field(() => String) @Length(1, 63) Key!: string;
+  @Field(() => String) @Matches(CUSTOM_FIELD_KEY, { message: 'Key must be a lower-case letter followed by at most 62 lower-case letters, digits or _' }) Key!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 4000) Value?: string | null;
   @Field(() => String, { nullable: true, description: 'number or date: at least this.' }) @IsOptional() @Length(0, 40) From?: string | null;
   @Field(() => String, { nullable: true, description: 'number or date: at most this.' }) @IsOptional() @Length(0, 40) To?: string | null;

@@ -2,12 +2,13 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict } from '../../core/errors.js';
+import { choiceRule } from '../../core/argument-rules.js';
 import { defineList, listQuery } from '../../core/data/list-query.js';
 import { allOf } from '../../core/data/lean-read.js';
 import { assertCurrentVersion, findOr404, inTransaction, readOr404 } from '../../core/data/records.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import {
-  CUSTOM_FIELD_KEY_UNIQUE, CustomField, type CustomFieldKind, type CustomFieldTarget, type CustomFieldValues, type CustomFieldVisibility,
+  CUSTOM_FIELD_KEY_UNIQUE, CUSTOM_FIELD_TARGETS, CustomField, type CustomFieldKind, type CustomFieldTarget, type CustomFieldValues, type CustomFieldVisibility,
 } from '../../entities/custom-field.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { rowActions, type ListOptionsInput } from '../../schema/common.js';
@@ -37,6 +38,8 @@ import { normalizeWithDefinitions, type CustomFieldDefinition } from './values.j
  */
 
 const NOUN = 'The custom field';
+/** The list's `appliesTo` argument: one of the targets, in any case. */
+export const APPLIES_TO_RULE = choiceRule(CUSTOM_FIELD_TARGETS);
 /** The most fields a tenant may define per target (retired ones included). */
 export const MAX_FIELDS_PER_TARGET = 200;
 
@@ -85,9 +88,9 @@ export async function normalizeCustomFieldValues(
 
 /** The definitions, one page in position order; of one target, retired ones only on request. */
 export async function listCustomFields(
-  ctx: RequestContext, appliesTo: string | null | undefined, includeRetired: boolean | null | undefined, options: ListOptionsInput | null | undefined,
+  ctx: RequestContext, appliesTo: CustomFieldTarget | null, includeRetired: boolean | null | undefined, options: ListOptionsInput | null | undefined,
 ): Promise<CustomFieldModel[]> {
-  const where = allOf<CustomField>(appliesTo ? { appliesTo: targetOf(appliesTo, 'appliesTo') } : null, includeRetired ? null : { retiredAt: null });
+  const where = allOf<CustomField>(appliesTo ? { appliesTo } : null, includeRetired ? null : { retiredAt: null });
   const { rows } = await listQuery(ctx, CustomField, customFieldList, options, { fields: DEFINITION_FIELDS, where });
   return rows.map((row) => toModel(ctx, row));
 }

@@ -34,7 +34,7 @@ export async function customFieldCondition(
     alternatives.push({ $and: [scope(target) ?? {}, ...conditions] });
   }
   const unknown = filters.findIndex((filter) => !known.has(filter.Key));
-  if (unknown >= 0) throw BadInput.field(`CustomFieldFilters[${unknown}].Key`, 'is not a custom field of these records');
+  if (unknown >= 0) throw BadInput.field(`CustomFieldFilters[${unknown}].Key`, 'names no custom field of these records');
   // Keys known, but no target defines them all: nothing matches.
   if (!alternatives.length) return { id: { $in: [] } };
   return alternatives.length === 1 ? alternatives[0] : { $or: alternatives };
