@@ -19,6 +19,7 @@ import { benchDatabase, callbackBody, freePort, here, root, seed, startFlags, st
  * scenarios are warmed up, then run in turn `rounds` times at `connections` connections
  * (medians reported), then once at 8 connections for the latency targets. Writes BENCHMARKS.md.
  * `--smoke` runs each scenario for a moment and writes nothing (CI keeps the benchmark alive).
+ * Then, unless `--smoke` or `--only`, the contact import bench (`bench/import.ts`, `--import-rows`).
  */
 const { values: options } = parseArgs({
   options: {
@@ -35,6 +36,8 @@ const { values: options } = parseArgs({
      * `membership_app` themselves (DATABASE_APP_ROLE; `DATABASE_APP_ROLE=` measures without).
      */
     'app-role': { type: 'boolean', default: false },
+    /** Then `bench/import.ts` with this many rows (0: not; `--smoke` and `--only` never run it): `npm run bench:import` alone measures other sizes. */
+    'import-rows': { type: 'string', default: '20000' },
   },
 });
 const smoke = options.smoke;
@@ -425,7 +428,15 @@ ${RESULTS_END}`;
   process.stdout.write('\nwrote BENCHMARKS.md\n');
 }
 
-main().catch((error: unknown) => {
+/** The contact import's figures (issue 38), after the request scenarios' processes and database are gone; it writes its own BENCHMARKS.md section. */
+async function importBench(): Promise<void> {
+  const rows = Number(options['import-rows']);
+  if (smoke || options.only || !(rows > 0)) return;
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(here, 'import.js'), '--rows', String(rows)], { cwd: root });
+  process.stdout.write(`\n${stdout}`);
+}
+
+main().then(importBench).catch((error: unknown) => {
   process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
   process.exit(1);
 });
