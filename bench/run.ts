@@ -22,6 +22,7 @@ import { benchDatabase, callbackBody, freePort, here, root, seed, startFlags, st
  * `connections` connections (medians reported), then once at 8 connections for the latency
  * targets. Writes BENCHMARKS.md. `--smoke` runs each scenario for a moment on a smaller large
  * tenant and writes nothing (CI keeps the benchmark alive).
+ * Then, unless `--smoke` or `--only`, the contact import bench (`bench/import.ts`, `--import-rows`).
  */
 const { values: options } = parseArgs({
   options: {
@@ -43,6 +44,8 @@ const { values: options } = parseArgs({
      * such pools, the ORM's and its own pipelined one; BENCHMARKS.md "Single reads" says what it changes).
      */
     'raw-pool': { type: 'string' },
+    /** Then `bench/import.ts` with this many rows (0: not; `--smoke` and `--only` never run it): `npm run bench:import` alone measures other sizes. */
+    'import-rows': { type: 'string', default: '20000' },
   },
 });
 const smoke = options.smoke;
@@ -554,7 +557,15 @@ ${RESULTS_END}`;
   process.stdout.write('\nwrote BENCHMARKS.md\n');
 }
 
-main().catch((error: unknown) => {
+/** The contact import's figures (issue 38), after the request scenarios' processes and database are gone; it writes its own BENCHMARKS.md section. */
+async function importBench(): Promise<void> {
+  const rows = Number(options['import-rows']);
+  if (smoke || options.only || !(rows > 0)) return;
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(here, 'import.js'), '--rows', String(rows)], { cwd: root });
+  process.stdout.write(`\n${stdout}`);
+}
+
+main().then(importBench).catch((error: unknown) => {
   process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
   process.exit(1);
 });

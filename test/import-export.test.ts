@@ -281,6 +281,28 @@ describe('rules an import keeps', () => {
   });
 });
 
+describe('join dates', () => {
+  it('a first term joins on its start; a renewal (in the same batch or a later one) keeps the join date of the term it follows', async () => {
+    const csv = [
+      'ExternalId,FirstName,LastName,MembershipType,MembershipStartDate,MembershipEndDate',
+      'J1,Jo,Joiner,Gold,2024-01-01,2024-12-31',
+      'J1,Jo,Joiner,Gold,2025-01-01,2025-12-31', // renews row 1 in the same batch
+      'J2,Jay,Joiner,Gold,2025-03-01,2026-02-28',
+      'J2,Jay,Joiner,Gold,2026-03-01,2027-02-28', // renews row 3 from the next batch
+      'J3,Jem,Joiner,Gold,2026-01-01,',
+    ].join('\n');
+    expect(await importFile(csv)).toMatchObject({ State: 'completed', Created: 3, Updated: 2, Rejected: 0 });
+    expect(await db(`select c.first_name, m.start_date::text as start, m.join_date::text as joined from membership m join contact c on c.id = m.contact_id
+      where m.tenant_id = ? and c.last_name = 'Joiner' order by c.first_name, m.start_date`, [acme.id])).toEqual([
+      { first_name: 'Jay', start: '2025-03-01', joined: '2025-03-01' },
+      { first_name: 'Jay', start: '2026-03-01', joined: '2025-03-01' },
+      { first_name: 'Jem', start: '2026-01-01', joined: '2026-01-01' },
+      { first_name: 'Jo', start: '2024-01-01', joined: '2024-01-01' },
+      { first_name: 'Jo', start: '2025-01-01', joined: '2024-01-01' },
+    ]);
+  });
+});
+
 describe('concurrency and isolation', () => {
   it('two imports of one file at once create each contact once', async () => {
     const csv = ['ExternalId,FirstName,LastName,Email,MembershipType,MembershipStartDate',

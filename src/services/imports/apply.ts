@@ -100,6 +100,8 @@ const named = (contact: ContactState): string => (contact.createdByRow === undef
 interface Term {
   id: number; contactId: number; typeId: number; levelId: number | null; joinDate: string | null; startDate: string; endDate: string | null; status: MembershipStatus;
   customFields: CustomFieldValues; changed: boolean;
+  /** A new term whose contact holds no other term of its type (none stored, none earlier in the batch). */
+  firstOfType?: boolean;
 }
 
 /** A row's values by field: mapped fields only; an empty cell is null. */
@@ -152,7 +154,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
   const valid = parsed.flatMap((entry) => (entry.values ? [entry.values] : []));
   const known = await new KnownContacts(sql).load(valid);
   const organizations = await knownOrganizations(sql, valid);
-  const terms = await knownTerms(sql, known.ids());
+  const { terms, typesHeld } = await knownTerms(sql, known.ids());
   const relationships = await knownRelationships(sql, known.ids());
   let nextTemporaryId = -1;
   const newContact = (kind: ContactKind): ContactState => ({
@@ -269,7 +271,9 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     return (contactId) => {
       const term = terms.get(`${contactId}:${type.id}:${startDate}`);
       if (!term) {
-        terms.set(`${contactId}:${type.id}:${startDate}`, { id: 0, contactId, typeId: type.id, levelId: level, joinDate, startDate, endDate, status, customFields, changed: true });
+        const firstOfType = !typesHeld.has(`${contactId}:${type.id}`);
+        typesHeld.add(`${contactId}:${type.id}`);
+        terms.set(`${contactId}:${type.id}:${startDate}`, { id: 0, contactId, typeId: type.id, levelId: level, joinDate, startDate, endDate, status, customFields, changed: true, firstOfType });
         return true;
       }
       if (term.levelId === level && term.joinDate === joinDate && term.endDate === endDate && term.status === status && sameCustomFields(term.customFields, customFields)) return false;
@@ -336,10 +340,16 @@ class KnownContacts {
     }))];
     const ids = values('ContactId').map(Number);
     const found = await this.sql.all<{ id: number; kind: ContactKind; external_id: string | null; organization_id: number | null; custom_fields: CustomFieldValues } & Record<string, string | null>>(
-      `select c.id, c.kind, c.organization_id, c.custom_fields, x.external_id, ${CONTACT_FIELDS.map((field) => `c.${CONTACT_COLUMNS[field]}`).join(', ')}
-         from contact c left join contact_external_id x on x.contact_id = c.id and ${tenantIs('x')}
-        where ${tenantIs('c')} and c.deleted_at is null
-          and (c.id = any(?::int[]) or x.external_id = any(?::text[]) or c.national_id = any(?::text[]) or lower(c.email) = any(?::text[]))
+      // One branch per key, each on its own index (an `or` across the join would scan every contact of the tenant, every batch).
+      `with matched as (
+         select k.id from contact k where ${tenantIs('k')} and k.id = any(?::int[])
+         union select k.contact_id from contact_external_id k where ${tenantIs('k')} and k.external_id = any(?::text[])
+         union select k.id from contact k where ${tenantIs('k')} and k.deleted_at is null and k.national_id = any(?::text[])
+         union select k.id from contact k where ${tenantIs('k')} and lower(k.email) = any(?::text[])
+       )
+       select c.id, c.kind, c.organization_id, c.custom_fields, x.external_id, ${CONTACT_FIELDS.map((field) => `c.${CONTACT_COLUMNS[field]}`).join(', ')}
+         from matched join contact c on c.id = matched.id and ${tenantIs('c')} and c.deleted_at is null
+         left join contact_external_id x on x.contact_id = c.id and ${tenantIs('x')}
         order by c.id`,
       [intArray(ids), textArray(values('ExternalId')), textArray(values('NationalID')), textArray(values('Email', true))]);
     for (const row of found) {
@@ -399,9 +409,11 @@ async function knownOrganizations(sql: TenantSql, rows: RowValues[]): Promise<Ma
   return found;
 }
 
-async function knownTerms(sql: TenantSql, contactIds: number[]): Promise<Map<string, Term>> {
+/** The terms of the batch's known contacts by (contact, type, StartDate), and which (contact, type) pairs hold any term. */
+async function knownTerms(sql: TenantSql, contactIds: number[]): Promise<{ terms: Map<string, Term>; typesHeld: Set<string> }> {
   const terms = new Map<string, Term>();
-  if (!contactIds.length) return terms;
+  const typesHeld = new Set<string>();
+  if (!contactIds.length) return { terms, typesHeld };
   const rows = await sql.all<{
     id: number; contact_id: number; membership_type_id: number; membership_level_id: number | null; join_date: string | null; start_date: string; end_date: string | null;
     status: MembershipStatus; custom_fields: CustomFieldValues;
@@ -409,6 +421,7 @@ async function knownTerms(sql: TenantSql, contactIds: number[]): Promise<Map<str
     `select m.id, m.contact_id, m.membership_type_id, m.membership_level_id, m.join_date::text, m.start_date::text, m.end_date::text, m.status, m.custom_fields
        from membership m where ${tenantIs('m')} and m.contact_id = any(?::int[]) order by m.id`, [intArray(contactIds.filter((id) => id > 0))]);
   for (const row of rows) {
+    typesHeld.add(`${row.contact_id}:${row.membership_type_id}`);
     const key = `${row.contact_id}:${row.membership_type_id}:${row.start_date}`;
     if (!terms.has(key)) {
       terms.set(key, {
@@ -417,7 +430,7 @@ async function knownTerms(sql: TenantSql, contactIds: number[]): Promise<Map<str
       });
     }
   }
-  return terms;
+  return { terms, typesHeld };
 }
 
 interface Relationship { personId: number; organizationId: number; role: string | null; changed: boolean }
@@ -476,7 +489,9 @@ async function writeBatch(sql: TenantSql, contacts: ContactState[], relationship
     [JSON.stringify(relationships.map((entry) => ({ person_id: real(entry.personId), organization_id: real(entry.organizationId), role: entry.role })))]);
   }
   const termRecord = (term: Term) => ({
-    id: term.id, contact_id: real(term.contactId), membership_type_id: term.typeId, membership_level_id: term.levelId, join_date: term.joinDate,
+    // A first term's join date is its start date — the join-date trigger's answer, given here so
+    // that the trigger looks nothing up (its lookup, once per inserted row, dominated an import).
+    id: term.id, contact_id: real(term.contactId), membership_type_id: term.typeId, membership_level_id: term.levelId, join_date: term.joinDate ?? (term.firstOfType ? term.startDate : null),
     start_date: term.startDate, end_date: term.endDate, status: term.status,
     custom_fields: term.customFields,
   });
