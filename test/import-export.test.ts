@@ -301,6 +301,15 @@ describe('join dates', () => {
       { first_name: 'Jo', start: '2025-01-01', joined: '2024-01-01' },
     ]);
   });
+
+  it('an empty join date cell keeps an existing term\'s join date (a term always has one)', async () => {
+    const csv = ['ExternalId,FirstName,LastName,MembershipType,MembershipJoinDate,MembershipStartDate,MembershipEndDate',
+      'J9,Kim,Keeper,Gold,2020-05-01,2026-01-01,2026-12-31'].join('\n');
+    expect(await importFile(csv)).toMatchObject({ State: 'completed', Created: 1, Rejected: 0 });
+    expect(await importFile(csv.replace('2020-05-01', ''))).toMatchObject({ State: 'completed', Rejected: 0 });
+    expect(await db(`select m.join_date::text as joined from membership m join contact c on c.id = m.contact_id
+      where m.tenant_id = ? and c.last_name = 'Keeper'`, [acme.id])).toEqual([{ joined: '2020-05-01' }]);
+  });
 });
 
 describe('concurrency and isolation', () => {

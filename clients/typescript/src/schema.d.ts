@@ -43831,7 +43831,7 @@ export interface operations {
                 /** @description true: retired fields too. */
                 includeRetired?: boolean;
                 /** @description person, organization or membership; absent: all. */
-                appliesTo?: string;
+                appliesTo?: "person" | "organization" | "membership";
             };
             header?: never;
             path?: never;

@@ -42,6 +42,7 @@ import { Webhooks } from './0043-webhooks.js';
 import { DirectoryCategoryLists } from './0044-directory-category-lists.js';
 import { CustomFields } from './0045-custom-fields.js';
 import { ContactImports } from './0046-contact-imports.js';
+import { MembershipJoinDatePlan } from './0047-membership-join-date-plan.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -87,4 +88,5 @@ export const migrations: MigrationObject[] = [
   { name: '0044-directory-category-lists', class: DirectoryCategoryLists },
   { name: '0045-custom-fields', class: CustomFields },
   { name: '0046-contact-imports', class: ContactImports },
+  { name: '0047-membership-join-date-plan', class: MembershipJoinDatePlan },
 ];

@@ -265,7 +265,8 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     if (endDate !== null && endDate < startDate) reject('MembershipEndDate', 'must not be before MembershipStartDate');
     if (!current && !type.isActive) reject('MembershipType', 'is inactive: it takes no new members');
     const status = values.get('MembershipStatus') ? statusOf(values.get('MembershipStatus')!)! : current?.status ?? 'active';
-    const joinDate = values.has('MembershipJoinDate') ? values.get('MembershipJoinDate')! : current?.joinDate ?? null;
+    // An empty join date keeps the term's (a term always has one), or lets the database work it out for a new term.
+    const joinDate = values.get('MembershipJoinDate') ?? current?.joinDate ?? null;
     const level = values.has('MembershipLevel') ? levelId : current?.levelId ?? null;
     const customFields = checkedCustomFields(values, 'membership', current?.customFields);
     return (contactId) => {
