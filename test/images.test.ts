@@ -377,7 +377,7 @@ describe('directory gallery images (folder DirectoryGallery)', () => {
     // Reordered (every image once, else 400), recaptioned, and read by the public listing in that order.
     const wrong = await rest(server, 'POST', `/api/directory/listings/${own}/gallery/order`, { token: acme.memberToken, body: [second.body.ImageId] });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.errors[0].field).toBe('imageIds');
+    expect(wrong.body.errors[0].field).toBe('body'); // the REST body is the list itself (GraphQL names its argument, imageIds)
     const reordered = await rest(server, 'POST', `/api/directory/listings/${own}/gallery/order`, { token: acme.memberToken, body: [second.body.ImageId, first.body.ImageId] });
     expect(reordered.body.map((image: { ImageId: number; SortOrder: number }) => [image.ImageId, image.SortOrder])).toEqual([[second.body.ImageId, 1], [first.body.ImageId, 2]]);
     expect((await saveImage(first.body.ImageId, { Caption: 'Reception' })).status).toBe(200);

@@ -15,7 +15,7 @@ export class CustomFields extends Migration {
     this.addSql(`create table "custom_field" ("id" serial primary key, "tenant_id" int not null, "created_at" timestamptz not null default now(), "updated_at" timestamptz not null default now(), "audit_id" int not null default 1, "applies_to" varchar(16) not null, "key" varchar(63) not null, "label" varchar(200) not null, "kind" varchar(16) not null, "choices" jsonb not null, "required" boolean not null, "visibility" varchar(16) not null, "position" int not null, "retired_at" timestamptz null);`);
     this.addSql(`create index "custom_field_tenant_id_index" on "custom_field" ("tenant_id");`);
     this.addSql(`create unique index "custom_field_tenant_id_applies_to_key_unique" on "custom_field" ("tenant_id", "applies_to", "key");`);
-    this.addSql(`create index "custom_field_list_position_key" on "custom_field" ("tenant_id", "position", "key", "id");`);
+    this.addSql(`create index "custom_field_list_position" on "custom_field" ("tenant_id", "position", "id");`);
     this.addSql(`alter table "custom_field" add constraint "custom_field_tenant_id_foreign" foreign key ("tenant_id") references "tenant" ("id") on delete cascade;`);
 
     this.addSql(`alter table "contact" add column "custom_fields" jsonb not null default '{}';`);
