@@ -351,7 +351,8 @@ class KnownContacts {
       return value ? [lower ? value.toLowerCase() : value] : [];
     }))];
     const ids = values('ContactId').map(Number);
-    const found = await this.sql.all<{ id: number; kind: ContactKind; external_id: string | null; organization_id: number | null; custom_fields: CustomFieldValues } & ContactLists & Record<string, string | null>>(
+    type FoundContact = { id: number; kind: ContactKind; external_id: string | null; organization_id: number | null; custom_fields: CustomFieldValues } & ContactLists;
+    const found = await this.sql.all<FoundContact & Record<string, string | null>>(
       // One branch per key, each on its own index (an `or` across the join would scan every contact of the tenant, every batch).
       `with matched as (
          select k.id from contact k where ${tenantIs('k')} and k.id = any(?::int[])
@@ -366,7 +367,8 @@ class KnownContacts {
       [intArray(ids), textArray(values('ExternalId')), textArray(values('NationalID')), textArray(values('Email', true))]);
     for (const row of found) {
       this.add({
-        id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, customFields: row.custom_fields, lists: { addresses: row.addresses, websites: row.websites }, isNew: false, changed: false, externalIdChanged: false,
+        id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, customFields: row.custom_fields,
+        lists: { addresses: row.addresses, websites: row.websites }, isNew: false, changed: false, externalIdChanged: false,
         values: Object.fromEntries(CONTACT_FIELDS.map((field) => [field, row[CONTACT_COLUMNS[field]] ?? null])) as ContactState['values'],
       });
     }
