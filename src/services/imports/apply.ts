@@ -30,6 +30,8 @@ import { cellValue, customFieldColumn, FIELD_LENGTHS, kindOf, statusOf, type Imp
  * - an organization named in a person's row is the live organization of that name (ignoring case
  *   and surrounding spaces), created when there is none; the person's relationship with it (role)
  *   is kept and it becomes the person's current organization.
+ * - a contact's address and website columns name the primary entries of its lists (contact-lists.ts:
+ *   an empty address block removes the primary address; the other entries are kept).
  * A mapped column's empty cell clears the value (a row names the whole of what it maps), a column
  * not mapped leaves it alone. A row is all or nothing: it is checked whole before it changes
  * anything. No webhook events are sent for imported changes.
