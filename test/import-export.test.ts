@@ -61,17 +61,23 @@ async function importFile(csv: string, input: Record<string, unknown> = {}, tena
   return finished(uploaded.body.ImportId as number, tenant);
 }
 
-/** A messy export of another system: BOM, semicolons, a quoted delimiter and line break, CRLF, a duplicate row, a bad date, unknown choices. */
+/**
+ * A messy export of another system: BOM, semicolons, a quoted delimiter and line break, CRLF, a
+ * duplicate row, a bad date, unknown choices, a CiviCRM-style address block and a bad website.
+ */
+const NO_ADDRESS = ';;;;;;;;';
 const MESSY = '\uFEFF' + [
-  'External Identifier;First Name;Last Name;Email;Organization;Role;Membership Type;Status;Start Date;End Date',
-  'A1;Ada;Lovelace;ada@example.org;"Analytical; Engines";Founder;Gold;Active;2026-01-01;2026-12-31',
-  'A2;"Grace\r\nBrewster";Hopper;grace@example.org;;;Gold;Current;2026-02-01;',
-  'A1;Ada;Lovelace;ada@example.org;"Analytical; Engines";Founder;Gold;Active;2026-01-01;2026-12-31',
-  'A3;Alan;Turing;alan@example.org;;;Gold;Active;2026-13-45;',
-  'A4;Katherine;Johnson;kj@example.org;;;Gold;Zombie;2026-01-01;',
-  'A5;Edsger;Dijkstra;ed@example.org;;;Platinum;Active;2026-01-01;',
-  'A6;;;nobody@example.org;;;;;;',
-  'A7;Barbara;Liskov;not-an-email;;;;;;',
+  'External Identifier;First Name;Last Name;Email;Organization;Role;Membership Type;Status;Start Date;End Date;'
+    + 'Street Address;Supplemental Address 1;City;State/Province;Postal Code;Country;Phone;Mobile;Web Page',
+  `A1;Ada;Lovelace;ada@example.org;"Analytical; Engines";Founder;Gold;Active;2026-01-01;2026-12-31;12 St James's Square;;London;;SW1Y 4JH;UK;+44 20 7946 0000;;https://ada.example.org`,
+  'A2;"Grace\r\nBrewster";Hopper;grace@example.org;;;Gold;Current;2026-02-01;;1 Navy Way;"Suite 2; Floor 3";Arlington;VA;22202;USA;+1 555 0101;+1 555 0102;',
+  `A1;Ada;Lovelace;ada@example.org;"Analytical; Engines";Founder;Gold;Active;2026-01-01;2026-12-31;12 St James's Square;;London;;SW1Y 4JH;UK;+44 20 7946 0000;;https://ada.example.org`,
+  `A3;Alan;Turing;alan@example.org;;;Gold;Active;2026-13-45;;${NO_ADDRESS}`,
+  `A4;Katherine;Johnson;kj@example.org;;;Gold;Zombie;2026-01-01;;${NO_ADDRESS}`,
+  `A5;Edsger;Dijkstra;ed@example.org;;;Platinum;Active;2026-01-01;;${NO_ADDRESS}`,
+  `A6;;;nobody@example.org;;;;;;;${NO_ADDRESS}`,
+  `A7;Barbara;Liskov;not-an-email;;;;;;;${NO_ADDRESS}`,
+  'A8;Niklaus;Wirth;nw@example.org;;;;;;;;;;;;;;;ftp://wirth.example',
   '',
 ].join('\r\n');
 
@@ -84,6 +90,7 @@ const MESSY_OUTCOMES = [
   { RowNumber: 6, Outcome: 'rejected', Reason: 'MembershipType: no membership type named "Platinum"' },
   { RowNumber: 7, Outcome: 'rejected', Reason: 'FirstName: a person needs a first or last name' },
   { RowNumber: 8, Outcome: 'rejected', Reason: 'Email: is not an e-mail address' },
+  { RowNumber: 9, Outcome: 'rejected', Reason: 'Website: must be an http(s) URL' },
 ];
 
 describe('a messy real-world file', () => {
@@ -92,7 +99,7 @@ describe('a messy real-world file', () => {
   it('uploads (REST multipart) and previews with suggested mappings (GraphQL and REST)', async () => {
     const uploaded = await upload(MESSY);
     expect(uploaded.status).toBe(200);
-    expect(uploaded.body).toMatchObject({ State: 'uploaded', RowsTotal: 8, RowsDone: 0, FileName: 'members.csv' });
+    expect(uploaded.body).toMatchObject({ State: 'uploaded', RowsTotal: 9, RowsDone: 0, FileName: 'members.csv' });
     importId = uploaded.body.ImportId;
 
     const PREVIEW = 'query($id: Int!) { contactImportPreview(importId: $id) { Delimiter Headers Rows RowsTotal SuggestedMapping { Column Field } SuggestedMatchOn } }';
@@ -101,18 +108,23 @@ describe('a messy real-world file', () => {
     const preview = viaGraphql.body.data.contactImportPreview;
     expect(preview.Delimiter).toBe(';');
     expect(preview.Headers[0]).toBe('External Identifier'); // the BOM is gone
-    expect(preview.Rows[1]).toEqual(['A2', 'Grace\r\nBrewster', 'Hopper', 'grace@example.org', '', '', 'Gold', 'Current', '2026-02-01', '']);
-    expect(preview.RowsTotal).toBe(8);
+    expect(preview.Rows[1]).toEqual([
+      'A2', 'Grace\r\nBrewster', 'Hopper', 'grace@example.org', '', '', 'Gold', 'Current', '2026-02-01', '', '1 Navy Way', 'Suite 2; Floor 3', 'Arlington', 'VA', '22202', 'USA',
+      '+1 555 0101', '+1 555 0102', '',
+    ]);
+    expect(preview.RowsTotal).toBe(9);
     expect(preview.SuggestedMapping).toEqual([
       { Column: 'External Identifier', Field: 'ExternalId' }, { Column: 'First Name', Field: 'FirstName' }, { Column: 'Last Name', Field: 'LastName' },
       { Column: 'Email', Field: 'Email' }, { Column: 'Organization', Field: 'Organization' }, { Column: 'Role', Field: 'OrganizationRole' },
       { Column: 'Membership Type', Field: 'MembershipType' }, { Column: 'Status', Field: 'MembershipStatus' }, { Column: 'Start Date', Field: 'MembershipStartDate' },
-      { Column: 'End Date', Field: 'MembershipEndDate' },
+      { Column: 'End Date', Field: 'MembershipEndDate' }, { Column: 'Street Address', Field: 'AddressLine1' }, { Column: 'Supplemental Address 1', Field: 'AddressLine2' },
+      { Column: 'City', Field: 'City' }, { Column: 'State/Province', Field: 'State' }, { Column: 'Postal Code', Field: 'PostalCode' }, { Column: 'Country', Field: 'Country' },
+      { Column: 'Phone', Field: 'Phone' }, { Column: 'Mobile', Field: 'MobilePhone' }, { Column: 'Web Page', Field: 'Website' },
     ]);
     expect(preview.SuggestedMatchOn).toBe('ExternalId');
     const viaRest = await rest(server, 'GET', `/api/imports/${importId}/preview`, { token: acme.staffToken });
     expect(viaRest.status).toBe(200);
-    expect(viaRest.body).toMatchObject({ ImportId: importId, Delimiter: ';', RowsTotal: 8, SuggestedMatchOn: 'ExternalId' });
+    expect(viaRest.body).toMatchObject({ ImportId: importId, Delimiter: ';', RowsTotal: 9, SuggestedMatchOn: 'ExternalId' });
   });
 
   it('dry-runs (REST start): every row\'s outcome, nothing written', async () => {
@@ -120,9 +132,9 @@ describe('a messy real-world file', () => {
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ State: 'queued', DryRun: true, MatchOn: 'ExternalId' });
     const status = await finished(importId);
-    expect(status).toMatchObject({ State: 'completed', DryRun: true, RowsDone: 8, Progress: 100, Created: 2, Updated: 0, Unchanged: 1, Rejected: 5 });
+    expect(status).toMatchObject({ State: 'completed', DryRun: true, RowsDone: 9, Progress: 100, Created: 2, Updated: 0, Unchanged: 1, Rejected: 6 });
     const rows = await graphql(server, ROWS, { id: importId, o: { DryRun: true } }, acme.staffToken);
-    expect(rows.body.data.contactImportRows.Total).toBe(8);
+    expect(rows.body.data.contactImportRows.Total).toBe(9);
     expect(rows.body.data.contactImportRows.Results.map(({ RowNumber, Outcome, Reason }: Record<string, unknown>) => ({ RowNumber, Outcome, Reason }))).toEqual(MESSY_OUTCOMES);
     expect(await db(`select id from contact where tenant_id = ? and (email like '%@example.org' or kind = 'organization')`, [acme.id])).toEqual([]);
     expect(await db('select id from membership where tenant_id = ?', [acme.id])).toEqual([]);
@@ -132,7 +144,7 @@ describe('a messy real-world file', () => {
     const started = await graphql(server, START, { id: importId, input: { DryRun: false } }, acme.staffToken);
     expect(started.body.errors).toBeUndefined();
     const status = await finished(importId);
-    expect(status).toMatchObject({ State: 'completed', DryRun: false, RowsDone: 8, Created: 2, Updated: 0, Unchanged: 1, Rejected: 5 });
+    expect(status).toMatchObject({ State: 'completed', DryRun: false, RowsDone: 9, Created: 2, Updated: 0, Unchanged: 1, Rejected: 6 });
 
     const people = await db<{ first_name: string; last_name: string; email: string; organization: string | null }>(
       `select c.first_name, c.last_name, c.email, o.name as organization from contact c left join contact o on o.id = c.organization_id
@@ -141,6 +153,21 @@ describe('a messy real-world file', () => {
       { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.org', organization: 'Analytical; Engines' },
       { first_name: 'Grace\r\nBrewster', last_name: 'Hopper', email: 'grace@example.org', organization: null },
     ]);
+    // The address block is the primary address (the contact's address shape); Phone and Mobile its phones, Web Page its website.
+    const ADDRESSES = `query($id: Int!) { contact(contactId: $id) { Phones { PhoneNumber IsPrimary } Addresses { Line1 Line2 City State PostalCode Country IsPrimary } Websites { Url IsPrimary } } }`;
+    const [grace] = await db<{ id: number }>(`select id from contact where tenant_id = ? and email = 'grace@example.org'`, [acme.id]);
+    const graceViewed = await graphql(server, ADDRESSES, { id: grace.id }, acme.staffToken);
+    expect(graceViewed.body.data.contact).toEqual({
+      Phones: [{ PhoneNumber: '+1 555 0101', IsPrimary: true }, { PhoneNumber: '+1 555 0102', IsPrimary: false }],
+      Addresses: [{ Line1: '1 Navy Way', Line2: 'Suite 2; Floor 3', City: 'Arlington', State: 'VA', PostalCode: '22202', Country: 'USA', IsPrimary: true }],
+      Websites: [],
+    });
+    const [ada] = await db<{ id: number }>(`select id from contact where tenant_id = ? and email = 'ada@example.org'`, [acme.id]);
+    const adaViewed = await rest(server, 'GET', `/api/contacts/${ada.id}`, { token: acme.staffToken });
+    expect(adaViewed.body).toMatchObject({
+      PhoneNumber: '+44 20 7946 0000', Websites: [{ Url: 'https://ada.example.org', IsPrimary: true }],
+      Addresses: [{ Line1: "12 St James's Square", Line2: null, City: 'London', State: null, PostalCode: 'SW1Y 4JH', Country: 'UK', IsPrimary: true }],
+    });
     expect(await db(`select r.role from contact_relationship r where r.tenant_id = ?`, [acme.id])).toEqual([{ role: 'Founder' }]);
     expect(await db(`select m.start_date::text, m.end_date::text, m.status from membership m where m.tenant_id = ? order by m.start_date`, [acme.id])).toEqual([
       { start_date: '2026-01-01', end_date: '2026-12-31', status: 'active' },
@@ -155,27 +182,29 @@ describe('a messy real-world file', () => {
     expect(report.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     const lines: string[][] = parse(report.text, {});
     expect(lines[0]).toEqual([
-      'External Identifier', 'First Name', 'Last Name', 'Email', 'Organization', 'Role', 'Membership Type', 'Status', 'Start Date', 'End Date', 'ImportError',
+      'External Identifier', 'First Name', 'Last Name', 'Email', 'Organization', 'Role', 'Membership Type', 'Status', 'Start Date', 'End Date',
+      'Street Address', 'Supplemental Address 1', 'City', 'State/Province', 'Postal Code', 'Country', 'Phone', 'Mobile', 'Web Page', 'ImportError',
     ]);
-    expect(lines.slice(1).map((line) => [line[0], line[10]])).toEqual(MESSY_OUTCOMES.filter((row) => row.Reason).map((row, index) => [`A${index + 3}`, row.Reason]));
+    expect(lines.slice(1).map((line) => [line[0], line[19]])).toEqual(MESSY_OUTCOMES.filter((row) => row.Reason).map((row, index) => [`A${index + 3}`, row.Reason]));
 
     // Fixed and imported again, the report creates what was rejected.
-    const fixed = report.text.replace('2026-13-45', '2026-03-01').replace('Zombie', 'Active').replace('Platinum', 'Gold').replace('A6,,,', 'A6,Nobody,,').replace('not-an-email', 'barbara@example.org');
+    const fixed = report.text.replace('2026-13-45', '2026-03-01').replace('Zombie', 'Active').replace('Platinum', 'Gold').replace('A6,,,', 'A6,Nobody,,').replace('not-an-email', 'barbara@example.org')
+      .replace('ftp://', 'https://');
     const again = await importFile(fixed);
-    expect(again).toMatchObject({ State: 'completed', Created: 5, Rejected: 0 });
+    expect(again).toMatchObject({ State: 'completed', Created: 6, Rejected: 0 });
   });
 
   it('imports the same file again without duplicating: it matches on ExternalId and changes nothing', async () => {
     const before = await db('select id, audit_id from contact where tenant_id = ? order by id', [acme.id]);
     const status = await importFile(MESSY);
-    expect(status).toMatchObject({ State: 'completed', Created: 0, Updated: 0, Unchanged: 3, Rejected: 5 });
+    expect(status).toMatchObject({ State: 'completed', Created: 0, Updated: 0, Unchanged: 3, Rejected: 6 });
     expect(await db('select id, audit_id from contact where tenant_id = ? order by id', [acme.id])).toEqual(before);
   });
 
   it('lists rejected rows of the import over REST, and refuses bad mappings', async () => {
     const rows = await rest(server, 'GET', `/api/imports/${importId}/rows?options=${encodeURIComponent(JSON.stringify({ Outcome: 'rejected', Take: 2 }))}`, { token: acme.staffToken });
     expect(rows.status).toBe(200);
-    expect(rows.body.Total).toBe(5);
+    expect(rows.body.Total).toBe(6);
     expect(rows.body.Results.map((row: { RowNumber: number }) => row.RowNumber)).toEqual([4, 5]);
     const unknownColumn = await rest(server, 'POST', `/api/imports/${importId}/start`, { token: acme.staffToken, body: { Mapping: [{ Column: 'Nope', Field: 'Email' }] } });
     expect(unknownColumn.status).toBe(400);
@@ -230,21 +259,34 @@ describe('custom fields', () => {
 
 describe('export', () => {
   it('exports (REST and GraphQL) in the import\'s columns, and the export re-imported changes nothing', async () => {
+    // A contact saved by staff with every part a row carries, and more than one address and website (only the primary ones are columns).
+    const saved = await graphql(server, `mutation($input: ContactInput!) { saveContact(contactId: 0, input: $input) { ContactId } }`, { input: {
+      Kind: 'person', Prefix: 'Rear Adm.', FirstName: 'Gracie', MiddleName: 'B.', LastName: 'Saved', Suffix: 'PhD', Title: 'Commodore', JobTitle: 'Programmer',
+      Addresses: [{ Kind: 'Mailing', Line1: 'PO Box 1', City: 'Arlington' }, { Kind: 'Physical', Line1: '1 Navy Way', Line2: 'Suite 2', City: 'Arlington', State: 'VA', PostalCode: '22202', Country: 'US', IsPrimary: true }],
+      Websites: [{ Url: 'https://blog.example.org', Kind: 'Blog' }, { Url: 'https://gracie.example.org', IsPrimary: true }],
+    } }, acme.staffToken);
+    expect(saved.body.errors).toBeUndefined();
     const where = await graphql(server, '{ contactExportCsv { FileName MediaType Url } }', {}, acme.staffToken);
     expect(where.body.data.contactExportCsv).toEqual({ FileName: 'contacts.csv', MediaType: 'text/csv; charset=utf-8', Url: '/api/exports/contacts' });
     const exported = await rest(server, 'GET', '/api/exports/contacts', { token: acme.staffToken });
     expect(exported.status).toBe(200);
     const lines: string[][] = parse(exported.text, {});
     expect(lines[0]).toEqual([
-      'ContactId', 'ExternalId', 'Kind', 'NationalID', 'FirstName', 'LastName', 'Name', 'Email', 'Phone', 'MobilePhone', 'JobTitle', 'Organization', 'OrganizationRole',
+      'ContactId', 'ExternalId', 'Kind', 'NationalID', 'FirstName', 'LastName', 'Name', 'Email', 'Phone', 'MobilePhone', 'JobTitle',
+      'Prefix', 'MiddleName', 'Suffix', 'Title', 'AddressLine1', 'AddressLine2', 'City', 'State', 'PostalCode', 'Country', 'Website', 'Organization', 'OrganizationRole',
       'MembershipType', 'MembershipLevel', 'MembershipStatus', 'MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate', 'cf:tshirt', 'cf:skills', 'cf:membership:paid_by',
     ]);
     const dora = lines.find((line) => line[4] === 'Dora')!;
-    expect(dora.slice(19)).toEqual(['M', 'Math; Poetry', "'=cash"]); // a formula-like cell is quoted for spreadsheets, and read back without the quote
+    expect(dora.slice(30)).toEqual(['M', 'Math; Poetry', "'=cash"]); // a formula-like cell is quoted for spreadsheets, and read back without the quote
     expect(lines[1]).toMatchObject({ 2: 'organization', 6: 'Analytical; Engines' }); // organizations first
     const ada = lines.find((line) => line[4] === 'Ada')!;
     expect(ada.slice(1, 3)).toEqual(['A1', 'person']);
-    expect(ada.slice(11)).toEqual(['Analytical; Engines', 'Founder', 'Gold', '', 'active', '2026-01-01', '2026-01-01', '2026-12-31', '', '', '']); // joined when the term started
+    // A phone's leading + is quoted like a formula's (exportCell) and read back without the quote.
+    expect(ada.slice(8, 22)).toEqual(["'+44 20 7946 0000", '', '', '', '', '', '', "12 St James's Square", '', 'London', '', 'SW1Y 4JH', 'UK', 'https://ada.example.org']);
+    expect(lines.find((line) => line[4] === 'Gracie')!.slice(10, 22)).toEqual([
+      'Programmer', 'Rear Adm.', 'B.', 'PhD', 'Commodore', '1 Navy Way', 'Suite 2', 'Arlington', 'VA', '22202', 'US', 'https://gracie.example.org',
+    ]);
+    expect(ada.slice(22)).toEqual(['Analytical; Engines', 'Founder', 'Gold', '', 'active', '2026-01-01', '2026-01-01', '2026-12-31', '', '', '']); // joined when the term started
 
     const before = await db('select id, audit_id from contact where tenant_id = ? order by id', [acme.id]);
     const terms = await db('select id, audit_id from membership where tenant_id = ? order by id', [acme.id]);
@@ -252,12 +294,46 @@ describe('export', () => {
     const status = await importFile(exported.text);
     expect(status).toMatchObject({ State: 'completed', MatchOn: 'ContactId', Created: 0, Updated: 0, Rejected: 0, Unchanged: lines.length - 1 });
     expect(await db('select id, audit_id from contact where tenant_id = ? order by id', [acme.id])).toEqual(before);
+    expect(await db(`select addresses, websites from contact where tenant_id = ? and last_name = 'Saved'`, [acme.id])).toEqual([{
+      addresses: [
+        { kind: 'physical', line1: '1 Navy Way', line2: 'Suite 2', city: 'Arlington', region: 'VA', postalCode: '22202', country: 'US', isPrimary: true },
+        { kind: 'mailing', line1: 'PO Box 1', city: 'Arlington', isPrimary: false },
+      ],
+      websites: [{ url: 'https://gracie.example.org', kind: null, isPrimary: true }, { url: 'https://blog.example.org', kind: 'Blog', isPrimary: false }],
+    }]);
     expect(await db('select id, audit_id from membership where tenant_id = ? order by id', [acme.id])).toEqual(terms);
     expect(await db('select id, audit_id from contact_relationship where tenant_id = ? order by id', [acme.id])).toEqual(relationships);
   });
 });
 
 describe('rules an import keeps', () => {
+  it('reads an address block as the primary address: parts replace the primary\'s, an empty block clears it (the next becomes primary), a bad value names its column', async () => {
+    const [gracie] = await db<{ id: number }>(`select id from contact where tenant_id = ? and last_name = 'Saved'`, [acme.id]);
+    const header = 'ContactId,Address Line 1,Address Line 2,City,State,Zip,Country,Website,Individual Prefix,Middle Name';
+    const moved = await importFile(`${header}\n${gracie.id},2 Navy Way,,Arlington,VA,22202,US,https://gracie.example.org,,B.\n`);
+    expect(moved).toMatchObject({ MatchOn: 'ContactId', Updated: 1, Rejected: 0 });
+    const ADDRESSES = 'query($id: Int!) { contact(contactId: $id) { Prefix MiddleName Addresses { Kind Line1 Line2 IsPrimary } Websites { Url IsPrimary } } }';
+    expect((await graphql(server, ADDRESSES, { id: gracie.id }, acme.staffToken)).body.data.contact).toEqual({
+      Prefix: null, MiddleName: 'B.', // an empty mapped cell clears
+      Addresses: [{ Kind: 'physical', Line1: '2 Navy Way', Line2: null, IsPrimary: true }, { Kind: 'mailing', Line1: 'PO Box 1', Line2: null, IsPrimary: false }],
+      Websites: [{ Url: 'https://gracie.example.org', IsPrimary: true }, { Url: 'https://blog.example.org', IsPrimary: false }],
+    });
+    const cleared = await importFile(`${header}\n${gracie.id},,,,,,,,,B.\n`);
+    expect(cleared).toMatchObject({ Updated: 1, Rejected: 0 });
+    expect((await graphql(server, ADDRESSES, { id: gracie.id }, acme.staffToken)).body.data.contact).toMatchObject({
+      Addresses: [{ Kind: 'mailing', Line1: 'PO Box 1', IsPrimary: true }], Websites: [{ Url: 'https://blog.example.org', IsPrimary: true }],
+    });
+
+    const bad = await importFile([header,
+      `${gracie.id},${'x'.repeat(201)},,,,,,,,`, `${gracie.id},,,,,${'9'.repeat(21)},,,,`, `${gracie.id},,,,,,,not a url,,`, `${gracie.id},,,,,,,,${'Dr'.repeat(11)},`].join('\n'));
+    expect(bad).toMatchObject({ Rejected: 4, Updated: 0 });
+    const rows = await graphql(server, ROWS, { id: bad.ImportId, o: { Outcome: 'rejected' } }, acme.staffToken);
+    expect(rows.body.data.contactImportRows.Results.map((row: { Reason: string }) => row.Reason)).toEqual([
+      'AddressLine1: must be shorter than or equal to 200 characters', 'PostalCode: must be shorter than or equal to 20 characters',
+      'Website: must be an http(s) URL', 'Prefix: must be shorter than or equal to 20 characters',
+    ]);
+  });
+
   it('rejects a likely duplicate (a new contact with a live contact\'s e-mail) and a taken NationalID, and updates by the chosen key', async () => {
     const csv = [
       'ExternalId,FirstName,LastName,Email,NationalID,MembershipType,MembershipStartDate',

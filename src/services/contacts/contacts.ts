@@ -322,10 +322,15 @@ function withColumnPrimary<E extends { IsPrimary?: boolean | null }>(stored: E[]
   return [primary, ...stored.filter((entry) => entry !== oldPrimary)];
 }
 
-/** Addresses as stored by any area: the one marked primary, else kind "primary", else the first, is the primary. */
+/** The primary of addresses as stored by any area: the one marked primary, else kind "primary", else the first. */
+export function primaryAddress(addresses: PostalAddress[] | null): PostalAddress | undefined {
+  if (!Array.isArray(addresses)) return undefined;
+  return addresses.find((address) => address.isPrimary) ?? addresses.find((address) => address.kind?.toLowerCase() === 'primary') ?? addresses[0];
+}
+
 function addressViews(addresses: PostalAddress[] | null): ContactAddress[] {
-  if (!Array.isArray(addresses) || addresses.length === 0) return [];
-  const primary = addresses.find((address) => address.isPrimary) ?? addresses.find((address) => address.kind?.toLowerCase() === 'primary') ?? addresses[0];
+  const primary = primaryAddress(addresses);
+  if (!addresses || !primary) return [];
   return [primary, ...addresses.filter((address) => address !== primary)].map((address) => ({
     Kind: address.kind ?? null, Line1: address.line1 ?? null, Line2: address.line2 ?? null, City: address.city ?? null, State: address.region ?? null,
     PostalCode: address.postalCode ?? null, Country: address.country ?? null, IsPrimary: address === primary,

@@ -11,6 +11,7 @@ import { intArray } from '../chapters/chapter-links.js';
 import { CONTACT_SAVE_LOCK } from '../contacts/contacts.js';
 import { customFieldCell, normalizeWithDefinitions, type CustomFieldDefinition } from '../custom-fields/values.js';
 import { termEnd, type TermRule } from '../memberships/terms.js';
+import { contactCellProblem, listsAfterRow, type ContactLists } from './contact-lists.js';
 import { cellValue, customFieldColumn, FIELD_LENGTHS, kindOf, statusOf, type ImportField, type MatchKey } from './columns.js';
 
 /*
@@ -29,6 +30,8 @@ import { cellValue, customFieldColumn, FIELD_LENGTHS, kindOf, statusOf, type Imp
  * - an organization named in a person's row is the live organization of that name (ignoring case
  *   and surrounding spaces), created when there is none; the person's relationship with it (role)
  *   is kept and it becomes the person's current organization.
+ * - a contact's address and website columns name the primary entries of its lists (contact-lists.ts:
+ *   an empty address block removes the primary address; the other entries are kept).
  * A mapped column's empty cell clears the value (a row names the whole of what it maps), a column
  * not mapped leaves it alone. A row is all or nothing: it is checked whole before it changes
  * anything. No webhook events are sent for imported changes.
@@ -37,6 +40,7 @@ import { cellValue, customFieldColumn, FIELD_LENGTHS, kindOf, statusOf, type Imp
 /** The contact columns an import writes, by field. */
 const CONTACT_COLUMNS = {
   NationalID: 'national_id', FirstName: 'first_name', LastName: 'last_name', Name: 'name', Email: 'email', Phone: 'phone', MobilePhone: 'mobile_phone', JobTitle: 'job_title',
+  Prefix: 'prefix', MiddleName: 'middle_name', Suffix: 'suffix', Title: 'title',
 } as const satisfies Partial<Record<ImportField, string>>;
 type ContactField = keyof typeof CONTACT_COLUMNS;
 const CONTACT_FIELDS = Object.keys(CONTACT_COLUMNS) as ContactField[];
@@ -84,6 +88,8 @@ interface ContactState {
   id: number;
   kind: ContactKind;
   values: Record<ContactField, string | null>;
+  /** Its addresses and websites, of which a row names the primary ones. */
+  lists: ContactLists;
   customFields: CustomFieldValues;
   externalId: string | null;
   organizationId: number | null;
@@ -124,6 +130,8 @@ function rowValues(plan: ImportPlan, cells: string[]): RowValues {
   }
   const email = values.get('Email');
   if (email && !EMAIL.test(email)) reject('Email', 'is not an e-mail address');
+  const problem = contactCellProblem(values);
+  if (problem) reject(problem.field, problem.message);
   const kind = values.get('Kind');
   if (kind && !kindOf(kind)) reject('Kind', 'must be Person or Organization');
   const status = values.get('MembershipStatus');
@@ -159,7 +167,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
   let nextTemporaryId = -1;
   const newContact = (kind: ContactKind): ContactState => ({
     id: nextTemporaryId--, kind, values: Object.fromEntries(CONTACT_FIELDS.map((field) => [field, null])) as ContactState['values'],
-    customFields: {}, externalId: null, organizationId: null, isNew: true, changed: true, externalIdChanged: false,
+    lists: { addresses: null, websites: null }, customFields: {}, externalId: null, organizationId: null, isNew: true, changed: true, externalIdChanged: false,
   });
 
   const results: RowResult[] = [];
@@ -190,6 +198,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     if (kind === 'person' && !next.FirstName && !next.LastName) reject('FirstName', 'a person needs a first or last name');
     if (kind === 'organization' && !next.Name) reject('Name', 'an organization needs a name');
     const customFields = checkedCustomFields(values, kind, existing?.customFields);
+    const lists = listsAfterRow(existing?.lists ?? { addresses: null, websites: null }, values);
     if (next.NationalID) {
       const holder = known.find('NationalID', next.NationalID);
       if (holder && holder !== existing) reject('NationalID', `is taken by ${named(holder)}`);
@@ -216,6 +225,10 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
         contact.values[field] = next[field];
         contact.changed = changed = true;
       }
+    }
+    if (lists !== contact.lists) {
+      contact.lists = lists;
+      contact.changed = changed = true;
     }
     if (!sameCustomFields(contact.customFields, customFields)) {
       contact.customFields = customFields;
@@ -340,7 +353,8 @@ class KnownContacts {
       return value ? [lower ? value.toLowerCase() : value] : [];
     }))];
     const ids = values('ContactId').map(Number);
-    const found = await this.sql.all<{ id: number; kind: ContactKind; external_id: string | null; organization_id: number | null; custom_fields: CustomFieldValues } & Record<string, string | null>>(
+    type FoundContact = { id: number; kind: ContactKind; external_id: string | null; organization_id: number | null; custom_fields: CustomFieldValues } & ContactLists;
+    const found = await this.sql.all<FoundContact & Record<string, string | null>>(
       // One branch per key, each on its own index (an `or` across the join would scan every contact of the tenant, every batch).
       `with matched as (
          select k.id from contact k where ${tenantIs('k')} and k.id = any(?::int[])
@@ -348,14 +362,15 @@ class KnownContacts {
          union select k.id from contact k where ${tenantIs('k')} and k.deleted_at is null and k.national_id = any(?::text[])
          union select k.id from contact k where ${tenantIs('k')} and lower(k.email) = any(?::text[])
        )
-       select c.id, c.kind, c.organization_id, c.custom_fields, x.external_id, ${CONTACT_FIELDS.map((field) => `c.${CONTACT_COLUMNS[field]}`).join(', ')}
+       select c.id, c.kind, c.organization_id, c.custom_fields, c.addresses, c.websites, x.external_id, ${CONTACT_FIELDS.map((field) => `c.${CONTACT_COLUMNS[field]}`).join(', ')}
          from matched join contact c on c.id = matched.id and ${tenantIs('c')} and c.deleted_at is null
          left join contact_external_id x on x.contact_id = c.id and ${tenantIs('x')}
         order by c.id`,
       [intArray(ids), textArray(values('ExternalId')), textArray(values('NationalID')), textArray(values('Email', true))]);
     for (const row of found) {
       this.add({
-        id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, customFields: row.custom_fields, isNew: false, changed: false, externalIdChanged: false,
+        id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, customFields: row.custom_fields,
+        lists: { addresses: row.addresses, websites: row.websites }, isNew: false, changed: false, externalIdChanged: false,
         values: Object.fromEntries(CONTACT_FIELDS.map((field) => [field, row[CONTACT_COLUMNS[field]] ?? null])) as ContactState['values'],
       });
     }
@@ -461,17 +476,18 @@ async function writeBatch(sql: TenantSql, contacts: ContactState[], relationship
   const columns = CONTACT_FIELDS.map((field) => CONTACT_COLUMNS[field]);
   const record = (contact: ContactState) => ({
     id: real(contact.id), kind: contact.kind, organization_id: real(contact.organizationId), custom_fields: contact.customFields,
+    addresses: contact.lists.addresses, websites: contact.lists.websites,
     ...Object.fromEntries(CONTACT_FIELDS.map((field) => [CONTACT_COLUMNS[field], contact.values[field]])),
   });
-  const recordset = `jsonb_to_recordset(?::jsonb) as r(id int, kind text, organization_id int, custom_fields jsonb, ${columns.map((column) => `${column} text`).join(', ')})`;
+  const recordset = `jsonb_to_recordset(?::jsonb) as r(id int, kind text, organization_id int, custom_fields jsonb, addresses jsonb, websites jsonb, ${columns.map((column) => `${column} text`).join(', ')})`;
   if (created.length) {
     // Organizations first in one statement: the foreign keys are checked at its end.
-    await sql.run(`insert into contact (id, tenant_id, kind, organization_id, custom_fields, ${columns.join(', ')})
-      select r.id, ${TENANT}, r.kind, r.organization_id, r.custom_fields, ${columns.map((column) => `r.${column}`).join(', ')} from ${recordset}`, [JSON.stringify(created.map(record))]);
+    await sql.run(`insert into contact (id, tenant_id, kind, organization_id, custom_fields, addresses, websites, ${columns.join(', ')})
+      select r.id, ${TENANT}, r.kind, r.organization_id, r.custom_fields, r.addresses, r.websites, ${columns.map((column) => `r.${column}`).join(', ')} from ${recordset}`, [JSON.stringify(created.map(record))]);
   }
   const changed = contacts.filter((contact) => !contact.isNew && contact.changed);
   if (changed.length) {
-    await sql.run(`update contact c set organization_id = r.organization_id, custom_fields = r.custom_fields, ${columns.map((column) => `${column} = r.${column}`).join(', ')},
+    await sql.run(`update contact c set organization_id = r.organization_id, custom_fields = r.custom_fields, addresses = r.addresses, websites = r.websites, ${columns.map((column) => `${column} = r.${column}`).join(', ')},
       audit_id = c.audit_id + 1, updated_at = now() from ${recordset} where c.id = r.id and ${tenantIs('c')}`, [JSON.stringify(changed.map(record))]);
   }
   const externalIds = contacts.filter((contact) => contact.externalIdChanged);

@@ -9,6 +9,7 @@ import type { MembershipStatus } from '../../entities/membership.js';
 
 export const IMPORT_FIELDS = [
   'ContactId', 'ExternalId', 'Kind', 'NationalID', 'FirstName', 'LastName', 'Name', 'Email', 'Phone', 'MobilePhone', 'JobTitle',
+  'Prefix', 'MiddleName', 'Suffix', 'Title', 'AddressLine1', 'AddressLine2', 'City', 'State', 'PostalCode', 'Country', 'Website',
   'Organization', 'OrganizationRole',
   'MembershipType', 'MembershipLevel', 'MembershipStatus', 'MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate',
 ] as const;
@@ -42,9 +43,12 @@ export const FIELD_LENGTHS: Partial<Record<ImportField, number>> = {
 
 /**
  * Headers of other systems' exports that mean one of our fields (compared lower case, without
- * spaces, dashes, underscores and dots): Wild Apricot (User ID, Membership level is its type),
- * CiviCRM (Contact ID, External Identifier, Contact Type, Current Employer, Member Since,
- * Membership Expiration Date) and GrowthZone (Member ID, Organization Name, Expiration Date).
+ * spaces, dashes, underscores and dots): Wild Apricot (User ID, Membership level is its type,
+ * Mobile, Web page), CiviCRM (Contact ID, External Identifier, Contact Type, Current Employer,
+ * Member Since, Membership Expiration Date, Street Address, Supplemental Address 1,
+ * State/Province, Individual Prefix) and GrowthZone (Member ID, Organization Name, Expiration
+ * Date, Address Line 1, Zip/Postal Code). A header of one system's address block means the
+ * primary address's part.
  * Our own headers are matched exactly first, so our `ContactId` is ours and another system's
  * "Contact ID" is its identifier, our ExternalId.
  */
@@ -59,6 +63,17 @@ const ALIASES: Record<string, ImportField> = {
   phone: 'Phone', phonenumber: 'Phone', primaryphone: 'Phone', workphone: 'Phone',
   mobile: 'MobilePhone', mobilephone: 'MobilePhone', cellphone: 'MobilePhone', cell: 'MobilePhone',
   jobtitle: 'JobTitle', position: 'JobTitle',
+  prefix: 'Prefix', individualprefix: 'Prefix', nameprefix: 'Prefix',
+  middlename: 'MiddleName', middle: 'MiddleName',
+  suffix: 'Suffix', individualsuffix: 'Suffix', namesuffix: 'Suffix',
+  title: 'Title',
+  streetaddress: 'AddressLine1', street: 'AddressLine1', address: 'AddressLine1', address1: 'AddressLine1', addressline1: 'AddressLine1', street1: 'AddressLine1',
+  supplementaladdress1: 'AddressLine2', address2: 'AddressLine2', addressline2: 'AddressLine2', street2: 'AddressLine2',
+  city: 'City', town: 'City',
+  state: 'State', province: 'State', region: 'State', 'state/province': 'State', stateprovince: 'State',
+  postalcode: 'PostalCode', zip: 'PostalCode', zipcode: 'PostalCode', postcode: 'PostalCode', 'zip/postalcode': 'PostalCode',
+  country: 'Country',
+  website: 'Website', webpage: 'Website', web: 'Website', url: 'Website', homepage: 'Website',
   organization: 'Organization', organisation: 'Organization', currentemployer: 'Organization', employer: 'Organization', company: 'Organization',
   organizationrole: 'OrganizationRole', role: 'OrganizationRole', relationshiptype: 'OrganizationRole',
   membershiptype: 'MembershipType', membershiplevel: 'MembershipType', membership: 'MembershipType',

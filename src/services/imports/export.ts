@@ -3,6 +3,7 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import type { ImportDownload } from '../../schema/imports.js';
 import type { CustomFieldValues } from '../../entities/custom-field.js';
 import { customFieldCell } from '../custom-fields/values.js';
+import { contactListCells, type ContactLists } from './contact-lists.js';
 import { customFieldColumn, exportCell, IMPORT_FIELDS } from './columns.js';
 import { CSV_MEDIA_TYPE, customFieldColumns, customFieldSets } from './imports.js';
 
@@ -37,8 +38,9 @@ export async function* contactExportRows(ctx: RequestContext): AsyncGenerator<st
   const sql = tenantSql(ctx);
   for (const kind of ['organization', 'person']) {
     for (let after = 0; ;) {
-      const rows = await sql.all<ExportRow & { contact_id: number; contact_custom_fields: CustomFieldValues; membership_custom_fields: CustomFieldValues | null }>(
+      const rows = await sql.all<ExportRow & ContactLists & { contact_id: number; contact_custom_fields: CustomFieldValues; membership_custom_fields: CustomFieldValues | null }>(
         `select c.id as contact_id, x.external_id, c.kind, c.national_id, c.first_name, c.last_name, c.name, c.email, c.phone, c.mobile_phone, c.job_title,
+                c.prefix, c.middle_name, c.suffix, c.title, c.addresses, c.websites,
                 o.name as organization, r.role as organization_role, t.name as membership_type, l.name as membership_level, m.status as membership_status,
                 m.join_date::text as membership_join_date, m.start_date::text as membership_start_date, m.end_date::text as membership_end_date,
                 c.custom_fields as contact_custom_fields, m.custom_fields as membership_custom_fields
@@ -54,6 +56,7 @@ export async function* contactExportRows(ctx: RequestContext): AsyncGenerator<st
         yield [
           String(row.contact_id), ...[
             row.external_id, row.kind, row.national_id, row.first_name, row.last_name, row.name, row.email, row.phone, row.mobile_phone, row.job_title,
+            row.prefix, row.middle_name, row.suffix, row.title, ...contactListCells(row),
             row.organization, row.organization_role, row.membership_type, row.membership_level, row.membership_status,
             row.membership_join_date, row.membership_start_date, row.membership_end_date,
           ].map((value) => exportCell(value === null ? null : String(value))),
