@@ -130,7 +130,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
     const parameters = [
       ...pathParams.map((segment) => ({
         name: segment.param, in: 'path', required: true,
-        schema: withRules(pathSchema(route.field.args.find((arg) => arg.name === segment.arg)!.type), argRules.get(segment.arg)),
+        schema: withRules(segmentSchema(pathSchema(route.field.args.find((arg) => arg.name === segment.arg)!.type)), argRules.get(segment.arg)),
       })),
       // An optional path parameter may come as a query parameter too: listed once, in the path.
       ...[...route.queryArgs.values()].filter(({ arg }) => !pathArgs.has(arg.name)).map(({ documented, arg }) => ({
@@ -430,6 +430,11 @@ function pathSchema(type: GraphQLType): JsonSchema {
   if (named.name === 'Int') return PATH_INTEGER;
   if (named.name === 'Boolean') return { type: 'boolean', description: 'true or false (any case).' };
   return namedSchema(named);
+}
+
+/** A text path parameter is one segment: an empty one, "." or ".." would make the URL another path's. */
+function segmentSchema(schema: JsonSchema): JsonSchema {
+  return schema.type === 'string' ? { ...schema, minLength: Math.max(1, Number(schema.minLength ?? 0)), not: { enum: ['.', '..'] } } : schema;
 }
 
 /** A query-string scalar: as in a path; lists repeat the parameter. */
