@@ -100,7 +100,6 @@ export async function storeItemLookup(ctx: RequestContext, addonsOnly: boolean):
   return lookupChoices(rows.map((row) => ({ id: row.id, name: row.name, extraData: VARIANT_NAMES[row.variant] })));
 }
 
-
 type SubItemRow = Pick<StoreSubItem, 'id' | 'storeItem' | 'name' | 'price' | 'remaining' | 'displayOrder'>;
 
 /** The sub-items of a page of items: one statement. */

@@ -321,7 +321,6 @@ export async function getStoreOrder(ctx: RequestContext, orderId: number): Promi
   return toOrderView(row, (await linesOf(ctx, [row.id])).get(row.id) ?? []);
 }
 
-
 /**
  * POST /api/store/storeorders/{storepurchaseid}: status, shipping details and notes (fields left
  * out keep their value); the totals are recomputed from the lines and the order's own rates.
