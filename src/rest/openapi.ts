@@ -354,6 +354,7 @@ const problemSchema = {
 
 function componentSchemas(schema: GraphQLSchema): Record<string, JsonSchema> {
   const result: Record<string, JsonSchema> = {};
+  const filterLists = listsOfFilterTypes(schema);
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || type.name === 'Query' || type.name === 'Mutation') continue;
     if (isObjectType(type)) {
@@ -365,7 +366,7 @@ function componentSchemas(schema: GraphQLSchema): Record<string, JsonSchema> {
         properties: Object.fromEntries(fields.map((field) => [documentedKey(field.name), { ...typeSchema(field.type), description: field.description ?? undefined }])),
       };
     } else if (isInputObjectType(type)) {
-      result[type.name] = inputSchema(type);
+      result[type.name] = inputSchema(type, filterLists.get(type.name));
     } else if (isEnumType(type)) {
       result[type.name] = { type: 'string', enum: type.getValues().map((value) => value.name) };
     }
@@ -373,8 +374,32 @@ function componentSchemas(schema: GraphQLSchema): Record<string, JsonSchema> {
   return result;
 }
 
-/** An input type with the rules its class declares (class-validator) and, for list options, the rules `parseListOptions` checks. */
-function inputSchema(type: GraphQLInputObjectType): JsonSchema {
+/**
+ * The list each filter input type belongs to, when every list taking it orders by the same fields:
+ * its OrderBy is then stated wherever the type appears (a scheduled-billing run's filter too).
+ */
+function listsOfFilterTypes(schema: GraphQLSchema): Map<string, ListSpec<object>> {
+  const found = new Map<string, ListSpec<object> | null>();
+  for (const [parent, root] of [['Query', schema.getQueryType()], ['Mutation', schema.getMutationType()]] as const) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      const spec = listSpecOf(`${parent}.${field.name}`);
+      for (const arg of spec ? field.args : []) {
+        const type = getNamedType(arg.type);
+        if (!isInputObjectType(type) || !type.getFields().OrderBy) continue;
+        const known = found.get(type.name);
+        found.set(type.name, known === undefined || (known !== null && orderFields(known) === orderFields(spec!)) ? spec! : null);
+      }
+    }
+  }
+  return new Map([...found].filter((entry): entry is [string, ListSpec<object>] => entry[1] !== null));
+}
+
+function orderFields(spec: ListSpec<object>): string {
+  return Object.keys(spec.orderBy).sort().join(',');
+}
+
+/** An input type with the rules its class declares (class-validator) and, for list options, the rules `parseListOptions` checks (OrderBy: of `list`, when known). */
+function inputSchema(type: GraphQLInputObjectType, list?: ListSpec<object>): JsonSchema {
   const fields = Object.values(type.getFields());
   const rules = inputFieldRules(type.name);
   const listOptions = fields.some((field) => getNamedType(field.type).name === 'FilterCount');
@@ -386,7 +411,7 @@ function inputSchema(type: GraphQLInputObjectType): JsonSchema {
     required: fields.filter((field) => (isNonNullType(field.type) && field.defaultValue === undefined) || rules.get(field.name)?.required).map((field) => documentedKey(field.name)),
     properties: Object.fromEntries(fields.map((field) => {
       const base = { ...typeSchema(field.type), description: field.description ?? undefined };
-      const listRule = listOptions ? FILTER_BASE_RULES[field.name as keyof typeof FILTER_BASE_RULES] : undefined;
+      const listRule = listOptions ? (field.name === 'OrderBy' && list ? orderBySchema(list) : FILTER_BASE_RULES[field.name as keyof typeof FILTER_BASE_RULES]) : undefined;
       return [documentedKey(field.name), listRule ? { ...listRule, description: [base.description, listRule.description].filter(Boolean).join(' ') } : withRules(base, rules.get(field.name))];
     })),
   };
