@@ -66,7 +66,7 @@ describe("a tenant's own origins", () => {
   it('refuse what is not an origin, naming the entry, and more than 20', async () => {
     for (const bad of ['https://portal.acme.example/path', 'ftp://portal.acme.example', 'https://*.acme.example', 'https://user@acme.example', 'portal.acme.example', 'https://acme.example?x=1', 'https://', 'https://a_b.example']) {
       const response = await rest(server, 'POST', '/api/setup/corsorigins', { token: acme.staffToken, body: [PORTAL, bad] });
-      expect({ bad, status: response.status, field: response.body?.errors?.[0]?.field }).toEqual({ bad, status: 400, field: '[1]' }); // the body's second entry (the body is the list)
+      expect({ bad, status: response.status, field: response.body?.errors?.[0]?.field }).toEqual({ bad, status: 400, field: '[1]' }); // REST names a body array's items by index (rest/gateway/responses.ts)
     }
     const many = Array.from({ length: 21 }, (_, index) => `https://site${index}.example`);
     expect((await rest(server, 'POST', '/api/setup/corsorigins', { token: acme.staffToken, body: many })).status).toBe(400);

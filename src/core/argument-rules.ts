@@ -1,4 +1,4 @@
-import { registerDecorator } from 'class-validator';
+import { registerDecorator, ValidateIf } from 'class-validator';
 import { createParameterDecorator } from 'type-graphql';
 
 /** A type-graphql type function (`() => Int`, `() => [String]`). */
@@ -152,6 +152,11 @@ function problemOf(rule: ArgumentRule<unknown>, value: unknown): string | null {
   } catch (error) {
     return error instanceof BadInput ? error.problems[0]?.message ?? error.message : 'is not valid';
   }
+}
+
+/** The field's rules skip a blank string (it means none, or the default): the document offers "" besides them (rest/openapi-constraints.ts). */
+export function UnlessBlank(): PropertyDecorator {
+  return ValidateIf((_input: object, value: unknown) => !(typeof value === 'string' && value.trim() === ''));
 }
 
 /** A rule across the fields of an input class, which no one field's rule can state (a field required when another is true). */

@@ -5,6 +5,9 @@ import { Contact } from './contact.js';
 import { StoredFile } from './file.js';
 import { Login } from './login.js';
 
+/** What a custom report reports on (a report's reportTypeId). */
+export const REPORT_TYPES = ['contacts', 'memberships', 'event-registrations'] as const;
+
 /**
  * A report of the tenant's catalog (the documented ReportCollection). System reports are seeded
  * per tenant under a `systemKey` (unique per tenant, so seeding twice adds nothing) and cannot be

@@ -1,8 +1,12 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { rangeRule, RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { CalendarAddEdit, CalendarAddEditInput, CalendarChoiceItem, CalendarCollectionItem } from '../schema/calendars.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import * as calendars from '../services/calendars/calendars.js';
+
+/** A calendar to save: 0 creates. */
+const CALENDAR_ID_RULE = rangeRule(0, 2147483647);
 
 @Resolver()
 export class CalendarResolver {
@@ -35,7 +39,7 @@ export class CalendarResolver {
   saveCalendar(
     @Ctx() ctx: RequestContext,
     @Arg('input', () => CalendarAddEditInput) input: CalendarAddEditInput,
-    @Arg('calendarId', () => Int, { nullable: true, description: 'The calendar to update, 0 to create; wins over input.CalendarId (REST: the path).' }) calendarId?: number | null,
+    @RuledArg('calendarId', CALENDAR_ID_RULE, { type: () => Int, nullable: true, description: 'The calendar to update, 0 to create; wins over input.CalendarId (REST: the path).' }) calendarId: number | null,
   ) {
     return calendars.saveCalendar(ctx, calendarId, input);
   }

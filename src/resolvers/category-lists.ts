@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graph
 import type { RequestContext } from '../core/context.js';
 import { RuledArg } from '../core/argument-rules.js';
 import { CategoryType, type CategoryTypeId } from '../entities/category-list.js';
-import { CategoryListAddEdit, CategoryListAddEditInput, CategoryListCollectionItem, CategoryListResult } from '../schema/category-lists.js';
+import { CATEGORY_TYPE_RULE, CategoryListAddEdit, CategoryListAddEditInput, CategoryListCollectionItem, CategoryListResult } from '../schema/category-lists.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import * as lists from '../services/category-lists/category-lists.js';
 
@@ -46,7 +46,7 @@ export class CategoryListResolver {
 
   @Authorized()
   @Query(() => [LookupChoiceInt], { description: 'The category lists of one type (number or name); only those with items unless showEmptyLists.' })
-  categoryListLookup(@Ctx() ctx: RequestContext, @RuledArg('categoryTypeId', lists.CATEGORY_TYPE_RULE) categoryTypeId: CategoryTypeId, @Arg('showEmptyLists', () => Boolean) showEmptyLists: boolean) {
+  categoryListLookup(@Ctx() ctx: RequestContext, @RuledArg('categoryTypeId', CATEGORY_TYPE_RULE) categoryTypeId: CategoryTypeId, @Arg('showEmptyLists', () => Boolean) showEmptyLists: boolean) {
     return lists.categoryListLookup(ctx, categoryTypeId, showEmptyLists);
   }
 
@@ -54,7 +54,7 @@ export class CategoryListResolver {
   @Query(() => [LookupChoiceInt], { description: 'The active lists of a type that items can be moved to; exceptCategoryListId (our addition) leaves out the list they are in.' })
   categoryListReassignLookup(
     @Ctx() ctx: RequestContext,
-    @RuledArg('categoryTypeId', lists.CATEGORY_TYPE_RULE) categoryTypeId: CategoryTypeId,
+    @RuledArg('categoryTypeId', CATEGORY_TYPE_RULE) categoryTypeId: CategoryTypeId,
     @Arg('exceptCategoryListId', () => Int, { nullable: true }) exceptCategoryListId?: number | null,
   ) {
     return lists.reassignCategoryListLookup(ctx, categoryTypeId, exceptCategoryListId);

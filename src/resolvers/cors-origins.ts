@@ -1,4 +1,5 @@
-import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import * as cors from '../services/cors-origins/cors-origins.js';
 
@@ -13,7 +14,7 @@ export class CorsOriginResolver {
 
   @Authorized('staff')
   @Mutation(() => [String], { description: `Replaces this tenant's allowed browser origins (at most ${cors.MAX_TENANT_CORS_ORIGINS}, each http(s)://host[:port]); answers them as stored (normalized, sorted).` })
-  saveCorsOrigins(@Ctx() ctx: RequestContext, @Arg('origins', () => [String]) origins: string[]) {
+  saveCorsOrigins(@Ctx() ctx: RequestContext, @RuledArg('origins', cors.ORIGINS_RULE, { type: () => [String] }) origins: string[]) {
     return cors.saveCorsOrigins(ctx, origins);
   }
 }

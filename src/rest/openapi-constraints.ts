@@ -162,7 +162,8 @@ function swapCase(char: string): string {
 export function withRules(schema: JsonSchema, rules: FieldRules | undefined): JsonSchema {
   if (!rules) return schema;
   const { emptyAllowed, items, description: ruleDescription, ...keywords } = rules.keywords;
-  let result: JsonSchema = { ...schema };
+  // A required field (IsDefined, IsNotEmpty) refuses null as well as absence.
+  let result: JsonSchema = rules.required ? withoutNull(schema) : { ...schema };
   if (typeof ruleDescription === 'string') result.description = joined(result.description, ruleDescription);
   if (items && typeof result.items === 'object' && result.items !== null && !('$ref' in result.items)) result.items = { ...result.items, ...(items as JsonSchema) };
   if ('$ref' in result || 'anyOf' in result) return withNotes(result, rules.notes);
@@ -178,6 +179,13 @@ export function withRules(schema: JsonSchema, rules: FieldRules | undefined): Js
     return withNotes({ ...result, description: joined(description, 'An empty string means none.') }, rules.notes);
   }
   return withNotes({ ...result, ...keywords }, rules.notes);
+}
+
+function withoutNull(schema: JsonSchema): JsonSchema {
+  const result = { ...schema };
+  if (Array.isArray(result.type)) result.type = (result.type as unknown[]).filter((type) => type !== 'null');
+  if (Array.isArray(result.anyOf)) result.anyOf = (result.anyOf as JsonSchema[]).filter((branch) => branch.type !== 'null');
+  return result;
 }
 
 function withNotes(schema: JsonSchema, notes: string[]): JsonSchema {

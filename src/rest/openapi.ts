@@ -130,7 +130,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
     const parameters = [
       ...pathParams.map((segment) => ({
         name: segment.param, in: 'path', required: true,
-        schema: withRules(pathSchema(route.field.args.find((arg) => arg.name === segment.arg)!.type), argRules.get(segment.arg)),
+        schema: withRules(segmentSchema(pathSchema(route.field.args.find((arg) => arg.name === segment.arg)!.type)), argRules.get(segment.arg)),
       })),
       // An optional path parameter may come as a query parameter too: listed once, in the path.
       ...[...route.queryArgs.values()].filter(({ arg }) => !pathArgs.has(arg.name)).map(({ documented, arg }) => ({
@@ -354,6 +354,7 @@ const problemSchema = {
 
 function componentSchemas(schema: GraphQLSchema): Record<string, JsonSchema> {
   const result: Record<string, JsonSchema> = {};
+  const filterLists = listsOfFilterTypes(schema);
   for (const type of Object.values(schema.getTypeMap())) {
     if (type.name.startsWith('__') || type.name === 'Query' || type.name === 'Mutation') continue;
     if (isObjectType(type)) {
@@ -365,7 +366,7 @@ function componentSchemas(schema: GraphQLSchema): Record<string, JsonSchema> {
         properties: Object.fromEntries(fields.map((field) => [documentedKey(field.name), { ...typeSchema(field.type), description: field.description ?? undefined }])),
       };
     } else if (isInputObjectType(type)) {
-      result[type.name] = inputSchema(type);
+      result[type.name] = inputSchema(type, filterLists.get(type.name));
     } else if (isEnumType(type)) {
       result[type.name] = { type: 'string', enum: type.getValues().map((value) => value.name) };
     }
@@ -373,8 +374,32 @@ function componentSchemas(schema: GraphQLSchema): Record<string, JsonSchema> {
   return result;
 }
 
-/** An input type with the rules its class declares (class-validator) and, for list options, the rules `parseListOptions` checks. */
-function inputSchema(type: GraphQLInputObjectType): JsonSchema {
+/**
+ * The list each filter input type belongs to, when every list taking it orders by the same fields:
+ * its OrderBy is then stated wherever the type appears (a scheduled-billing run's filter too).
+ */
+function listsOfFilterTypes(schema: GraphQLSchema): Map<string, ListSpec<object>> {
+  const found = new Map<string, ListSpec<object> | null>();
+  for (const [parent, root] of [['Query', schema.getQueryType()], ['Mutation', schema.getMutationType()]] as const) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      const spec = listSpecOf(`${parent}.${field.name}`);
+      for (const arg of spec ? field.args : []) {
+        const type = getNamedType(arg.type);
+        if (!isInputObjectType(type) || !type.getFields().OrderBy) continue;
+        const known = found.get(type.name);
+        found.set(type.name, known === undefined || (known !== null && orderFields(known) === orderFields(spec!)) ? spec! : null);
+      }
+    }
+  }
+  return new Map([...found].filter((entry): entry is [string, ListSpec<object>] => entry[1] !== null));
+}
+
+function orderFields(spec: ListSpec<object>): string {
+  return Object.keys(spec.orderBy).sort().join(',');
+}
+
+/** An input type with the rules its class declares (class-validator) and, for list options, the rules `parseListOptions` checks (OrderBy: of `list`, when known). */
+function inputSchema(type: GraphQLInputObjectType, list?: ListSpec<object>): JsonSchema {
   const fields = Object.values(type.getFields());
   const rules = inputFieldRules(type.name);
   const listOptions = fields.some((field) => getNamedType(field.type).name === 'FilterCount');
@@ -386,7 +411,7 @@ function inputSchema(type: GraphQLInputObjectType): JsonSchema {
     required: fields.filter((field) => (isNonNullType(field.type) && field.defaultValue === undefined) || rules.get(field.name)?.required).map((field) => documentedKey(field.name)),
     properties: Object.fromEntries(fields.map((field) => {
       const base = { ...typeSchema(field.type), description: field.description ?? undefined };
-      const listRule = listOptions ? FILTER_BASE_RULES[field.name as keyof typeof FILTER_BASE_RULES] : undefined;
+      const listRule = listOptions ? (field.name === 'OrderBy' && list ? orderBySchema(list) : FILTER_BASE_RULES[field.name as keyof typeof FILTER_BASE_RULES]) : undefined;
       return [documentedKey(field.name), listRule ? { ...listRule, description: [base.description, listRule.description].filter(Boolean).join(' ') } : withRules(base, rules.get(field.name))];
     })),
   };
@@ -430,6 +455,11 @@ function pathSchema(type: GraphQLType): JsonSchema {
   if (named.name === 'Int') return PATH_INTEGER;
   if (named.name === 'Boolean') return { type: 'boolean', description: 'true or false (any case).' };
   return namedSchema(named);
+}
+
+/** A text path parameter is one segment: an empty one, "." or ".." would make the URL another path's. */
+function segmentSchema(schema: JsonSchema): JsonSchema {
+  return schema.type === 'string' ? { ...schema, minLength: Math.max(1, Number(schema.minLength ?? 0)), not: { enum: ['.', '..'] } } : schema;
 }
 
 /** A query-string scalar: as in a path; lists repeat the parameter. */

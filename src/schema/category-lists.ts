@@ -1,6 +1,23 @@
 import { ArrayMaxSize, IsOptional, Length, Matches, Min, ValidateNested } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Conforms, type ArgumentRule } from '../core/argument-rules.js';
+import { BadInput } from '../core/errors.js';
+import { CATEGORY_TYPES, type CategoryTypeId } from '../entities/category-list.js';
 import { ListResultType } from './common.js';
+
+/** A category type by number or name: the document lists the numbers and names (any case, spaces optional). */
+export const CATEGORY_TYPE_RULE: ArgumentRule<CategoryTypeId> = {
+  schema: {
+    type: 'string', enum: [...CATEGORY_TYPES.map((type) => String(type.id)), ...CATEGORY_TYPES.map((type) => type.name)],
+    description: `A category type by number or name (any case): ${CATEGORY_TYPES.map((type) => `${type.id} ${type.name}`).join(', ')}.`,
+  },
+  parse(value, field) {
+    const text = value.trim().toLowerCase().replace(/[\s_-]+/g, '');
+    const type = CATEGORY_TYPES.find((candidate) => String(candidate.id) === text || candidate.name.toLowerCase().replace(/\s+/g, '') === text);
+    if (!type) throw BadInput.field(field, `must be one of ${CATEGORY_TYPES.map((candidate) => `${candidate.id} (${candidate.name})`).join(', ')}`);
+    return type.id;
+  },
+};
 
 const QUANTITY = /^\s*\d{1,4}\s*$/;
 
@@ -49,7 +66,7 @@ export class CategoryListAddEditInput {
   @Field(() => Int, { nullable: true, description: 'The AuditId read with the list; a stale one is refused with 409.' }) @IsOptional() @Min(0) AuditId?: number | null;
   @Field(() => Boolean, { nullable: true, description: 'Ignored (server-owned).' }) IsSystem?: boolean | null;
   @Field(() => String, { nullable: true, description: 'Required for a new list: the type number ("1") or name ("Contact"); an existing list keeps its type.' })
-  @IsOptional() @Length(1, 40) CategoryTypeId?: string | null;
+  @IsOptional() @Conforms(CATEGORY_TYPE_RULE) CategoryTypeId?: string | null;
   @Field(() => String) @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' }) Name!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 4000) Description?: string | null;
   @Field(() => Boolean, { nullable: true, description: 'Default true.' }) IsActive?: boolean | null;

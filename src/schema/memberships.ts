@@ -1,6 +1,7 @@
 import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
+import { CALENDAR_DAY } from '../core/dates.js';
 import { FilterBaseInput, ListResultType } from './common.js';
 import { CustomFieldFilterInput, MAX_CUSTOM_FIELD_FILTERS } from './custom-fields.js';
 
@@ -11,7 +12,6 @@ import { CustomFieldFilterInput, MAX_CUSTOM_FIELD_FILTERS } from './custom-field
  */
 
 const MONEY = /^\s*\d{1,10}(\.\d{1,2})?\s*$/;
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 export const MEMBERSHIP_STATUSES = ['pending', 'active', 'lapsed', 'cancelled'] as const;
 export const PERIOD_TYPES = ['rolling', 'fixed'] as const;
 
@@ -131,9 +131,9 @@ export class MembershipInput {
   @Field(() => Int, { description: 'A term keeps its type (renew or enrol again instead).' }) @Min(1) MembershipTypeId!: number;
   @Field(() => Int, { nullable: true, description: 'A level of the type.' }) @IsOptional() @Min(1) MembershipLevelId?: number | null;
   @Field(() => String, { nullable: true, description: 'Default: the start date (or, following a term of the type, its join date).' })
-  @IsOptional() @Matches(DAY, { message: 'JoinDate must be a date (yyyy-mm-dd)' }) JoinDate?: string | null;
-  @Field(() => String, { nullable: true, description: 'Default today.' }) @IsOptional() @Matches(DAY, { message: 'StartDate must be a date (yyyy-mm-dd)' }) StartDate?: string | null;
-  @Field(() => String, { nullable: true, description: 'Default: from the type\'s duration and period.' }) @IsOptional() @Matches(DAY, { message: 'EndDate must be a date (yyyy-mm-dd)' }) EndDate?: string | null;
+  @IsOptional() @Matches(CALENDAR_DAY, { message: 'JoinDate must be a date (yyyy-mm-dd)' }) JoinDate?: string | null;
+  @Field(() => String, { nullable: true, description: 'Default today.' }) @IsOptional() @Matches(CALENDAR_DAY, { message: 'StartDate must be a date (yyyy-mm-dd)' }) StartDate?: string | null;
+  @Field(() => String, { nullable: true, description: 'Default: from the type\'s duration and period.' }) @IsOptional() @Matches(CALENDAR_DAY, { message: 'EndDate must be a date (yyyy-mm-dd)' }) EndDate?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @IsIn(MEMBERSHIP_STATUSES) Status?: string | null;
   @Field(() => Boolean, { nullable: true }) StatusOverride?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: 'Enrolling: raise an invoice for the term at its level\'s or type\'s price; the term turns active when it is paid.' })
@@ -150,7 +150,7 @@ export class MembershipRenewInput {
 @InputType('MembershipCancelInput', { description: 'When and why a term ends early.' })
 export class MembershipCancelInput {
   @Field(() => String, { nullable: true, description: 'The first day no longer covered (default today; not after today). EndDate becomes the day before, never before StartDate − 1.' })
-  @IsOptional() @Matches(DAY, { message: 'EffectiveDate must be a date (yyyy-mm-dd)' }) EffectiveDate?: string | null;
+  @IsOptional() @Matches(CALENDAR_DAY, { message: 'EffectiveDate must be a date (yyyy-mm-dd)' }) EffectiveDate?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 500) Reason?: string | null;
 }
 
@@ -161,7 +161,7 @@ export class MembershipFilterInput extends FilterBaseInput {
   @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) MembershipLevelId?: number | null;
   @Field(() => String, { nullable: true }) @IsOptional() @IsIn(MEMBERSHIP_STATUSES) Status?: string | null;
   @Field(() => String, { nullable: true, description: 'Only terms in good standing on this day (yyyy-mm-dd).' })
-  @IsOptional() @Matches(DAY, { message: 'InGoodStandingOn must be a date (yyyy-mm-dd)' }) InGoodStandingOn?: string | null;
+  @IsOptional() @Matches(CALENDAR_DAY, { message: 'InGoodStandingOn must be a date (yyyy-mm-dd)' }) InGoodStandingOn?: string | null;
   @Field(() => [CustomFieldFilterInput], { nullable: true, description: 'Custom-field conditions, all of which must hold.' })
   @IsOptional() @ArrayMaxSize(MAX_CUSTOM_FIELD_FILTERS) @ValidateNested({ each: true }) CustomFieldFilters?: CustomFieldFilterInput[] | null;
 }

@@ -1,6 +1,11 @@
 import { IsOptional, Length, Matches, Min } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { choiceRule, Conforms, UnlessBlank } from '../core/argument-rules.js';
+import { REPORT_TYPES } from '../entities/report.js';
 import { FilterBaseInput, ListResultType } from './common.js';
+
+/** What a custom report reports on. */
+export const REPORT_TYPE_RULE = choiceRule(REPORT_TYPES);
 
 @ObjectType({ description: 'A report of the catalog: a system report (seeded per tenant, not deletable) or a custom one staff added.' })
 export class ReportCollection {
@@ -63,7 +68,7 @@ export const ReportListResult = ListResultType('ReportListResult', {
 export class ReportAddInput {
   @Field(() => String) @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' }) Name!: string;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 4000) Description?: string | null;
-  @Field(() => String, { nullable: true, description: 'contacts (default), memberships or event-registrations.' }) @IsOptional() @Length(0, 64) ReportTypeId?: string | null;
+  @Field(() => String, { nullable: true, description: 'contacts (default), memberships or event-registrations.' }) @IsOptional() @UnlessBlank() @Conforms(REPORT_TYPE_RULE) ReportTypeId?: string | null;
   @Field(() => Boolean, { nullable: true, description: 'Visible only to the caller (default false).' }) IsPrivateForUser?: boolean | null;
 }
 

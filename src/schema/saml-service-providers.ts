@@ -1,5 +1,7 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
-import { isURL, IsOptional, Length, Matches, Min, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
+import { isURL, IsOptional, Length, Matches, Min, ValidateIf } from 'class-validator';
+import { Conforms, type ArgumentRule } from '../core/argument-rules.js';
+import { BadInput } from '../core/errors.js';
 
 /** The URL rule for addresses in SAML metadata: absolute http(s), host names without a TLD allowed (intranet, localhost). */
 const METADATA_URL: Parameters<typeof isURL>[1] = { require_protocol: true, protocols: ['http', 'https'], require_tld: false };
@@ -8,16 +10,26 @@ const METADATA_URL: Parameters<typeof isURL>[1] = { require_protocol: true, prot
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const SINGLE_LINE = /^[^\u0000-\u001f\u007f]*$/;
 
-/** A SAML entity id is a URI of at most 1024 characters (SAML 2.0 core 8.3.6): an http(s) URL or a URN. */
-function IsSamlEntityId(options?: ValidationOptions): PropertyDecorator {
-  return ValidateBy({
-    name: 'isSamlEntityId',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && (isURL(value, METADATA_URL) || /^urn:[a-z0-9][a-z0-9-]{0,31}:[\w.~!$&'()*+,;=:@/?#%-]+$/i.test(value)),
-      defaultMessage: () => 'EntityId must be an http(s) URL or a URN',
+/** An http(s) URL as the document states it: a host name of letter-led labels, then an optional path of plain characters. */
+const PLAIN_HTTP_URL = '[hH][tT][tT][pP][sS]?://[a-z]([a-z0-9]|-[a-z0-9]){0,30}(\\.[a-z]([a-z0-9]|-[a-z0-9]){0,30})*(/[A-Za-z0-9._~/-]*)?';
+
+/** A URL in SAML metadata (absolute http(s)) or, with `orUrn`, a URN too; at most `maxLength` characters. */
+function samlUriRule(maxLength: number, orUrn: boolean): ArgumentRule<string> {
+  const urn = /^urn:[a-z0-9][a-z0-9-]{0,31}:[\w.~!$&'()*+,;=:@/?#%-]+$/i;
+  return {
+    schema: { type: 'string', maxLength, pattern: orUrn ? `^(${PLAIN_HTTP_URL}|urn:[a-z][a-z0-9-]{0,31}:[A-Za-z0-9._~-]+)$` : `^${PLAIN_HTTP_URL}$` },
+    parse(text, field) {
+      if (text.length > maxLength) throw BadInput.field(field, `must be at most ${maxLength} characters`);
+      if (!isURL(text, METADATA_URL) && !(orUrn && urn.test(text))) throw BadInput.field(field, orUrn ? 'must be an http(s) URL or a URN' : 'must be an absolute http(s) URL');
+      return text;
     },
-  }, options);
+  };
 }
+
+/** A SAML entity id is a URI of at most 1024 characters (SAML 2.0 core 8.3.6): an http(s) URL or a URN. */
+const ENTITY_ID_RULE = samlUriRule(1024, true);
+/** Where assertions are posted: an absolute http(s) URL. */
+const ACS_URL_RULE = samlUriRule(2048, false);
 
 @ObjectType({ description: 'A SAML service provider as read for editing. EntityId and AssertionConsumerServiceUrl are additions to the documented model: the values its metadata carries.' })
 export class SamlServiceProviderAddEdit {
@@ -51,7 +63,7 @@ export class SamlServiceProviderAddEditInput {
       + 'Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default.',
   })
   @ValidateIf((input: SamlServiceProviderAddEditInput) => Boolean(input.EntityId))
-  @Length(1, 1024) @IsSamlEntityId()
+  @Conforms(ENTITY_ID_RULE)
   EntityId?: string | null;
 
   @Field(() => String, {
@@ -60,10 +72,7 @@ export class SamlServiceProviderAddEditInput {
       + 'Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default.',
   })
   @ValidateIf((input: SamlServiceProviderAddEditInput) => Boolean(input.AssertionConsumerServiceUrl))
-  @Length(1, 2048) @ValidateBy({
-    name: 'isAcsUrl',
-    validator: { validate: (value: unknown) => typeof value === 'string' && isURL(value, METADATA_URL), defaultMessage: () => 'AssertionConsumerServiceUrl must be an absolute http(s) URL' },
-  })
+  @Conforms(ACS_URL_RULE)
   AssertionConsumerServiceUrl?: string | null;
 }
 

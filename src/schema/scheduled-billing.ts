@@ -233,7 +233,7 @@ export class BillingScheduleInput {
   @IsOptional() @IsInt() @Min(1) @Max(MAX_ID) MembershipId?: number | null;
   @Field(() => Int) @IsInt() @Min(1) @Max(MAX_ID) SaleableItemId!: number;
   @Field(() => String) @IsString() @Length(1, 500) Description!: string;
-  @Field(() => Float, { description: 'Billed each period: at least 0.01, at most two decimals.' }) Amount!: number;
+  @Field(() => Float, { description: 'Billed each period: at least 0.01, at most two decimals.' }) @Min(0.01) Amount!: number;
   @Field(() => Int, { nullable: true, description: 'Months between bills, 1 to 120 (default 12).' }) @IsOptional() @IsInt() @Min(1) @Max(120) FrequencyMonths?: number | null;
   @Field(() => String, { description: 'yyyy-mm-dd' }) @Matches(ISO_DATE, { message: 'StartDate must be a date (yyyy-mm-dd)' }) StartDate!: string;
   @Field(() => String, { description: 'yyyy-mm-dd: the first day a run bills (not before StartDate).' })

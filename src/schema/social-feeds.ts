@@ -1,4 +1,6 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Conforms, UnlessBlank, type ArgumentRule } from '../core/argument-rules.js';
+import { BadInput } from '../core/errors.js';
 import { ArrayMaxSize, IsOptional, IsUrl, Length, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 
 /** Most file references one post may carry. */
@@ -6,6 +8,30 @@ export const MAX_FILES_PER_POST = 20;
 export const MAX_MESSAGE_LENGTH = 10000;
 export const MAX_EMBED_LENGTH = 10000;
 export const MAX_COMMENT_LENGTH = 5000;
+
+/** Hosts whose players may be embedded (exact host names; https only). */
+export const EMBED_HOSTS = [
+  'www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com',
+  'player.vimeo.com',
+  'fast.wistia.net',
+  'www.loom.com',
+] as const;
+
+/**
+ * An embed: the server keeps one iframe whose https src is on an allowed host and removes the rest
+ * (services/social-feeds: sanitizeEmbed, which refuses an embed with no such iframe); the document
+ * states the plain form that always passes.
+ */
+const EMBED_RULE: ArgumentRule<string> = {
+  schema: {
+    type: 'string', maxLength: MAX_EMBED_LENGTH,
+    pattern: `^<iframe src="https://(${EMBED_HOSTS.map((host) => host.replace(/\./g, '\\.')).join('|')})/[^"<>\\s]*"( (width|height)="\\d{1,4}")*></iframe>$`,
+  },
+  parse(text, field) {
+    if (text.length > MAX_EMBED_LENGTH) throw BadInput.field(field, `must be at most ${MAX_EMBED_LENGTH} characters`);
+    return text;
+  },
+};
 
 @ObjectType({ description: 'A file attached to a post: a reference to a stored file (the documented SocialFeedFiles items).' })
 export class SocialFeedFile {
@@ -84,7 +110,7 @@ export class SocialFeedAddEditInput {
   MessageText?: string | null;
 
   @Field(() => String, { nullable: true, description: 'One iframe from an allowed video host; anything else in it is removed.' })
-  @IsOptional() @MaxLength(MAX_EMBED_LENGTH)
+  @IsOptional() @UnlessBlank() @Conforms(EMBED_RULE)
   EmbedCodeHtml?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Accepted and ignored: uploads are not built yet.' })

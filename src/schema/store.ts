@@ -1,7 +1,27 @@
 import { ArrayMaxSize, ArrayMinSize, IsEmail, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import { choiceRule, Conforms, UnlessBlank, type ArgumentRule } from '../core/argument-rules.js';
+import { BadInput } from '../core/errors.js';
+import { ORDER_STATUSES, STORE_ITEM_VARIANTS, type StoreItemVariant } from '../entities/store.js';
 import { FilterBaseInput, ListResultType } from './common.js';
+
+/** An order's status (any case). */
+export const ORDER_STATUS_RULE = choiceRule(ORDER_STATUSES);
+
+/** A store item variant: "0"–"3" or its name (any case). */
+export const STORE_ITEM_TYPE_RULE: ArgumentRule<StoreItemVariant> = {
+  schema: {
+    type: 'string', enum: [...STORE_ITEM_VARIANTS.map((_name, index) => String(index)), ...STORE_ITEM_VARIANTS],
+    description: `A variant by number or name (any case): ${STORE_ITEM_VARIANTS.map((name, index) => `${index} ${name}`).join(', ')}.`,
+  },
+  parse(text, field) {
+    const lower = text.trim().toLowerCase();
+    const index = /^[0-3]$/.test(lower) ? Number(lower) : STORE_ITEM_VARIANTS.findIndex((name) => name.toLowerCase() === lower);
+    if (index < 0) throw BadInput.field(field, `must be 0, 1, 2 or 3 (${STORE_ITEM_VARIANTS.join(', ')})`);
+    return index as StoreItemVariant;
+  },
+};
 import { CALENDAR_DAY } from '../core/dates.js';
 
 /*
@@ -41,7 +61,7 @@ export class StoreSubItemView {
 export class StoreSubItemInput {
   @Field(() => Int, { nullable: true }) @IsOptional() @Min(0) StoreSubItemId?: number | null;
   @Field(() => String) @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' }) Name!: string;
-  @Field(() => Float, { nullable: true, description: 'At most two decimals, not negative; null: the item\'s price.' }) Price?: number | null;
+  @Field(() => Float, { nullable: true, description: 'At most two decimals, not negative; null: the item\'s price.' }) @IsOptional() @Min(0) Price?: number | null;
   @Field(() => String, { nullable: true, description: 'Opening stock of a new sub-item (tracking method 2); later stock arrives as inventory receipts.' })
   @IsOptional() @Matches(DIGITS, { message: 'InventoryRemaining must be a whole number' }) InventoryRemaining?: string | null;
 }
@@ -108,7 +128,7 @@ export abstract class StoreItemBaseInput {
   @Field(() => String, { nullable: true, description: 'Ignored: the path\'s variant decides.' }) @IsOptional() @Length(0, 50) ItemType?: string | null;
   @Field(() => String, { nullable: true, description: 'The same text as Settings (Settings wins when both are sent).' }) @IsOptional() @Length(0, 20000) SettingsJson?: string | null;
   @Field(() => String, { nullable: true, description: 'Free-form display settings: JSON as text (documented as str): stored and answered as sent.' }) @IsOptional() @Length(0, 20000) Settings?: string | null;
-  @Field(() => Float, { description: 'At most two decimals, not negative.' }) Price!: number;
+  @Field(() => Float, { description: 'At most two decimals, not negative.' }) @Min(0) Price!: number;
   @Field(() => Boolean, { nullable: true }) ShowAvailableQuantity?: boolean | null;
   @Field(() => Boolean, { nullable: true }) HasManualTracking?: boolean | null;
   @Field(() => Boolean, { nullable: true, description: 'Ignored: a product has sub-items when SubItems holds some.' }) HasSubItems?: boolean | null;
@@ -191,7 +211,7 @@ export class StoreItemOrderEntryInput {
 export class StoreListCriteria {
   @Field(() => Boolean, { nullable: true, description: 'Items: only active (true) or inactive (false).' }) IsActive?: boolean | null;
   @Field(() => Int, { nullable: true, description: 'Orders and downloads: only this contact\'s.' }) @IsOptional() @Min(1) ContactId?: number | null;
-  @Field(() => String, { nullable: true, description: 'Orders: only this PurchaseStatusId.' }) @IsOptional() @Length(0, 16) PurchaseStatusId?: string | null;
+  @Field(() => String, { nullable: true, description: 'Orders: only this PurchaseStatusId.' }) @IsOptional() @UnlessBlank() @Conforms(ORDER_STATUS_RULE) PurchaseStatusId?: string | null;
   @Field(() => Int, { nullable: true, description: 'Downloads: only of this item.' }) @IsOptional() @Min(1) StoreItemId?: number | null;
 }
 
@@ -199,7 +219,7 @@ export class StoreListCriteria {
   description: 'The documented StoreListFilter: FilterBase plus Criteria, and StoreItemType for the item and add-on lists ("0"–"3" or Product, Download, Voucher, Information).',
 })
 export class StoreListFilterInput extends FilterBaseInput {
-  @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 20) StoreItemType?: string | null;
+  @Field(() => String, { nullable: true }) @IsOptional() @UnlessBlank() @Conforms(STORE_ITEM_TYPE_RULE) StoreItemType?: string | null;
   @Field(() => StoreListCriteria, { nullable: true }) @IsOptional() @ValidateNested() Criteria?: StoreListCriteria | null;
 }
 
@@ -272,7 +292,7 @@ export class StoreItemInventoryInput {
   @Field(() => Int) @Min(1) StoreItemId!: number;
   @Field(() => Int, { nullable: true, description: 'Required for items tracked per sub-item.' }) @IsOptional() @Min(1) StoreSubItemId?: number | null;
   @Field(() => String, { description: 'yyyy-mm-dd' }) @Matches(ISO_DATE, { message: 'PurchaseDate must be a date (yyyy-mm-dd)' }) PurchaseDate!: string;
-  @Field(() => Float, { description: 'Unit cost; at most two decimals, not negative.' }) PurchasePrice!: number;
+  @Field(() => Float, { description: 'Unit cost; at most two decimals, not negative.' }) @Min(0) PurchasePrice!: number;
   @Field(() => Int) @Min(1) @Max(1000000) Quantity!: number;
 }
 
@@ -341,7 +361,7 @@ abstract class StoreShippingDetailsInput {
 })
 export class StoreOrderInput extends StoreShippingDetailsInput {
   @Field(() => Int, { nullable: true, description: 'Ignored: the path names it.' }) @IsOptional() @Min(0) StorePurchaseId?: number | null;
-  @Field(() => String, { nullable: true, description: 'Pending, Paid, Shipped, Completed or Cancelled (cancelling puts the stock back).' }) @IsOptional() @Length(0, 16) PurchaseStatusId?: string | null;
+  @Field(() => String, { nullable: true, description: 'Pending, Paid, Shipped, Completed or Cancelled (cancelling puts the stock back).' }) @IsOptional() @UnlessBlank() @Conforms(ORDER_STATUS_RULE) PurchaseStatusId?: string | null;
   @Field(() => String, { nullable: true }) @IsOptional() @Length(0, 4000) Notes?: string | null;
   @Field(() => Int, { nullable: true, description: 'The AuditId read; a stale one is 409.' }) @IsOptional() @Min(0) AuditId?: number | null;
 }
@@ -424,8 +444,8 @@ export class StoreSettingsInput {
   @Field(() => Boolean, { nullable: true }) IncludeNonTaxableItemsInTaxableShippingAmmount?: boolean | null;
   @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(10000) Width?: number | null;
   @Field(() => Int, { nullable: true }) @IsOptional() @Min(1) @Max(10000) Height?: number | null;
-  @Field(() => Float, { nullable: true, description: 'Percentage, 0 to 100, at most four decimals.' }) TaxRate?: number | null;
-  @Field(() => Float, { nullable: true }) ShippingFlatRate?: number | null;
-  @Field(() => Float, { nullable: true }) ShippingPerItem?: number | null;
+  @Field(() => Float, { nullable: true, description: 'Percentage, 0 to 100, at most four decimals.' }) @IsOptional() @Min(0) @Max(100) TaxRate?: number | null;
+  @Field(() => Float, { nullable: true, description: 'At most two decimals, not negative.' }) @IsOptional() @Min(0) ShippingFlatRate?: number | null;
+  @Field(() => Float, { nullable: true, description: 'At most two decimals, not negative.' }) @IsOptional() @Min(0) ShippingPerItem?: number | null;
   @Field(() => Int, { nullable: true, description: 'The AuditId read; a stale one is 409.' }) @IsOptional() @Min(0) AuditId?: number | null;
 }

@@ -1,5 +1,7 @@
 import { IsIn, IsOptional, Length, Matches, Max, Min } from 'class-validator';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
+import { AcrossFields, type CrossFieldRule } from '../core/argument-rules.js';
+import { BadInput } from '../core/errors.js';
 import { VOUCHER_VALUE_KINDS } from '../entities/store.js';
 
 // Voucher types and vouchers are not documented models (StoreItemV2.VoucherTypeId and
@@ -16,11 +18,20 @@ export class VoucherTypeView {
   @Field(() => Int) AuditId!: number;
 }
 
+/** A percent voucher pays at most the whole invoice. */
+const PERCENT_AT_MOST_100: CrossFieldRule<VoucherTypeInput> = {
+  schema: { if: { required: ['ValueType'], properties: { ValueType: { const: 'percent' } } }, then: { properties: { Value: { maximum: 100 } } } },
+  check({ ValueType, Value }) {
+    if (ValueType === 'percent' && Value > 100) throw BadInput.field('Value', 'must be at most 100 (percent)');
+  },
+};
+
 @InputType('VoucherTypeInput', { description: 'A voucher type to create (path/argument id 0) or update.' })
+@AcrossFields(PERCENT_AT_MOST_100)
 export class VoucherTypeInput {
   @Field(() => String) @Length(1, 200) @Matches(/\S/, { message: 'Name must not be blank' }) Name!: string;
   @Field(() => String, { description: 'amount or percent.' }) @IsIn(VOUCHER_VALUE_KINDS, { message: `ValueType must be one of ${VOUCHER_VALUE_KINDS.join(', ')}` }) ValueType!: string;
-  @Field(() => Float, { description: 'More than 0, at most two decimals; a percent at most 100.' }) Value!: number;
+  @Field(() => Float, { description: 'More than 0, at most two decimals; a percent at most 100.' }) @Min(0.01) Value!: number;
   @Field(() => Int, { nullable: true, description: '1 to 3650; null or absent: no end.' }) @IsOptional() @Min(1) @Max(3650) ValidityDays?: number | null;
   @Field(() => Boolean, { nullable: true, description: 'Default true.' }) IsActive?: boolean | null;
   @Field(() => Int, { nullable: true, description: 'The AuditId read; a stale one is 409.' }) @IsOptional() @Min(0) AuditId?: number | null;

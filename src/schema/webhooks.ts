@@ -1,6 +1,25 @@
-import { IsOptional, Length, Min } from 'class-validator';
+import { ArrayMinSize, IsIn, IsOptional, Length, Min } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Conforms, type ArgumentRule } from '../core/argument-rules.js';
+import { BadInput } from '../core/errors.js';
 import { WEBHOOK_EVENT_TYPES } from '../entities/webhook.js';
+
+/**
+ * Where a subscription posts: an absolute URL here; whether it may be requested (https, a public
+ * address) is the outbound policy's call when it is saved, which OUTBOUND_ALLOW_PRIVATE relaxes,
+ * so the document states the strict form: https on a host name.
+ */
+const WEBHOOK_URL_RULE: ArgumentRule<string> = {
+  schema: {
+    type: 'string', format: 'uri', maxLength: 2000, pattern: '^https://[A-Za-z][A-Za-z0-9.-]*(:\\d{1,5})?(/\\S*)?$',
+    description: 'An https URL on a public address (with OUTBOUND_ALLOW_PRIVATE set, http and private addresses too).',
+  },
+  parse(text, field) {
+    if (text.length > 2000) throw BadInput.field(field, 'must be at most 2000 characters');
+    if (!URL.canParse(text)) throw BadInput.field(field, 'must be an absolute URL');
+    return text;
+  },
+};
 
 @ObjectType({ description: 'A tenant\'s webhook subscription: where its events are posted, signed per Standard Webhooks.' })
 export class WebhookSubscriptionView {
@@ -24,10 +43,11 @@ export class WebhookSubscriptionInput {
   WebhookId?: number | null;
 
   @Field(() => String, { description: 'Where events are posted: an https URL on a public address (any http(s) address under OUTBOUND_ALLOW_PRIVATE).' })
-  @Length(1, 2000)
+  @Conforms(WEBHOOK_URL_RULE)
   Url!: string;
 
   @Field(() => [String], { description: `Event types to post, at least one, of: ${WEBHOOK_EVENT_TYPES.join(', ')}.` })
+  @ArrayMinSize(1, { message: 'EventTypes must name at least one event type' }) @IsIn(WEBHOOK_EVENT_TYPES, { each: true, message: `EventTypes must each be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` })
   EventTypes!: string[];
 
   @Field(() => Boolean, { nullable: true, description: 'Whether events are posted (absent: true for a new subscription, unchanged for an existing one). Saving it true again clears DisabledReason and resumes the deliveries still waiting.' })

@@ -5568,7 +5568,7 @@ export interface components {
             Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
-            /** @description "Field" or "Field desc", documented field names only. */
+            /** @description "Field" or "Field desc", documented field names only. Fields to order by: AuditEntryId, OccurredAt, TableName, Operation, ActorLogin (any case), each optionally followed by asc or desc, comma-separated; default AuditEntryId desc. */
             OrderBy?: string | null;
             /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
@@ -5813,7 +5813,7 @@ export interface components {
             Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
-            /** @description "Field" or "Field desc", documented field names only. */
+            /** @description "Field" or "Field desc", documented field names only. Fields to order by: NextBillDate, Amount, Description, StartDate, ScheduledBillingId (any case), each optionally followed by asc or desc, comma-separated; default NextBillDate. */
             OrderBy?: string | null;
             /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
@@ -6671,7 +6671,7 @@ export interface components {
             Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
-            /** @description "Field" or "Field desc", documented field names only. */
+            /** @description "Field" or "Field desc", documented field names only. Fields to order by: Name, LastName, FirstName, EmailAddress, ContactId, LastModifiedDate (any case), each optionally followed by asc or desc, comma-separated; default Name. */
             OrderBy?: string | null;
             /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
@@ -6788,7 +6788,7 @@ export interface components {
             Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
-            /** @description "Field" or "Field desc", documented field names only. */
+            /** @description "Field" or "Field desc", documented field names only. Fields to order by: InvoiceNumber, InvoiceDate, DueDate, Total, Status (any case), each optionally followed by asc or desc, comma-separated; default InvoiceNumber desc. */
             OrderBy?: string | null;
             /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
@@ -7034,7 +7034,7 @@ export interface components {
             Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
-            /** @description "Field" or "Field desc", documented field names only. */
+            /** @description "Field" or "Field desc", documented field names only. Fields to order by: Name, SortOrder, DirectoryId (any case), each optionally followed by asc or desc, comma-separated; default Name. */
             OrderBy?: string | null;
             /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
@@ -8092,7 +8092,7 @@ export interface components {
             Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
-            /** @description "Field" or "Field desc", documented field names only. */
+            /** @description "Field" or "Field desc", documented field names only. Fields to order by: StartDate, EndDate, MembershipId (any case), each optionally followed by asc or desc, comma-separated; default StartDate desc. */
             OrderBy?: string | null;
             /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
@@ -8477,7 +8477,7 @@ export interface components {
             Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
-            /** @description "Field" or "Field desc", documented field names only. */
+            /** @description "Field" or "Field desc", documented field names only. Fields to order by: Name, ReportId, DateAdded, LastUsed, ReportCategoryId (any case), each optionally followed by asc or desc, comma-separated; default Name. */
             OrderBy?: string | null;
             /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
@@ -8768,7 +8768,8 @@ export interface components {
             CalendarStartDate?: string | null;
             /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarEndDate?: string | null;
-            StoreItemType?: string | null;
+            /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+            StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
             Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
         };
         /** @description Criteria of the store lists; every one given must match. */
@@ -8780,8 +8781,8 @@ export interface components {
              * @description Orders and downloads: only this contact's.
              */
             ContactId?: number | null;
-            /** @description Orders: only this PurchaseStatusId. */
-            PurchaseStatusId?: string | null;
+            /** @description Orders: only this PurchaseStatusId. One of Pending, Paid, Shipped, Completed, Cancelled (any case). An empty string means none. */
+            PurchaseStatusId?: ((string | "" | ("Pending" | "Paid" | "Shipped" | "Completed" | "Cancelled") | null) | null) | "" | ("Pending" | "Paid" | "Shipped" | "Completed" | "Cancelled") | null;
             /**
              * Format: int32
              * @description Downloads: only of this item.
@@ -9334,7 +9335,7 @@ export interface components {
             Skip?: string | number | null;
             /** @description Case-insensitive text match. */
             Filter?: string | null;
-            /** @description "Field" or "Field desc", documented field names only. */
+            /** @description "Field" or "Field desc", documented field names only. Fields to order by: ActionDate, TermUserResponseId, TermsOfUseId, LoginId, ContactId, IsAccepted, UserLoginTypeId (any case), each optionally followed by asc or desc, comma-separated; default ActionDate desc. */
             OrderBy?: string | null;
             /** @description ISO 8601 date: only records on or after it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
             CalendarStartDate?: string | null;
@@ -9690,8 +9691,11 @@ export interface components {
             AuditId?: number | null;
             /** @description Ignored (server-owned). */
             IsSystem?: boolean | null;
-            /** @description Required for a new list: the type number ("1") or name ("Contact"); an existing list keeps its type. */
-            CategoryTypeId?: string | null;
+            /**
+             * @description Required for a new list: the type number ("1") or name ("Contact"); an existing list keeps its type. A category type by number or name (any case): 1 Contact, 2 Public contact, 3 Product, 4 Project, 5 Certification, 6 Sales.
+             * @enum {string}
+             */
+            CategoryTypeId?: "1" | "2" | "3" | "4" | "5" | "6" | "Contact" | "Public contact" | "Product" | "Project" | "Certification" | "Sales";
             Name: string;
             Description?: string | null;
             /** @description Default true. */
@@ -10220,7 +10224,7 @@ export interface components {
              * Format: email
              * @description Required: the contact is matched by it.
              */
-            EmailAddress: string | null;
+            EmailAddress: string;
             Address?: string | null;
             Phone?: string | null;
             /** @description Ignored (server-owned). */
@@ -10864,8 +10868,8 @@ export interface components {
         ReportAddInput: {
             Name: string;
             Description?: string | null;
-            /** @description contacts (default), memberships or event-registrations. */
-            ReportTypeId?: string | null;
+            /** @description contacts (default), memberships or event-registrations. One of contacts, memberships, event-registrations (any case). An empty string means none. */
+            ReportTypeId?: ((string | "" | ("contacts" | "memberships" | "event-registrations") | null) | null) | "" | ("contacts" | "memberships" | "event-registrations") | null;
             /** @description Visible only to the caller (default false). */
             IsPrivateForUser?: boolean | null;
         };
@@ -10892,10 +10896,10 @@ export interface components {
             Name: string;
             /** @description The provider's own name, shown to users in its metadata (1-200 characters). */
             ServiceProviderName: string;
-            /** @description Addition to the documented model. The SAML entity id (http(s) URL or URN, at most 1024 characters), unique in the tenant. Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default. An empty string means none. Also checked by isSamlEntityId. */
-            EntityId?: ((string | "" | unknown | null) | null) | "" | unknown | null;
-            /** @description Addition to the documented model. The assertion consumer service URL (absolute http(s), at most 2048 characters). Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default. An empty string means none. Also checked by isAcsUrl. */
-            AssertionConsumerServiceUrl?: ((string | "" | unknown | null) | null) | "" | unknown | null;
+            /** @description Addition to the documented model. The SAML entity id (http(s) URL or URN, at most 1024 characters), unique in the tenant. Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default. An empty string means none. */
+            EntityId?: ((string | "" | null) | null) | "" | string | null;
+            /** @description Addition to the documented model. The assertion consumer service URL (absolute http(s), at most 2048 characters). Absent or null: on create the derived default, on update unchanged. Empty string: back to the derived default. An empty string means none. */
+            AssertionConsumerServiceUrl?: ((string | "" | null) | null) | "" | string | null;
         };
         /** @description A signature to create (path id 0) or update. */
         SignatureAddEditInput: {
@@ -10923,8 +10927,8 @@ export interface components {
             /** @description An empty string means none. */
             Url?: ((string | "" | unknown | null) | null) | "" | unknown | null;
             MessageText?: string | null;
-            /** @description One iframe from an allowed video host; anything else in it is removed. */
-            EmbedCodeHtml?: string | null;
+            /** @description One iframe from an allowed video host; anything else in it is removed. An empty string means none. */
+            EmbedCodeHtml?: ((string | "" | null) | null) | "" | string | null;
             /** @description Accepted and ignored: uploads are not built yet. */
             SocialFeedFileUpload?: string | null;
             /** @description References to stored files (at most 20). */
@@ -11253,7 +11257,9 @@ export interface components {
             Height?: number | null;
             /** @description Percentage, 0 to 100, at most four decimals. */
             TaxRate?: number | null;
+            /** @description At most two decimals, not negative. */
             ShippingFlatRate?: number | null;
+            /** @description At most two decimals, not negative. */
             ShippingPerItem?: number | null;
             /**
              * Format: int32
@@ -11317,8 +11323,8 @@ export interface components {
              * @description Ignored: the path names it.
              */
             StorePurchaseId?: number | null;
-            /** @description Pending, Paid, Shipped, Completed or Cancelled (cancelling puts the stock back). */
-            PurchaseStatusId?: string | null;
+            /** @description Pending, Paid, Shipped, Completed or Cancelled (cancelling puts the stock back). One of Pending, Paid, Shipped, Completed, Cancelled (any case). An empty string means none. */
+            PurchaseStatusId?: ((string | "" | ("Pending" | "Paid" | "Shipped" | "Completed" | "Cancelled") | null) | null) | "" | ("Pending" | "Paid" | "Shipped" | "Completed" | "Cancelled") | null;
             Notes?: string | null;
             /**
              * Format: int32
@@ -11348,7 +11354,7 @@ export interface components {
              * @description The AuditId read; a stale one is 409.
              */
             AuditId?: number | null;
-        };
+        } & unknown;
         /** @description What a redeemed voucher paid. */
         VoucherRedemption: {
             /** Format: int32 */
@@ -11397,10 +11403,13 @@ export interface components {
         WebhookSubscriptionInput: {
             /** Format: int32 */
             WebhookId?: number | null;
-            /** @description Where events are posted: an https URL on a public address (any http(s) address under OUTBOUND_ALLOW_PRIVATE). */
+            /**
+             * Format: uri
+             * @description Where events are posted: an https URL on a public address (any http(s) address under OUTBOUND_ALLOW_PRIVATE). An https URL on a public address (with OUTBOUND_ALLOW_PRIVATE set, http and private addresses too).
+             */
             Url: string;
             /** @description Event types to post, at least one, of: contact.created, contact.updated, contact.deleted, organization.created, organization.updated, organization.deleted, membership.created, membership.renewed, membership.lapsed, membership.cancelled, invoice.issued, invoice.paid, order.paid, event_registration.created, event_registration.cancelled, directory_listing.changed. */
-            EventTypes: string[];
+            EventTypes: ("contact.created" | "contact.updated" | "contact.deleted" | "organization.created" | "organization.updated" | "organization.deleted" | "membership.created" | "membership.renewed" | "membership.lapsed" | "membership.cancelled" | "invoice.issued" | "invoice.paid" | "order.paid" | "event_registration.created" | "event_registration.cancelled" | "directory_listing.changed")[];
             /** @description Whether events are posted (absent: true for a new subscription, unchanged for an existing one). Saving it true again clears DisabledReason and resumes the deliveries still waiting. */
             Active?: boolean | null;
             Description?: string | null;
@@ -22619,7 +22628,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
                 /**
@@ -22645,7 +22655,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
                 "application/x-www-form-urlencoded": {
@@ -22666,7 +22677,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
             };
@@ -33394,7 +33406,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
                 /**
@@ -33420,7 +33433,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
                 "application/x-www-form-urlencoded": {
@@ -33441,7 +33455,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
             };
@@ -33709,7 +33724,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
                 /**
@@ -33735,7 +33751,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
                 "application/x-www-form-urlencoded": {
@@ -33756,7 +33773,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
             };
@@ -34024,7 +34042,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
                 /**
@@ -34050,7 +34069,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
                 "application/x-www-form-urlencoded": {
@@ -34071,7 +34091,8 @@ export interface operations {
                     CalendarStartDate?: string | null;
                     /** @description ISO 8601 date: only records on or before it (lists with dates). An ISO 8601 date (yyyy-mm-dd, a real calendar day), optionally with a time; empty means none. */
                     CalendarEndDate?: string | null;
-                    StoreItemType?: string | null;
+                    /** @description A variant by number or name (any case): 0 Product, 1 Download, 2 Voucher, 3 Information. An empty string means none. */
+                    StoreItemType?: ((string | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null) | null) | "" | ("0" | "1" | "2" | "3" | "Product" | "Download" | "Voucher" | "Information") | null;
                     Criteria?: components["schemas"]["StoreListCriteriaInput"] | null;
                 } | null;
             };
@@ -37787,13 +37808,13 @@ export interface operations {
             content: {
                 /**
                  * @example [
-                 *       "Example"
+                 *       "https://example.com"
                  *     ]
                  */
                 "application/json": string[];
                 /**
                  * @example [
-                 *       "Example"
+                 *       "https://example.com"
                  *     ]
                  */
                 "text/json": string[];
@@ -38666,18 +38687,18 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "Url": "Example",
+                 *       "Url": "https://example.com",
                  *       "EventTypes": [
-                 *         "Example"
+                 *         "contact.created"
                  *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookSubscriptionInput"];
                 /**
                  * @example {
-                 *       "Url": "Example",
+                 *       "Url": "https://example.com",
                  *       "EventTypes": [
-                 *         "Example"
+                 *         "contact.created"
                  *       ]
                  *     }
                  */

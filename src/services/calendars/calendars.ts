@@ -51,7 +51,6 @@ export async function getCalendar(ctx: RequestContext, calendarId: number): Prom
  */
 export async function saveCalendar(ctx: RequestContext, calendarId: number | null | undefined, input: CalendarAddEditInput): Promise<CalendarCollectionItem> {
   const id = calendarId ?? input.CalendarId ?? 0;
-  if (id < 0) throw BadInput.field('calendarid', 'must be 0 (create) or the id of a calendar');
   const existing = id ? await findOr404(ctx, Calendar, id, NOUN) : null;
   if (existing) assertCurrentVersion(existing, input.AuditId);
 

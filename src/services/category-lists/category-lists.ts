@@ -1,6 +1,5 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ArgumentRule } from '../../core/argument-rules.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound, staleAuditId } from '../../core/errors.js';
 import { countsBy, idOf, insertIgnoringDuplicates, leanRows } from '../../core/data/lean-read.js';
@@ -12,6 +11,7 @@ import type { Tenant } from '../../entities/tenant.js';
 import type {
   CategoryListAddEdit, CategoryListAddEditInput, CategoryListCollectionItem, CategoryListCriteria, CategoryListItemInput,
 } from '../../schema/category-lists.js';
+import { CATEGORY_TYPE_RULE } from '../../schema/category-lists.js';
 import { listResult, lookupChoices, rowActions, type ListOptionsInput, type ListResultOf, type LookupChoiceInt } from '../../schema/common.js';
 
 /*
@@ -114,7 +114,7 @@ export async function saveCategoryList(ctx: RequestContext, categoryListId: numb
   const minQuantity = quantity(input.MinQuantity);
   const maxQuantity = quantity(input.MaxQuantity);
   if (minQuantity !== null && maxQuantity !== null && minQuantity > maxQuantity) throw BadInput.field('MaxQuantity', 'must not be less than MinQuantity');
-  const givenType = input.CategoryTypeId ? parseCategoryType(input.CategoryTypeId, 'CategoryTypeId') : null;
+  const givenType = input.CategoryTypeId ? CATEGORY_TYPE_RULE.parse(input.CategoryTypeId, 'CategoryTypeId') : null;
   if (onlyType && givenType !== null && givenType !== onlyType) throw BadInput.field('CategoryTypeId', `must be ${onlyType} (${typeName(onlyType)}) here`);
   return inTransaction(ctx, async () => {
     // Locked: the list's items are replaced under it, so two saves of one list never interleave.
@@ -211,22 +211,6 @@ export async function seedCategoryLists(em: EntityManager, tenant: Tenant, marke
 // ---------------------------------------------------------------------------------------------
 
 /** A category type given as its number ("1") or its name ("Contact", "public contact"); 400 naming `field` otherwise. */
-function parseCategoryType(value: string, field: string): CategoryTypeId {
-  const text = value.trim().toLowerCase().replace(/[\s_-]+/g, '');
-  const type = CATEGORY_TYPES.find((candidate) => String(candidate.id) === text || candidate.name.toLowerCase().replace(/\s+/g, '') === text);
-  if (!type) throw BadInput.field(field, `must be one of ${CATEGORY_TYPES.map((candidate) => `${candidate.id} (${candidate.name})`).join(', ')}`);
-  return type.id;
-}
-
-/** A category type argument: the document lists the numbers and names (any case, spaces optional). */
-export const CATEGORY_TYPE_RULE: ArgumentRule<CategoryTypeId> = {
-  schema: {
-    type: 'string', enum: [...CATEGORY_TYPES.map((type) => String(type.id)), ...CATEGORY_TYPES.map((type) => type.name)],
-    description: `A category type by number or name (any case): ${CATEGORY_TYPES.map((type) => `${type.id} ${type.name}`).join(', ')}.`,
-  },
-  parse: parseCategoryType,
-};
-
 function typeName(type: CategoryTypeId): string {
   return CATEGORY_TYPES.find((candidate) => candidate.id === type)?.name ?? '';
 }

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type pg from 'pg';
+import type { ArgumentRule } from '../../core/argument-rules.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput } from '../../core/errors.js';
 import { leanRows } from '../../core/data/lean-read.js';
@@ -29,10 +30,24 @@ export async function corsOrigins(ctx: RequestContext): Promise<string[]> {
   return rows.map((row) => row.origin);
 }
 
-/** Replaces a tenant's allowed origins with `origins` (checked and normalized); answers them, sorted. */
-export async function saveCorsOrigins(ctx: RequestContext, origins: string[]): Promise<string[]> {
-  if (origins.length > MAX_TENANT_CORS_ORIGINS) throw BadInput.field('origins', `must list at most ${MAX_TENANT_CORS_ORIGINS} origins`);
-  const wanted = [...new Set(origins.map((origin, index) => normalizedOrigin(origin, `origins[${index}]`)))].sort();
+/** A host name label as the document states it: a letter first, no "--" (an IDNA prefix), at most 61 characters. */
+const LABEL = '[a-z]([a-z0-9]|-[a-z0-9]){0,30}';
+const PORT = '([1-9]\\d{0,3}|[1-5]\\d{4}|6[0-4]\\d{3}|65[0-4]\\d{2}|655[0-2]\\d|6553[0-5])';
+
+/** The origins a save takes, normalized and sorted without repeats (the document states a plain lower-case origin; any case and a final / pass too). */
+export const ORIGINS_RULE: ArgumentRule<string[], string[]> = {
+  schema: {
+    type: 'array', maxItems: MAX_TENANT_CORS_ORIGINS,
+    items: { type: 'string', maxLength: 300, pattern: `^https?://${LABEL}(\\.${LABEL})*(:${PORT})?$`, description: 'An origin: http:// or https://, a host name and an optional port.' },
+  },
+  parse(origins, field) {
+    if (origins.length > MAX_TENANT_CORS_ORIGINS) throw BadInput.field(field, `must list at most ${MAX_TENANT_CORS_ORIGINS} origins`);
+    return [...new Set(origins.map((origin, index) => normalizedOrigin(origin, `${field}[${index}]`)))].sort();
+  },
+};
+
+/** Replaces a tenant's allowed origins with `wanted` (by ORIGINS_RULE); answers them. */
+export async function saveCorsOrigins(ctx: RequestContext, wanted: string[]): Promise<string[]> {
   await inTransaction(ctx, async () => {
     const { em } = ctx;
     await em.nativeDelete(TenantCorsOrigin, { origin: { $nin: wanted } });

@@ -47,7 +47,7 @@ export async function addListingsByMembershipType(ctx: RequestContext, input: Di
       const typeIds = [...new Set(item.MembershipTypeIds)];
       const known = typeIds.length ? await leanRows(ctx.reader, MembershipType, { fields: ['id'], where: { id: { $in: typeIds } } }) : [];
       const missing = typeIds.filter((id) => !known.some((type) => type.id === id));
-      if (missing.length) throw BadInput.field(`DirectoryItems[${index}].MembershipTypeIds`, `has no membership type ${missing.join(', ')}`);
+      if (missing.length) throw BadInput.field(`DirectoryItems[${index}].MembershipTypeIds`, `names no membership type ${missing.join(', ')}`);
       // A set union in one UPDATE: concurrent additions all land, and a directory save (which never
       // writes these ids) is not refused for it, so the version is left alone.
       const updated = await tenantSql(ctx).all<{ id: number }>(

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { displayName, type ContactKind } from '../../entities/contact.js';
+import type { REPORT_TYPES } from '../../entities/report.js';
 import type { MembershipStatus } from '../../entities/membership.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import { todayUtc } from '../../core/dates.js';
@@ -12,7 +13,6 @@ import { inGoodStandingSql } from '../memberships/good-standing.js';
  * text from its numeric column, so the CSV carries it exactly.
  */
 
-export const REPORT_TYPES = ['contacts', 'memberships', 'event-registrations'] as const;
 export type ReportTypeId = (typeof REPORT_TYPES)[number];
 
 /** The rows a run reads: its tenant, optionally one contact, and a system report's own filter. */

@@ -6,19 +6,19 @@ import { BadInput, Conflict, NotFound } from '../../core/errors.js';
 import { allOf, deleteReturning, idOf, insertIgnoringDuplicates, leanRows } from '../../core/data/lean-read.js';
 import { escapeLike, listQuery, parseListOptions, defineList } from '../../core/data/list-query.js';
 import { deleteRecord, inTransaction, readOr404 } from '../../core/data/records.js';
-import { isOneOf } from '../../core/values.js';
 import { Contact } from '../../entities/contact.js';
 import { Login } from '../../entities/login.js';
 import { Report, ReportFavorite, ReportRun } from '../../entities/report.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { listResult, type ListResultOf, type LookupChoiceInt } from '../../schema/common.js';
-import type {
-  ContactReportItem, ContactReports, ItemChoice, ReportAddInput, ReportAdvancedFilterInput, ReportCollection, ReportFavorites, ReportListCriteria,
-  ReportRunCsv, ReportRunInput, ReportRunStatus,
+import {
+  REPORT_TYPE_RULE,
+  type ContactReportItem, type ContactReports, type ItemChoice, type ReportAddInput, type ReportAdvancedFilterInput, type ReportCollection, type ReportFavorites, type ReportListCriteria,
+  type ReportRunCsv, type ReportRunInput, type ReportRunStatus,
 } from '../../schema/reporting.js';
 import { findFile, releaseFiles, storeTenantFile, type FileRecord } from '../files/files.js';
 import { REPORT_RESULT_PURPOSE } from './report-runs.js';
-import { categoryOf, REPORT_CATEGORIES, REPORT_TYPES, SYSTEM_REPORTS } from './report-sources.js';
+import { categoryOf, REPORT_CATEGORIES, SYSTEM_REPORTS } from './report-sources.js';
 import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 
 /*
@@ -82,8 +82,7 @@ export async function listReports(
 
 /** POST /api/reporting/add: a custom report (contacts unless ReportTypeId says otherwise). */
 export async function addReport(ctx: RequestContext, input: ReportAddInput): Promise<ReportCollection> {
-  const type = (input.ReportTypeId?.trim() || 'contacts').toLowerCase();
-  if (!isOneOf(REPORT_TYPES, type)) throw BadInput.field('ReportTypeId', `must be one of ${REPORT_TYPES.join(', ')}`);
+  const type = input.ReportTypeId?.trim() ? REPORT_TYPE_RULE.parse(input.ReportTypeId, 'ReportTypeId') : 'contacts';
   const report = ctx.em.create(Report, {
     tenant: ctx.tenantId, name: input.Name.trim(), description: input.Description?.trim() || null, reportTypeId: type, categoryId: categoryOf(type),
     isSystem: false, isPrivateForUser: input.IsPrivateForUser ?? false, createdBy: ctx.requireCaller().loginId,

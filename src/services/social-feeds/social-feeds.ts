@@ -14,6 +14,7 @@ import type { ListOptionsInput } from '../../schema/common.js';
 import type {
   SocialFeedAddEdit, SocialFeedAddEditInput, SocialFeedCollectionItem, SocialFeedComment as SocialFeedCommentView, SocialFeedCommentInput,
 } from '../../schema/social-feeds.js';
+import { EMBED_HOSTS } from '../../schema/social-feeds.js';
 
 /*
  * Social feeds: posts, comments and likes, open to every signed-in login of the tenant.
@@ -26,14 +27,6 @@ import type {
  *   is visible to them anyway, so refusing with 404 would hide nothing. Another tenant's records
  *   are 404, as everywhere. Staff editing someone else's post keep the original author.
  */
-
-/** Hosts whose players may be embedded (exact host names; https only). */
-export const EMBED_HOSTS = [
-  'www.youtube.com', 'youtube.com', 'www.youtube-nocookie.com',
-  'player.vimeo.com',
-  'fast.wistia.net',
-  'www.loom.com',
-] as const;
 
 const feedList = defineList(SocialFeed, {
   operations: ['Query.socialFeeds'],

@@ -20,6 +20,7 @@ import type {
   StoreItemPurchaseHistory, StoreItemV0, StoreItemV0Input, StoreItemV1, StoreItemV1Input, StoreItemV2, StoreItemV2Input, StoreItemV3, StoreItemV3Input,
   StoreListCriteria, StoreListFilterInput, StorePreImageInput, StorePreImageResult, StoreSettingsInput, StoreSettingsView, StoreSubItemInput, StoreSubItemView,
 } from '../../schema/store.js';
+import { STORE_ITEM_TYPE_RULE } from '../../schema/store.js';
 import { findFile, releaseFiles } from '../files/files.js';
 import { deleteImage, getImage, imageUrl, saveImage } from '../images/images.js';
 import { assertActiveVoucherType } from './vouchers.js';
@@ -77,7 +78,7 @@ export async function listStoreItems(
 ): Promise<ListResultOf<StoreItemOrderEntry, StoreListCriteria>> {
   ctx.requireCaller();
   const list = parseListOptions(filter, itemList, '');
-  const variant = variantFilter(filter?.StoreItemType);
+  const variant = filter?.StoreItemType?.trim() ? STORE_ITEM_TYPE_RULE.parse(filter.StoreItemType, 'StoreItemType') : null;
   const criteria = filter?.Criteria ? { IsActive: null, ContactId: null, PurchaseStatusId: null, StoreItemId: null, ...filter.Criteria } : null;
   const where = allOf<StoreItem>(
     visible(ctx),
@@ -97,15 +98,6 @@ export async function storeItemLookup(ctx: RequestContext, addonsOnly: boolean):
   const where = allOf<StoreItem>(visible(ctx), addonsOnly ? { membershipAddon: true } : null);
   const { rows } = await listQuery(ctx, StoreItem, itemList, { Take: String(MAX_PAGE_SIZE) }, { fields: ['id', 'name', 'variant'], where });
   return lookupChoices(rows.map((row) => ({ id: row.id, name: row.name, extraData: VARIANT_NAMES[row.variant] })));
-}
-
-/** "0"–"3" or a variant's name (case-insensitive); empty is every variant; anything else a 400. */
-function variantFilter(value: string | null | undefined): StoreItemVariant | null {
-  const text = value?.trim().toLowerCase();
-  if (!text) return null;
-  const index = /^[0-3]$/.test(text) ? Number(text) : VARIANT_NAMES.findIndex((name) => name.toLowerCase() === text);
-  if (index < 0) throw BadInput.field('StoreItemType', `must be 0, 1, 2 or 3 (${VARIANT_NAMES.join(', ')})`);
-  return index as StoreItemVariant;
 }
 
 type SubItemRow = Pick<StoreSubItem, 'id' | 'storeItem' | 'name' | 'price' | 'remaining' | 'displayOrder'>;

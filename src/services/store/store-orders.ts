@@ -20,6 +20,7 @@ import { listResult, lookupChoices, type ListResultOf } from '../../schema/commo
 import type {
   StoreCheckoutInput, StoreDownloadPurchaseView, StoreListCriteria, StoreListFilterInput, StoreOrderInput, StoreOrderLineView, StoreOrderView,
 } from '../../schema/store.js';
+import { ORDER_STATUS_RULE } from '../../schema/store.js';
 import { findFile, storeFile, storeTenantFile, type FileRecord } from '../files/files.js';
 import { IMAGE_PURPOSE } from '../images/images.js';
 import { demoPng, imageFacts } from '../images/image-processing.js';
@@ -296,7 +297,7 @@ export async function listStoreOrders(ctx: RequestContext, filter: StoreListFilt
   const scope = ownScope(ctx);
   const list = parseListOptions(filter, orderList, '');
   const criteria = filter?.Criteria ? { IsActive: null, ContactId: null, PurchaseStatusId: null, StoreItemId: null, ...filter.Criteria } : null;
-  const status = criteria?.PurchaseStatusId?.trim() ? orderStatus(criteria.PurchaseStatusId, 'Criteria.PurchaseStatusId') : null;
+  const status = criteria?.PurchaseStatusId?.trim() ? ORDER_STATUS_RULE.parse(criteria.PurchaseStatusId, 'Criteria.PurchaseStatusId') : null;
   const where = allOf<StoreOrder>(scope, criteria?.ContactId ? { contact: criteria.ContactId } : null, status ? { status } : null);
   const { rows, total } = await listQuery(ctx, StoreOrder, orderList, list, { fields: ORDER_FIELDS, where, total: true });
   const lines = await linesOf(ctx, rows.map((row) => row.id));
@@ -320,18 +321,12 @@ export async function getStoreOrder(ctx: RequestContext, orderId: number): Promi
   return toOrderView(row, (await linesOf(ctx, [row.id])).get(row.id) ?? []);
 }
 
-function orderStatus(value: string, field: string): OrderStatus {
-  const status = ORDER_STATUSES.find((candidate) => candidate.toLowerCase() === value.trim().toLowerCase());
-  if (!status) throw BadInput.field(field, `must be one of ${ORDER_STATUSES.join(', ')}`);
-  return status;
-}
-
 /**
  * POST /api/store/storeorders/{storepurchaseid}: status, shipping details and notes (fields left
  * out keep their value); the totals are recomputed from the lines and the order's own rates.
  */
 export async function updateStoreOrder(ctx: RequestContext, orderId: number, input: StoreOrderInput): Promise<StoreOrderView> {
-  const status = input.PurchaseStatusId?.trim() ? orderStatus(input.PurchaseStatusId, 'PurchaseStatusId') : null;
+  const status = input.PurchaseStatusId?.trim() ? ORDER_STATUS_RULE.parse(input.PurchaseStatusId, 'PurchaseStatusId') : null;
   await inTransaction(ctx, async () => {
     const order = await findOr404(ctx, StoreOrder, orderId, ORDER_NOUN);
     assertCurrentVersion(order, input.AuditId);

@@ -57,8 +57,6 @@ export async function listVoucherTypes(ctx: RequestContext, options: ListOptions
 export async function saveVoucherType(ctx: RequestContext, voucherTypeId: number, input: VoucherTypeInput): Promise<VoucherTypeView> {
   const valueKind = input.ValueType as VoucherValueKind;
   const value = parseMoney(input.Value, 'Value');
-  if (!value.greaterThan(0)) throw BadInput.field('Value', 'must be more than 0');
-  if (valueKind === 'percent' && value.greaterThan(100)) throw BadInput.field('Value', 'must be at most 100 (percent)');
   const fields = {
     name: input.Name.trim(), valueKind, value: toMoneyString(value), validityDays: input.ValidityDays ?? null, isActive: input.IsActive ?? true,
   };
