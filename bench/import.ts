@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { benchDatabase, freePort, residentMb, root, sampledRss, seed, startService, stopServerProcess } from './support.js';
+import { benchDatabase, freePort, graphqlCaller, residentMb, root, sampledRss, seed, startService, stopServerProcess } from './support.js';
 
 /**
  * `npm run bench:import -- --rows 100000`: the service as `npm start` runs it (its job worker on,
@@ -37,12 +37,7 @@ const server = await startService(database.url, port, { CREDENTIAL_RATE_LIMIT_PE
 const base = `http://127.0.0.1:${port}`;
 const auth = { authorization: `Bearer ${seeded.token}` };
 
-async function graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  const body = await response.json() as { data: T; errors?: unknown[] };
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
+const graphql = graphqlCaller(base, seeded.token);
 
 /** Reads one page of 20 contacts after another until `until` says stop; answers each read's time in ms. */
 async function readWhile(until: () => boolean): Promise<number[]> {

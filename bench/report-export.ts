@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
-import { benchDatabase, freePort, residentMb, sampledRss, seed, startService, stopServerProcess } from './support.js';
+import { benchDatabase, freePort, graphqlCaller, residentMb, sampledRss, seed, startService, stopServerProcess } from './support.js';
 
 /**
  * `npm run bench:report-export -- --contacts 110000`: the service as `npm start` runs it (its job
@@ -21,12 +21,7 @@ const server = await startService(database.url, port, { CREDENTIAL_RATE_LIMIT_PE
 const base = `http://127.0.0.1:${port}`;
 const auth = { authorization: `Bearer ${seeded.token}` };
 
-async function graphql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-  const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
-  const body = await response.json() as { data: T; errors?: unknown[] };
-  if (body.errors) throw new Error(JSON.stringify(body.errors));
-  return body.data;
-}
+const graphql = graphqlCaller(base, seeded.token);
 
 try {
   const catalog = await (await fetch(`${base}/api/reporting`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ Filter: 'Contact directory', IsCustom: false }) })).json() as { Results: { Name: string; ReportId: number }[] };

@@ -218,3 +218,13 @@ export async function sampledRss<T>(pid: number, work: () => Promise<T>): Promis
     await sampler;
   }
 }
+
+/** A GraphQL caller of the service at `base` with `token`: answers `data`, throws on errors. */
+export function graphqlCaller(base: string, token: string): <T>(query: string, variables?: Record<string, unknown>) => Promise<T> {
+  return async <T>(query: string, variables: Record<string, unknown> = {}) => {
+    const response = await fetch(`${base}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    const body = await response.json() as { data: T; errors?: unknown[] };
+    if (body.errors) throw new Error(JSON.stringify(body.errors));
+    return body.data;
+  };
+}
