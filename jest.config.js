@@ -1,8 +1,7 @@
 /** Jest in native ESM mode (NODE_OPTIONS=--experimental-vm-modules), TypeScript through SWC
  * with legacy decorators and their metadata, as type-graphql and MikroORM need. */
 export default {
-  // jest's node environment that also fails a file leaving open handles (see the file).
-  testEnvironment: '<rootDir>/test/handle-checking-environment.mjs',
+  testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],
