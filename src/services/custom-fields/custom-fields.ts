@@ -38,7 +38,7 @@ import { normalizeWithDefinitions, type CustomFieldDefinition } from './values.j
  */
 
 const NOUN = 'The custom field';
-/** The list's `appliesTo` argument: one of the targets, in any case. */
+/** A definition's target (the list's `appliesTo` argument, a save's AppliesTo): one of the targets, in any case. */
 export const APPLIES_TO_RULE = choiceRule(CUSTOM_FIELD_TARGETS);
 /** The most fields a tenant may define per target (retired ones included). */
 export const MAX_FIELDS_PER_TARGET = 200;
@@ -101,7 +101,7 @@ export async function getCustomField(ctx: RequestContext, customFieldId: number)
 
 /** Create (0) or change a definition (the rules above). */
 export async function saveCustomField(ctx: RequestContext, customFieldId: number, input: CustomFieldInput): Promise<CustomFieldModel> {
-  const appliesTo = targetOf(input.AppliesTo, 'AppliesTo');
+  const appliesTo = APPLIES_TO_RULE.parse(input.AppliesTo, 'AppliesTo');
   const kind = input.Kind as CustomFieldKind;
   const choices = checkedChoices(kind, input.Choices);
   const fields = { label: input.Label.trim(), kind, choices, required: input.Required ?? false, visibility: (input.Visibility ?? 'staff') as CustomFieldVisibility };
@@ -155,12 +155,6 @@ export async function setCustomFieldRetired(ctx: RequestContext, customFieldId: 
 }
 
 // ---- rules ----
-
-function targetOf(value: string, field: string): CustomFieldTarget {
-  const target = value.trim().toLowerCase();
-  if (target !== 'person' && target !== 'organization' && target !== 'membership') throw BadInput.field(field, 'must be person, organization or membership');
-  return target;
-}
 
 /** Choices of a (multi-)choice field: 1–200 distinct (ignoring case) non-blank texts without ";" (the CSV separator); none for other kinds. */
 function checkedChoices(kind: CustomFieldKind, given: string[] | null | undefined): string[] {
