@@ -141,7 +141,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
     publicBaseUrl: (config.PUBLIC_BASE_URL ?? `${tls ? 'https' : 'http'}://${config.HOST}:${config.PORT}`).replace(/\/$/, ''),
     metrics: new Metrics(pool, options.jobs),
     // Behind a transaction-pooling PgBouncer no session can LISTEN: every request looks its credential up.
-    credentials: new CredentialCache(orm.config.get('clientUrl'), config.DATABASE_PGBOUNCER ? 0 : config.CREDENTIAL_CACHE_SECONDS, server.log),
+    credentials: new CredentialCache(orm.config.get('clientUrl'), config.DATABASE_PGBOUNCER ? 0 : config.CREDENTIAL_CACHE_SECONDS, server.log, config.CREDENTIAL_CACHE_MB),
     corsOrigins: new TenantCorsOrigins(pool),
   };
   await deps.credentials.start();

@@ -121,4 +121,23 @@ describe('credential cache', () => {
       await cache.stop();
     }
   });
+
+  it('keeps at most CREDENTIAL_CACHE_MB of estimated heap, forgetting the least recently used first', async () => {
+    const cache = new CredentialCache(server.databaseUrl, 60, createLogger(server.config), 1);
+    const known = (id: number) => ({ caller: { tenantId: 1, loginId: id, contactId: null, roles: ['staff' as const], credentialId: id, login: `user${id}@acme.example`, credentialKind: 'session' }, expiresAt: null, lastUsedAt: null });
+    await cache.start();
+    try {
+      // About 500 bytes each (448 + 2 per character): 1 MB holds about 2,000 of them, not 4,000.
+      for (let id = 0; id < 4000; id++) {
+        cache.remember(`hash${id}`, known(id), cache.currentGeneration);
+        if (id >= 1000) cache.get('hash0'); // kept in use: the least recently used are the others
+      }
+      const kept = Array.from({ length: 4000 }, (_, id) => cache.get(`hash${id}`) !== undefined);
+      expect(kept.filter(Boolean).length).toBeGreaterThan(1500);
+      expect(kept.filter(Boolean).length).toBeLessThan(2200);
+      expect({ first: kept[0], second: kept[1], last: kept[3999] }).toEqual({ first: true, second: false, last: true });
+    } finally {
+      await cache.stop();
+    }
+  });
 });

@@ -107,6 +107,12 @@ export const configSchema = z.object({
    */
   CREDENTIAL_CACHE_SECONDS: z.coerce.number().int().min(0).max(3600).default(60),
   /**
+   * Heap the credential cache may hold, in MB, by estimated heap bytes (about 500 bytes a
+   * credential; the least recently used go first, and are looked up again when next used).
+   * Unset: a thirtieth of V8's heap limit, 8 MB under `npm start`'s flags (about 16,000 credentials).
+   */
+  CREDENTIAL_CACHE_MB: z.coerce.number().int().min(1).max(1024).optional(),
+  /**
    * Requests one credential (API key or session) may make per minute, counted across all
    * instances (within about one second of traffic: core/requests/credential-rate-limit.ts); 0 turns the
    * limit off. 6,000 (100 a second, sustained) leaves a partner integration's sync or a busy

@@ -1,9 +1,9 @@
-import v8 from 'node:v8';
 import type { DocumentStore, PersistedQueryOptions } from '@apollo/server';
 import { TokenKind, type DocumentNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { CompiledOperation } from '../core/requests/compiled-execution.js';
 import type { CacheFigures } from '../core/runtime/metrics.js';
+import { heapBudgetBytes } from '../core/runtime/heap-budget.js';
 
 /**
  * The caches GraphQL keeps per document a client sends: Apollo's parsed and validated documents,
@@ -117,7 +117,7 @@ export interface GraphqlCaches {
  * heap limit (see LIMITS for the shares).
  */
 export function graphqlCaches(megabytes: number | undefined): GraphqlCaches {
-  const budget = megabytes ? megabytes * 1024 * 1024 : v8.getHeapStatistics().heap_size_limit * HEAP_SHARE;
+  const budget = heapBudgetBytes(megabytes, HEAP_SHARE);
   const bytesOf = (cache: keyof typeof LIMITS) => Math.floor(budget * LIMITS[cache].share);
   const documents = new BoundedCache<DocumentNode>('documents', LIMITS.documents.entries, bytesOf('documents'), documentHeapBytes);
   const compiled = new BoundedCache<CachedOperation>('compiled', LIMITS.compiled.entries, bytesOf('compiled'), (operation) => operation.heapBytes);

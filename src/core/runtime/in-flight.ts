@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, RouteHandlerMethod } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify';
 
 /**
  * Where a request is, as far as a shutdown cares:
@@ -88,16 +88,16 @@ export class InFlightRequests {
    * promise works until it answers (onSend), unless it took the reply over (`reply.sent` then).
    */
   #tracked(handler: RouteHandlerMethod): RouteHandlerMethod {
-    const requests = this;
-    return function trackedHandler(this: FastifyInstance, request, reply) {
+    const handled = (request: FastifyRequest) => this.#move(request, 'handled');
+    return function trackedHandler(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
       const result: unknown = handler.call(this, request, reply);
       if (typeof (result as PromiseLike<unknown> | undefined)?.then === 'function') {
-        const handled = () => requests.#move(request, 'handled');
-        (result as PromiseLike<unknown>).then(handled, handled);
+        const settled = () => handled(request);
+        (result as PromiseLike<unknown>).then(settled, settled);
       } else if (reply.sent) {
-        requests.#move(request, 'handled');
+        handled(request);
       }
       return result;
-    } as RouteHandlerMethod;
+    };
   }
 }
