@@ -1,5 +1,5 @@
 import type { DocumentStore, PersistedQueryOptions } from '@apollo/server';
-import { TokenKind, type DocumentNode } from 'graphql';
+import { TokenKind, type DocumentNode, type OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { CompiledOperation } from '../core/requests/compiled-execution.js';
 import type { CacheFigures } from '../core/runtime/metrics.js';
@@ -23,9 +23,10 @@ const DOCUMENT = { fixedBytes: 1024, bytesPerToken: 600, bytesPerComment: 100, b
 /**
  * A compiled operation keeps graphql-jit's generated source and the bytecode made from it on its
  * runs: measured up to 3.05 bytes per character of generated code (most runs 0.2–2.3), plus the
- * document it was compiled from (counted again here, since it outlives its eviction from Apollo's store).
+ * document it was compiled from (counted again here, since it outlives its eviction from Apollo's
+ * store), plus its key: the operation name and the document's source (`compiledOperationKey`).
  */
-const COMPILED = { fixedBytes: 2048, bytesPerCodeCharacter: 4 };
+const COMPILED = { fixedBytes: 2048, bytesPerCodeCharacter: 4, bytesPerKeyCharacter: 2 };
 /** A persisted query's source (2 bytes a character at most) and its key and entry. */
 const PERSISTED = { fixedBytes: 256, bytesPerCharacter: 2 };
 
@@ -57,12 +58,21 @@ export function documentHeapBytes(document: DocumentNode): number {
   return DOCUMENT.fixedBytes + DOCUMENT.bytesPerToken * tokens + DOCUMENT.bytesPerComment * comments + DOCUMENT.bytesPerCharacter * characters;
 }
 
-/** A compiled operation with its estimated heap bytes. */
-export interface CachedOperation { run: CompiledOperation; heapBytes: number }
+/** A compiled operation, the operation it runs (its type and root fields), with its estimated heap bytes. */
+export interface CachedOperation { run: CompiledOperation; operation: OperationDefinitionNode; heapBytes: number }
 
-/** Estimated heap bytes of an operation compiled from `document` into `generatedCodeLength` characters of code. */
-export function compiledHeapBytes(generatedCodeLength: number, document: DocumentNode): number {
-  return COMPILED.fixedBytes + COMPILED.bytesPerCodeCharacter * generatedCodeLength + documentHeapBytes(document);
+/**
+ * The key of the operation `operationName` (empty: the document's only one) of the document
+ * `source`, among the compiled operations. The source itself, not a hash of it: a lookup costs
+ * a string comparison instead of a SHA-256 of every request's query (GraphQL's fast path).
+ */
+export function compiledOperationKey(operationName: string | null | undefined, source: string): string {
+  return `${operationName ?? ''}\n${source}`;
+}
+
+/** Estimated heap bytes of an operation compiled from `document` into `generatedCodeLength` characters of code, under `key`. */
+export function compiledHeapBytes(generatedCodeLength: number, document: DocumentNode, key: string): number {
+  return COMPILED.fixedBytes + COMPILED.bytesPerCodeCharacter * generatedCodeLength + documentHeapBytes(document) + COMPILED.bytesPerKeyCharacter * key.length;
 }
 
 /** An LRU bounded by entries and by estimated heap bytes, with its figures for /metrics. */

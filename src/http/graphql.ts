@@ -15,7 +15,8 @@ import { allowReplicaReads, READ_PRIMARY_HEADER, wantsPrimary, withReadScope } f
 import { inSpan, traceIdField, tracingEnabled } from '../core/runtime/tracing.js';
 import type { FieldProblem } from '../core/errors.js';
 import { metricsServed } from './metrics.js';
-import { compiledHeapBytes, graphqlCaches, type BoundedCache, type CachedOperation } from './graphql-caches.js';
+import { compiledHeapBytes, compiledOperationKey, graphqlCaches, type BoundedCache, type CachedOperation } from './graphql-caches.js';
+import { GraphqlFastPath, type Outcome } from './graphql-fast-path.js';
 
 /** The most tokens a GraphQL document may hold (graphql-js counts them while parsing). */
 const MAX_TOKENS = 2000;
@@ -59,7 +60,7 @@ const rootFieldsOf = (() => {
  *   chooses, which could make each name a new series: the root fields are the schema's, so the
  *   label values are bounded by it.
  */
-function requestHooks(schema: GraphQLSchema, metrics: Metrics | null): ApolloServerPlugin<RequestContext> {
+function requestHooks(schema: GraphQLSchema, metrics: Metrics | null): OperationHooks {
   const rootFields = new Set([schema.getQueryType(), schema.getMutationType()].flatMap((type) => Object.keys(type?.getFields() ?? {})));
   for (const meta of ['__typename', '__schema', '__type']) rootFields.add(meta);
   const labelOf = (operation: OperationDefinitionNode | undefined) => {
@@ -68,33 +69,46 @@ function requestHooks(schema: GraphQLSchema, metrics: Metrics | null): ApolloSer
     const [field] = fields;
     return field && rootFields.has(field) ? field : 'other';
   };
+  const operationResolved = (context: RequestContext, operation: OperationDefinitionNode | undefined, readPrimaryHeader: string | string[] | null | undefined) => {
+    const fields = rootFieldsOf(operation);
+    if (context.audit && fields.length) context.audit.operation = fields.join(',').slice(0, 300);
+    if (operation?.operation === OperationTypeNode.QUERY && !wantsPrimary(readPrimaryHeader)) allowReplicaReads();
+  };
+  const answered = (operation: OperationDefinitionNode | undefined, failed: boolean) => {
+    metrics?.graphqlOperations.inc({ operation: labelOf(operation), type: operation?.operation ?? 'unknown', outcome: failed ? 'error' : 'ok' });
+  };
   const hooks: GraphQLRequestListener<RequestContext> = {
     async didResolveOperation({ contextValue, operation, request }) {
-      const fields = rootFieldsOf(operation);
-      if (contextValue.audit && fields.length) contextValue.audit.operation = fields.join(',').slice(0, 300);
-      if (operation?.operation === OperationTypeNode.QUERY && !wantsPrimary(request.http?.headers.get(READ_PRIMARY_HEADER))) allowReplicaReads();
+      operationResolved(contextValue, operation, request.http?.headers.get(READ_PRIMARY_HEADER));
     },
     async willSendResponse({ response, errors, operation }) {
       const first = errors?.[0];
       if (first && response.body.kind === 'single' && response.body.singleResult.data == null) {
         response.http.status = mapError(first).error.status;
       }
-      metrics?.graphqlOperations.inc({ operation: labelOf(operation), type: operation?.operation ?? 'unknown', outcome: errors?.length ? 'error' : 'ok' });
+      answered(operation, Boolean(errors?.length));
     },
   };
-  return { requestDidStart: async () => hooks };
+  return { plugin: { requestDidStart: async () => hooks }, operationResolved, answered };
+}
+
+/** Our Apollo plugin, and what it does, for the fast path to do the same (http/graphql-fast-path.ts). */
+interface OperationHooks {
+  plugin: ApolloServerPlugin<RequestContext>;
+  operationResolved: (context: RequestContext, operation: OperationDefinitionNode | undefined, readPrimaryHeader: string | string[] | null | undefined) => void;
+  answered: (operation: OperationDefinitionNode | undefined, failed: boolean) => void;
 }
 
 /**
  * Apollo executes through this hook (its `gateway` option, made for federation) so that an
- * operation is compiled once by graphql-jit, as the REST gateway's are, and kept by query hash in
- * `compiled` (bounded, http/graphql-caches.ts): Apollo still parses, validates and applies the
+ * operation is compiled once by graphql-jit, as the REST gateway's are, and kept by its source in
+ * `compiled` (bounded, http/graphql-caches.ts; the fast path answers from there too): Apollo still parses, validates and applies the
  * limits; only execution changes. A document is compiled on its second execution, not its first:
  * compiling costs several milliseconds and several times the document's heap, and a client that
  * inlines its values sends most documents once. Apollo hands over the very object it keeps in its
  * document store, so a document seen before is one executed before.
  */
-function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedOperation>): GatewayInterface {
+function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedOperation>, ranAlready: (context: RequestContext) => Outcome | undefined): GatewayInterface {
   const executedOnce = new WeakSet<DocumentNode>();
   return {
     onSchemaLoadOrUpdate(callback) {
@@ -104,12 +118,19 @@ function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedO
     async load() {
       return {
         executor: async (request) => {
+          // Run by the fast path already, which handed its outcome (an error) over for Apollo to answer.
+          const outcome = ranAlready(request.context as RequestContext);
+          if (outcome) {
+            if ('thrown' in outcome) throw outcome.thrown;
+            return outcome.result;
+          }
           const { document, operationName } = request;
           // No operation to run (the operationName sent names none): graphql-js says why, Apollo
           // answers 400. (`request.operationName` is then null; the name sent is in `request.request`.)
           if (!request.operation) return execute({ schema, document, operationName: request.request.operationName ?? undefined });
           const variables = request.request.variables ?? {};
-          const key = `${request.queryHash}:${operationName ?? ''}`;
+          // By the operation name the client sent (the fast path knows no other), not the one resolved.
+          const key = compiledOperationKey(request.request.operationName, request.source);
           let operation = compiled.get(key);
           if (!operation) {
             if (!executedOnce.has(document)) {
@@ -117,7 +138,7 @@ function compiledExecution(schema: GraphQLSchema, compiled: BoundedCache<CachedO
               return execute({ schema, document, operationName: operationName ?? undefined, contextValue: request.context, variableValues: variables });
             }
             const { run, generatedCodeLength } = compileOperation(schema, document, operationName ?? undefined);
-            compiled.set(key, (operation = { run, heapBytes: compiledHeapBytes(generatedCodeLength, document) }));
+            compiled.set(key, (operation = { run, operation: request.operation, heapBytes: compiledHeapBytes(generatedCodeLength, document, key) }));
           }
           const run = operation.run;
           // graphql-js runs are traced by the graphql instrumentation; compiled ones here.
@@ -149,8 +170,11 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
   const development = options.config.NODE_ENV === 'development';
   const caches = graphqlCaches(options.config.GRAPHQL_CACHE_MB);
   options.metrics.observeGraphqlCaches(caches.figures);
+  const hooks = requestHooks(options.schema, metricsServed(options.config) ? options.metrics : null);
+  // Set once the handler is made (below): the executor and the context function consult it per request.
+  let fastPath: GraphqlFastPath | null = null;
   const apollo = new ApolloServer<RequestContext>({
-    gateway: compiledExecution(options.schema, caches.compiled),
+    gateway: compiledExecution(options.schema, caches.compiled, (context) => fastPath?.outcomeOf(context)),
     // Parsed documents and persisted queries in our caches: Apollo's own are bounded by JSON length, not heap.
     ...caches.apolloOptions,
     introspection: options.config.introspection,
@@ -163,7 +187,7 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     // graphql-armor is typed against Apollo's CommonJS declarations; the objects are the same.
     plugins: [...(armor.plugins as unknown as ApolloServerPlugin<RequestContext>[]), ApolloServerPluginLandingPageDisabled(),
       // Cache-control hints are unused, and the plugin wraps every field resolver (measurable per request).
-      ApolloServerPluginCacheControlDisabled(), requestHooks(options.schema, metricsServed(options.config) ? options.metrics : null)],
+      ApolloServerPluginCacheControlDisabled(), hooks.plugin],
     formatError: (formatted, error) => {
       const mapped = toApiError(error, options.onUnexpectedError);
       const { http: _http, ...extensions } = mapped.extensions as Record<string, unknown>;
@@ -181,19 +205,36 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
     },
   });
   await apollo.start();
+  // A failure here (say, the database is down) carries its status, as a resolver error would.
+  const contextFor = async (request: FastifyRequest) => {
+    try {
+      const context = await options.contextFor(request);
+      // Without a credential only public fields answer; their callers are counted per address.
+      await limitAnonymous(context, 'graphql');
+      return context;
+    } catch (error) {
+      throw toApiError(error, options.onUnexpectedError);
+    }
+  };
   const handler = fastifyApolloHandler(apollo, {
-    // A failure here (say, the database is down) carries its status, as a resolver error would.
+    // A request the fast path began comes with its context made (or its failure) already.
     context: async (request) => {
-      try {
-        const context = await options.contextFor(request);
-        // Without a credential only public fields answer; their callers are counted per address.
-        await limitAnonymous(context, 'graphql');
-        return context;
-      } catch (error) {
-        throw toApiError(error, options.onUnexpectedError);
-      }
+      const handover = fastPath?.handoverOf(request);
+      if (!handover) return contextFor(request);
+      if ('contextError' in handover) throw handover.contextError;
+      return handover.context;
     },
   });
+  // Apollo's usage reporting (a plugin Apollo adds itself when APOLLO_KEY is set) sees only the
+  // requests that pass through Apollo: with it, every request does.
+  if (!process.env.APOLLO_KEY) {
+    fastPath = new GraphqlFastPath(caches.compiled, {
+      contextFor,
+      operationResolved: hooks.operationResolved,
+      answered: (operation) => hooks.answered(operation, false),
+      apollo: async (request, reply) => handler.call(app, request as Parameters<typeof handler>[0], reply as Parameters<typeof handler>[1]),
+    });
+  }
   app.route({
     url: '/graphql',
     method: GRAPHQL_METHODS.map((operation) => operation.method), // other methods: the server's 405 (app.ts), in GraphQL's error shape
@@ -203,6 +244,8 @@ export async function mountGraphql(app: FastifyInstance, options: GraphqlOptions
       if (request.method === 'GET' && !(request.query as { query?: unknown }).query && request.headers.accept?.includes('text/html')) {
         return reply.redirect(options.config.graphiql ? '/graphiql' : '/');
       }
+      const fast = fastPath?.accepts(request);
+      if (fast) return withReadScope(() => fastPath!.answer(request, reply, fast));
       return withReadScope(() => handler.call(this, request as Parameters<typeof handler>[0], reply as Parameters<typeof handler>[1]));
     },
   });
