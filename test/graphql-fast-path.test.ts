@@ -61,8 +61,18 @@ describe('the GraphQL fast path answers as Apollo does', () => {
   });
 
   it('errors of a compiled run: masked and formatted by Apollo, with its status, and the run not repeated', async () => {
-    const missing = alike(await threeTimes({ query: 'query One($id: Int!) { vendor(vendorId: $id) { VendorId } }', variables: { id: 987654 } }));
+    const missingBody = { query: 'query One($id: Int!) { vendor(vendorId: $id) { VendorId } }', variables: { id: 987654 } };
+    const missing = alike(await threeTimes(missingBody));
     expect(missing.status).toBe(404);
+    // Handed to Apollo with its outcome: not executed again (as many statements as a compiled run through Apollo).
+    const statementsOf = async (body: unknown) => {
+      const before = server.statements();
+      expect((await rest(server, 'POST', '/graphql', { token: acme.staffToken, body })).status).toBe(404);
+      return server.statements() - before;
+    };
+    const otherDocument = { query: 'query Two($id: Int!) { vendor(vendorId: $id) { VendorId } }', variables: { id: 987654 } };
+    await statementsOf(otherDocument);
+    expect(await statementsOf(missingBody)).toBe(await statementsOf(otherDocument));
     expect(JSON.parse(missing.text).errors[0].extensions.code).toBe('NOT_FOUND');
     // Variables graphql-jit refuses while coercing them.
     const badVariable = alike(await threeTimes({ query: 'query One($id: Int!) { vendor(vendorId: $id) { VendorId } }', variables: { id: 'seven' } }));

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult } from 'graphql';
-import type { RequestContext } from '../core/context.js';
+import type { RequestContext, RequestInfo } from '../core/context.js';
 import { inSpan, tracingEnabled } from '../core/runtime/tracing.js';
 import { compiledOperationKey, type BoundedCache, type CachedOperation } from './graphql-caches.js';
 
@@ -64,7 +64,8 @@ export interface FastPathHooks {
 export class GraphqlFastPath {
   /** What Apollo's context function and executor take over, per request and per context. */
   readonly #handovers = new WeakMap<FastifyRequest, Handover>();
-  readonly #outcomes = new WeakMap<RequestContext, Outcome>();
+  /** By the context's request facts: Apollo hands its executor a shallow copy of the context, which shares them. */
+  readonly #outcomes = new WeakMap<RequestInfo, Outcome>();
 
   constructor(private readonly compiled: BoundedCache<CachedOperation>, private readonly hooks: FastPathHooks) {}
 
@@ -101,11 +102,11 @@ export class GraphqlFastPath {
         ? await inSpan(`graphql.execute ${name}`.trim(), { 'graphql.operation.name': name }, async () => run(context, variables))
         : await run(context, variables);
     } catch (thrown) {
-      this.#outcomes.set(context, { thrown });
+      this.#outcomes.set(context.request, { thrown });
       return this.#handOver(request, reply, { context });
     }
     if (result.errors?.length || result.data == null) {
-      this.#outcomes.set(context, { result });
+      this.#outcomes.set(context.request, { result });
       return this.#handOver(request, reply, { context });
     }
     this.hooks.answered(operation);
@@ -120,7 +121,7 @@ export class GraphqlFastPath {
 
   /** The outcome computed for this context, if the fast path ran it already (Apollo's executor). */
   outcomeOf(context: RequestContext): Outcome | undefined {
-    return this.#outcomes.get(context);
+    return this.#outcomes.get(context.request);
   }
 
   #handOver(request: FastifyRequest, reply: FastifyReply, handover: Handover): Promise<unknown> {
