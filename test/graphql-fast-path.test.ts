@@ -117,3 +117,22 @@ describe('the GraphQL fast path answers as Apollo does', () => {
     expect(operations.map((entry) => entry.operation)).toEqual(['saveVendor', 'saveVendor', 'saveVendor']);
   });
 });
+
+describe('a context that cannot be made', () => {
+  it('is answered by Apollo as for any document: the per-credential limit’s 429', async () => {
+    const limited = await startTestServer({ CREDENTIAL_RATE_LIMIT_PER_MINUTE: '5' });
+    try {
+      const tenant = await createTestTenant(limited, 'fastlimit');
+      const send = async (query: string) => rest(limited, 'POST', '/graphql', { token: tenant.staffToken, body: { query } });
+      // Compiled on its second run, on the fast path from its third, until the limit refuses the context.
+      const compiled = '{ vendors(options: { Take: 1 }) { VendorId } }';
+      let fast = await send(compiled);
+      for (let attempt = 0; attempt < 200 && fast.status !== 429; attempt++) fast = await send(compiled);
+      const throughApollo = await send('{ neverSentBefore: __typename }');
+      expect(fast.status).toBe(429);
+      expect({ ...answerOf(fast), retryAfter: fast.headers.get('retry-after') }).toEqual({ ...answerOf(throughApollo), retryAfter: throughApollo.headers.get('retry-after') });
+    } finally {
+      await limited.close();
+    }
+  });
+});
