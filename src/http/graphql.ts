@@ -102,8 +102,8 @@ interface OperationHooks {
 /**
  * Apollo executes through this hook (its `gateway` option, made for federation) so that an
  * operation is compiled once by graphql-jit, as the REST gateway's are, and kept by its source in
- * `compiled` (bounded, http/graphql-caches.ts; the fast path answers from there too): Apollo still parses, validates and applies the
- * limits; only execution changes. A document is compiled on its second execution, not its first:
+ * `compiled` (bounded, http/graphql-caches.ts; the fast path runs it from there too): Apollo still
+ * parses, validates and applies the limits; only execution changes. A document is compiled on its second execution, not its first:
  * compiling costs several milliseconds and several times the document's heap, and a client that
  * inlines its values sends most documents once. Apollo hands over the very object it keeps in its
  * document store, so a document seen before is one executed before.
