@@ -53,6 +53,16 @@ export function rowActions(isStaff: boolean): readonly string[] {
   return isStaff ? STAFF_ROW_ACTIONS : NO_ROW_ACTIONS;
 }
 
+/**
+ * Rows read in their model's shape (`listQuery` with the model's keys) given their Actions, in
+ * place: a list answers the rows it read, with no copy of its own per row.
+ */
+export function withRowActions<Row extends object>(isStaff: boolean, rows: Row[]): (Row & { Actions: readonly string[] })[] {
+  const actions = rowActions(isStaff);
+  for (const row of rows as (Row & { Actions: readonly string[] })[]) row.Actions = actions;
+  return rows as (Row & { Actions: readonly string[] })[];
+}
+
 const STAFF_ROW_ACTIONS: readonly string[] = Object.freeze(['Edit', 'Delete']);
 const NO_ROW_ACTIONS: readonly string[] = Object.freeze([]);
 
