@@ -79,15 +79,15 @@ function rowReader<T extends object>(em: EntityManager, entity: EntityClass<T>, 
   const pairs = Array.isArray(fields)
     ? meta.props.filter((prop) => fields.includes(prop.name)).map((prop) => [prop.name, prop.name] as const)
     : Object.entries(fields as Record<string, string>);
-  for (const [, property] of pairs) readable(meta, property);
-  reader = { select: pairs.map(([as, property]) => `${property} as ${as}`), read: valueReader(em.getPlatform(), meta, pairs) };
+  const columns = pairs.map(([as, property]) => ({ as, prop: readable(meta, property) }));
+  reader = { select: pairs.map(([as, property]) => `${property} as ${as}`), read: valueReader(em.getPlatform(), columns) };
   if (readers.size < MAX_READERS) readers.set(key, reader);
   return reader;
 }
 
 /** A property a lean read can select under a key of its own: one column (a scalar, or a many-to-one read as its id). */
 function readable(meta: EntityMetadata, property: string): EntityProperty {
-  const prop = meta.properties[property as keyof typeof meta.properties] as EntityProperty | undefined;
+  const prop = meta.properties[property];
   if (!prop || prop.fieldNames?.length !== 1 || prop.embedded || prop.polymorphic) {
     throw new Error(`A lean read of ${meta.className} cannot select ${property}: not a property of one column`);
   }
@@ -100,9 +100,9 @@ function readable(meta: EntityMetadata, property: string): EntityProperty {
  * added to a text without one), booleans of non-boolean columns into booleans. Most selections
  * have none: their rows are answered as they came.
  */
-function valueReader(platform: Platform, meta: EntityMetadata, pairs: readonly (readonly [string, string])[]): (rows: unknown[]) => unknown[] {
-  const dates = pairs.filter(([, property]) => readable(meta, property).runtimeType === 'Date' && !platform.isNumericProperty(readable(meta, property))).map(([as]) => as);
-  const booleans = pairs.filter(([, property]) => readable(meta, property).runtimeType === 'boolean').map(([as]) => as);
+function valueReader(platform: Platform, columns: readonly { as: string; prop: EntityProperty }[]): (rows: unknown[]) => unknown[] {
+  const dates = columns.filter(({ prop }) => prop.runtimeType === 'Date' && !platform.isNumericProperty(prop)).map(({ as }) => as);
+  const booleans = columns.filter(({ prop }) => prop.runtimeType === 'boolean').map(({ as }) => as);
   if (dates.length === 0 && booleans.length === 0) return (rows) => rows;
   const timezone = platform.getTimezone();
   const toDate = (value: unknown): unknown => {
