@@ -76,8 +76,9 @@ function rowReader<T extends object>(em: EntityManager, entity: EntityClass<T>, 
   let reader = readers.get(key);
   if (reader) return reader;
   const meta = em.getMetadata().get(entity);
-  const pairs = Array.isArray(fields)
-    ? meta.props.filter((prop) => fields.includes(prop.name)).map((prop) => [prop.name, prop.name] as const)
+  const properties = Array.isArray(fields) ? (fields as readonly string[]).map((property) => readable(meta, property).name) : null;
+  const pairs = properties
+    ? meta.props.filter((prop) => properties.includes(prop.name)).map((prop) => [prop.name, prop.name] as const)
     : Object.entries(fields as Record<string, string>);
   const columns = pairs.map(([as, property]) => ({ as, prop: readable(meta, property) }));
   reader = { select: pairs.map(([as, property]) => `${property} as ${as}`), read: valueReader(em.getPlatform(), columns) };
