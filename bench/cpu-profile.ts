@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import type { RuntimeStats } from './runtime-stats.js';
 import { benchDatabase, freePort, here, listOptions, seed, startServerProcess, stopServerProcess } from './support.js';
 
 /**
@@ -16,7 +17,10 @@ import { benchDatabase, freePort, here, listOptions, seed, startServerProcess, s
  * `--cpu-prof` (one .cpuprofile per run, written when it stops): use `--only` to profile one path.
  * `--items 5,500` adds lists of those sizes, for the overhead per item. `--before <dir>` serves
  * the same paths from another build too (its compiled bench folder, e.g. of the commit before a
- * change), in the same run, for before/after ratios. Prints a table; writes nothing else.
+ * change), in the same run, for before/after ratios. Besides CPU per request, each service row
+ * shows its scavenges and GC pause per 1,000 requests: with the young generation at its size
+ * under load, scavenges per request measure the garbage a request leaves. Prints a table; writes
+ * nothing else.
  */
 const { values: options } = parseArgs({
   options: {
@@ -82,15 +86,18 @@ const takes = [Number(options.take), ...options.items.split(',').filter(Boolean)
 const paths = takes.flatMap((take, index) => shape(take).filter((entry) => index === 0 || !entry.name.includes('single')))
   .filter((entry) => !options.only || entry.name.includes(options.only));
 
-async function statements(target: Target): Promise<number> {
-  return ((await (await fetch(`${baseOf(target)}/__bench/stats`)).json()) as { statements: number }).statements;
+/** The service's statement count and GC pauses so far (bench/server.ts's stats route). */
+async function serviceStats(target: Target): Promise<{ statements: number; scavenges: number; gcMs: number }> {
+  const stats = (await (await fetch(`${baseOf(target)}/__bench/stats`)).json()) as { statements: number; runtime: RuntimeStats };
+  const { scavenges, markCompacts } = stats.runtime;
+  return { statements: stats.statements, scavenges: scavenges.count, gcMs: scavenges.totalMs + markCompacts.totalMs };
 }
 
 /** One autocannon run of `entry` (ids of single reads rotate over the first page); req/s, p50, p99 and SQL statements per request. */
 async function run(entry: Path, seconds: number) {
   let next = 0;
   const counted = entry.target !== 'raw';
-  const before = counted ? await statements(entry.target) : 0;
+  const before = counted ? await serviceStats(entry.target) : null;
   const cpuBefore = cpuSeconds(pidOf(entry.target));
   const result = await autocannon({
     url: baseOf(entry.target),
@@ -105,14 +112,17 @@ async function run(entry: Path, seconds: number) {
       },
     }],
   });
-  const after = counted ? await statements(entry.target) : 0;
+  const after = counted ? await serviceStats(entry.target) : null;
   const cpuAfter = cpuSeconds(pidOf(entry.target));
   const perRequest = (seconds: number) => (seconds * 1e6) / result.requests.total;
   if (entry.target === 'service') served += result.requests.total;
   const bad = result.errors + result.non2xx + result.timeouts;
   if (bad) throw new Error(`${entry.name}: ${bad} failed requests`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, sql: counted ? (after - before) / result.requests.total : null,
-    cpu: perRequest(cpuAfter.all - cpuBefore.all), mainCpu: perRequest(cpuAfter.main - cpuBefore.main) };
+  // Per 1,000 requests: scavenges (each one a young generation filled: a measure of the garbage a request makes) and GC pause ms.
+  const perThousand = (count: number) => (count * 1000) / result.requests.total;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, sql: before && after ? (after.statements - before.statements) / result.requests.total : null,
+    cpu: perRequest(cpuAfter.all - cpuBefore.all), mainCpu: perRequest(cpuAfter.main - cpuBefore.main),
+    scavenges: before && after ? perThousand(after.scavenges - before.scavenges) : null, gcMs: before && after ? perThousand(after.gcMs - before.gcMs) : null };
 }
 
 /** Requests the service answered in this run (warm-up included): a profile's time divided by it is its time per request. */
@@ -129,18 +139,19 @@ try {
   const rows = paths.map((entry) => {
     const measured = runs.get(entry)!;
     return { entry, rps: median(measured.map((m) => m.rps)), p50: median(measured.map((m) => m.p50)), p99: median(measured.map((m) => m.p99)), sql: measured[0].sql,
-      cpu: median(measured.map((m) => m.cpu)), mainCpu: median(measured.map((m) => m.mainCpu)) };
+      cpu: median(measured.map((m) => m.cpu)), mainCpu: median(measured.map((m) => m.mainCpu)),
+      scavenges: measured[0].scavenges === null ? null : median(measured.map((m) => m.scavenges ?? 0)), gcMs: measured[0].gcMs === null ? null : median(measured.map((m) => m.gcMs ?? 0)) };
   });
   // The baseline of a path: the raw+token row of the same shape (list of the same size, or single).
   const shapeOf = (name: string) => /(list \d+|single)$/.exec(name)?.[1];
   const baselineOf = (name: string) => rows.find((row) => row.entry.target === 'raw' && shapeOf(row.entry.name) === shapeOf(name));
   process.stdout.write(`\n${new Date().toISOString()} · load average after each round ${load.map((value) => value.toFixed(1)).join(', ')} · ${connections} connections, ${duration} s × ${options.rounds}\n`);
-  process.stdout.write('| path | req/s | ratio to raw+token | p50 / p99 ms | SQL per request | CPU µs/req, all threads (main) | CPU ratio (raw+token CPU / this CPU) |\n|---|---|---|---|---|---|---|\n');
+  process.stdout.write('| path | req/s | ratio to raw+token | p50 / p99 ms | SQL per request | CPU µs/req, all threads (main) | CPU ratio (raw+token CPU / this CPU) | scavenges / GC pause ms per 1,000 requests |\n|---|---|---|---|---|---|---|---|\n');
   for (const row of rows) {
     const base = row.entry.target === 'raw' ? undefined : baselineOf(row.entry.name);
     const ratio = base ? (row.rps / base.rps).toFixed(2) : '–';
     const cpuRatio = base ? (base.cpu / row.cpu).toFixed(2) : '–';
-    process.stdout.write(`| ${row.entry.name} | ${row.rps.toFixed(0)} | ${ratio} | ${row.p50} / ${row.p99} | ${row.sql?.toFixed(2) ?? '–'} | ${row.cpu.toFixed(0)} (${row.mainCpu.toFixed(0)}) | ${cpuRatio} |\n`);
+    process.stdout.write(`| ${row.entry.name} | ${row.rps.toFixed(0)} | ${ratio} | ${row.p50} / ${row.p99} | ${row.sql?.toFixed(2) ?? '–'} | ${row.cpu.toFixed(0)} (${row.mainCpu.toFixed(0)}) | ${cpuRatio} | ${row.scavenges === null ? '–' : `${row.scavenges.toFixed(1)} / ${row.gcMs!.toFixed(0)}`} |\n`);
   }
   process.stdout.write(`service requests: ${served}\n`);
 } finally {

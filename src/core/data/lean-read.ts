@@ -1,10 +1,22 @@
-import { raw, type EntityClass, type EntityData, type FilterQuery, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
+import { raw, type EntityClass, type EntityData, type EntityMetadata, type EntityProperty, type FilterQuery, type Platform, type QueryOrderMap, type RawQueryFragment, type RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { TENANT_FILTER } from '../../entities/base.js';
 import { cachedStatement } from './statement-cache.js';
 
-export interface LeanQuery<T> {
-  fields: (keyof T & string)[];
+/**
+ * What a lean read selects: property names (rows keyed by them, `['id', 'name']`), or the keys of
+ * the caller's model mapped to properties (`{ VendorId: 'id', Name: 'name' }`): rows keyed as the
+ * model has them, so a service that answers them needs no copy of its own.
+ */
+export type Selection<T> = readonly (keyof T & string)[] | Readonly<Record<string, keyof T & string>>;
+
+/** The row a selection reads: the properties picked, under their own names or the model's keys. */
+export type RowOf<T, S extends Selection<T>> = S extends readonly (infer F)[]
+  ? Pick<T, F & keyof T>
+  : { -readonly [K in keyof S]: T[S[K] & keyof T] };
+
+export interface LeanQuery<T, S extends Selection<T> = Selection<T>> {
+  fields: S;
   where: FilterQuery<T>;
   orderBy?: QueryOrderMap<T>[];
   limit?: number;
@@ -17,33 +29,100 @@ export interface LeanQuery<T> {
 }
 
 /**
- * The read path for lists and single reads: plain rows keyed by property name, no entities, no
- * identity map (hydrating entities cost more than the SQL in our benchmark). The EntityManager's
- * filters — the tenant filter above all — are applied exactly as `em.find` would. The SQL of each
- * query shape is built once (`statement-cache.ts`); a shape it cannot cache is built each time.
+ * The read path for lists and single reads: plain rows, no entities, no identity map (hydrating
+ * entities cost more than the SQL in our benchmark). The EntityManager's filters — the tenant
+ * filter above all — are applied exactly as `em.find` would. The SQL of each query shape is built
+ * once (`statement-cache.ts`); a shape it cannot cache is built each time. Each column is selected
+ * under the row's key (`"website_url" as "websiteUrl"`), so the row node-postgres makes is the
+ * row answered: no copy per row (`readRows`).
  */
-export async function leanRows<T extends object, F extends keyof T & string>(
+export async function leanRows<T extends object, const S extends Selection<T>>(
   em: EntityManager,
   entity: EntityClass<T>,
-  query: LeanQuery<T> & { fields: F[] },
-): Promise<Pick<T, F>[]> {
-  const statement = await cachedStatement(em, { ...query, entity: entity.name },
-    async (probe, standIns) => (await buildRowQuery(probe, entity, { ...query, ...standIns })).toQuery());
+  query: LeanQuery<T, S>,
+): Promise<RowOf<T, S>[]> {
+  const reader = rowReader(em, entity, query.fields);
+  const shaped = { ...query, fields: reader.select };
+  const statement = await cachedStatement(em, { ...shaped, entity: entity.name },
+    async (probe, standIns) => (await buildRowQuery(probe, entity, { ...shaped, ...standIns })).toQuery());
   if (!statement) {
-    const qb = await buildRowQuery(em, entity, query);
-    return qb.execute('all', { mapResults: true }) as Promise<Pick<T, F>[]>;
+    const qb = await buildRowQuery(em, entity, shaped);
+    return reader.read(await qb.execute('all', { mapResults: false })) as RowOf<T, S>[];
   }
   const context: unknown = em.getTransactionContext();
-  const driver = em.getDriver();
   // As the QueryBuilder does: a read outside a transaction may go to a replica (core/data/read-routing.ts),
   // and it carries the EntityManager's logger context (its tenant scope: core/data/audit.ts).
-  const rows = await driver.getConnection(context ? 'write' : 'read').execute<EntityData<T>[]>(
+  const rows = await em.getDriver().getConnection(context ? 'write' : 'read').execute<EntityData<T>[]>(
     statement.sql, statement.params, 'all', context, em.getLoggerContext());
-  const meta = em.getMetadata().get(entity);
-  return rows.map((row) => driver.mapResult(row, meta) as unknown as Pick<T, F>);
+  return reader.read(rows) as RowOf<T, S>[];
 }
 
-async function buildRowQuery<T extends object>(em: EntityManager, entity: EntityClass<T>, query: LeanQuery<T>) {
+/** How the rows of one selection are read: the select list (each column under its key) and the values node-postgres leaves as text. */
+interface RowReader {
+  select: string[];
+  read(rows: unknown[]): unknown[];
+}
+
+const MAX_READERS = 5000;
+const readers = new Map<string, RowReader>();
+
+/**
+ * The reader of a selection of `entity`, made once per selection. A list of properties is selected
+ * in the entity's property order, the order MikroORM's result mapper gave its rows; a model's keys
+ * in the model's order.
+ */
+function rowReader<T extends object>(em: EntityManager, entity: EntityClass<T>, fields: Selection<T>): RowReader {
+  const key = `${entity.name}|${Array.isArray(fields) ? fields.join(',') : JSON.stringify(fields)}`;
+  let reader = readers.get(key);
+  if (reader) return reader;
+  const meta = em.getMetadata().get(entity);
+  const properties = Array.isArray(fields) ? (fields as readonly string[]).map((property) => readable(meta, property).name) : null;
+  const pairs = properties
+    ? meta.props.filter((prop) => properties.includes(prop.name)).map((prop) => [prop.name, prop.name] as const)
+    : Object.entries(fields as Record<string, string>);
+  const columns = pairs.map(([as, property]) => ({ as, prop: readable(meta, property) }));
+  reader = { select: pairs.map(([as, property]) => `${property} as ${as}`), read: valueReader(em.getPlatform(), columns) };
+  if (readers.size < MAX_READERS) readers.set(key, reader);
+  return reader;
+}
+
+/** A property a lean read can select under a key of its own: one column (a scalar, or a many-to-one read as its id). */
+function readable(meta: EntityMetadata, property: string): EntityProperty {
+  const prop = meta.properties[property];
+  if (!prop || prop.fieldNames?.length !== 1 || prop.embedded || prop.polymorphic) {
+    throw new Error(`A lean read of ${meta.className} cannot select ${property}: not a property of one column`);
+  }
+  return prop;
+}
+
+/**
+ * Turns, in place, the values node-postgres leaves as text into what MikroORM's result mapper
+ * (`EntityComparator.getResultMapper`) made of them: timestamps into Dates (the ORM's time zone
+ * added to a text without one), booleans of non-boolean columns into booleans. Most selections
+ * have none: their rows are answered as they came.
+ */
+function valueReader(platform: Platform, columns: readonly { as: string; prop: EntityProperty }[]): (rows: unknown[]) => unknown[] {
+  const dates = columns.filter(({ prop }) => prop.runtimeType === 'Date' && !platform.isNumericProperty(prop)).map(({ as }) => as);
+  const booleans = columns.filter(({ prop }) => prop.runtimeType === 'boolean').map(({ as }) => as);
+  if (dates.length === 0 && booleans.length === 0) return (rows) => rows;
+  const timezone = platform.getTimezone();
+  const toDate = (value: unknown): unknown => {
+    if (value === null || value === undefined || value instanceof Date) return value;
+    if (typeof value === 'bigint') return platform.parseDate(Number(value));
+    const text = value as string | number;
+    const zoned = !timezone || timezone === 'local' || typeof text === 'number' || text.includes('+') || text.lastIndexOf('-') > 10 || text.endsWith('Z');
+    return platform.parseDate(zoned ? text : `${text}${timezone}`);
+  };
+  return (rows) => {
+    for (const row of rows as Record<string, unknown>[]) {
+      for (const key of dates) row[key] = toDate(row[key]);
+      for (const key of booleans) row[key] = row[key] === null || row[key] === undefined ? row[key] : Boolean(row[key]);
+    }
+    return rows;
+  };
+}
+
+async function buildRowQuery<T extends object>(em: EntityManager, entity: EntityClass<T>, query: Omit<LeanQuery<T>, 'fields'> & { fields: string[] }) {
   const qb = rowQuery(em, entity);
   qb.select(query.fields).where(query.where);
   if (query.orderBy?.length) qb.orderBy(query.orderBy);
@@ -58,16 +137,17 @@ async function buildRowQuery<T extends object>(em: EntityManager, entity: Entity
  * first by `orderBy` — which must start with the `distinctOn` properties. E.g. the newest terms
  * of each login type in one statement.
  */
-export async function leanDistinctOn<T extends object, F extends keyof T & string>(
+export async function leanDistinctOn<T extends object, const S extends Selection<T>>(
   em: EntityManager,
   entity: EntityClass<T>,
-  query: LeanQuery<T> & { fields: F[]; distinctOn: (keyof T & string)[] },
-): Promise<Pick<T, F>[]> {
+  query: LeanQuery<T, S> & { distinctOn: (keyof T & string)[] },
+): Promise<RowOf<T, S>[]> {
+  const reader = rowReader(em, entity, query.fields);
   const qb = rowQuery(em, entity);
-  qb.select(query.fields).distinctOn(query.distinctOn).where(query.where);
+  qb.select(reader.select).distinctOn(query.distinctOn).where(query.where);
   if (query.orderBy?.length) qb.orderBy(query.orderBy);
   await qb.applyFilters();
-  return qb.execute('all', { mapResults: true }) as Promise<Pick<T, F>[]>;
+  return reader.read(await qb.execute('all', { mapResults: false })) as RowOf<T, S>[];
 }
 
 /**

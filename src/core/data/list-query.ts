@@ -3,7 +3,7 @@ import type { RequestContext } from '../context.js';
 import { MONTH_DAY_PATTERN, YEAR_PATTERN } from '../argument-rules.js';
 import { instantBound, type InstantBound } from '../dates.js';
 import { BadInput } from '../errors.js';
-import { allOf, leanCount, leanRows } from './lean-read.js';
+import { allOf, leanCount, leanRows, type RowOf, type Selection } from './lean-read.js';
 
 /** Page size when `options` gives no Take, and the most a list ever returns. */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -226,20 +226,20 @@ export interface ListPage<Row> {
 /**
  * The one list pipeline: `options` (the typed FilterBase input, or an object read from a body)
  * checked against the list's `spec`, the area's own conditions in `where`, and only `fields`
- * read as plain rows. One statement for the page, and one for the total only with `total: true`.
+ * read as plain rows (keyed by property, or by the model's keys: `Selection` in lean-read.ts). One statement for the page, and one for the total only with `total: true`.
  */
-export async function listQuery<T extends object, F extends keyof T & string>(
+export async function listQuery<T extends object, const S extends Selection<T>>(
   ctx: RequestContext,
   entity: EntityClass<T>,
   spec: ListSpec<T>,
   options: ListOptions | FilterBaseValues | null | undefined,
-  query: { fields: readonly F[]; where?: FilterQuery<T>; total?: boolean; filters?: Record<string, false> },
-): Promise<ListPage<Pick<T, F>>> {
+  query: { fields: S; where?: FilterQuery<T>; total?: boolean; filters?: Record<string, false> },
+): Promise<ListPage<RowOf<T, S>>> {
   const list = isParsed(options) ? options : parseListOptions(options, spec);
   const find = toFindOptions(list, spec);
   const where = allOf<T>(query.where, find.where);
   const [rows, total] = await Promise.all([
-    leanRows(ctx.reader, entity, { fields: [...query.fields], where, orderBy: find.orderBy, limit: find.limit, offset: find.offset, filters: query.filters }),
+    leanRows(ctx.reader, entity, { fields: query.fields, where, orderBy: find.orderBy, limit: find.limit, offset: find.offset, filters: query.filters }),
     query.total ? leanCount(ctx.reader, entity, where, query.filters) : Promise.resolve(null),
   ]);
   return { rows, total };

@@ -73,8 +73,9 @@ export async function sanitizeTermsHtml(html: string): Promise<string> {
 const NOUN = 'The terms of use';
 
 export async function listTermsOfUse(ctx: RequestContext, options: ListOptionsInput | null | undefined): Promise<TermsOfUseCollectionItem[]> {
-  const { rows } = await listQuery(ctx, TermsOfUse, termsList, options, { fields: ['id', 'name'] });
-  return rows.map(toCollectionItem);
+  // Read under the model's keys: the rows are the answer.
+  const { rows } = await listQuery(ctx, TermsOfUse, termsList, options, { fields: { TermsOfUseId: 'id', Name: 'name' } });
+  return rows;
 }
 
 export async function getTermsOfUse(ctx: RequestContext, termsOfUseId: number): Promise<TermsOfUseAddEdit> {

@@ -4,7 +4,7 @@ import { listQuery, defineList } from '../../core/data/list-query.js';
 import { deleteRecord, likelyDuplicates, readOr404, saveRecord } from '../../core/data/records.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { Vendor, vendorNameKey } from '../../entities/vendor.js';
-import { PotentialDuplicateEntry, rowActions, type ListOptionsInput } from '../../schema/common.js';
+import { PotentialDuplicateEntry, rowActions, withRowActions, type ListOptionsInput } from '../../schema/common.js';
 import { VendorAddEdit, VendorCollectionItem, type VendorAddEditInput } from '../../schema/vendors.js';
 
 const vendorList = defineList(Vendor, {
@@ -17,10 +17,13 @@ const vendorList = defineList(Vendor, {
 /** Only the columns a vendor view needs (lists skip timestamps). */
 const VENDOR_FIELDS = ['id', 'name', 'websiteUrl', 'auditId'] as const;
 
+/** A vendor list row under the keys of VendorCollectionItem: read as the list answers it. */
+const VENDOR_ROW = { VendorId: 'id', Name: 'name', WebsiteUrl: 'websiteUrl' } as const;
+
 /** One page of vendors; with `text`, only those whose name or website contains it (case-insensitive). */
 export async function listVendors(ctx: RequestContext, options: ListOptionsInput | null | undefined, text?: string | null): Promise<VendorCollectionItem[]> {
-  const { rows } = await listQuery(ctx, Vendor, vendorList, text?.trim() ? { ...options, Filter: text } : options, { fields: VENDOR_FIELDS });
-  return rows.map((vendor) => toCollectionItem(ctx, vendor));
+  const { rows } = await listQuery(ctx, Vendor, vendorList, text?.trim() ? { ...options, Filter: text } : options, { fields: VENDOR_ROW });
+  return withRowActions(ctx.isStaff, rows);
 }
 
 export async function getVendor(ctx: RequestContext, vendorId: number): Promise<VendorAddEdit> {
