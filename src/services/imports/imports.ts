@@ -13,6 +13,7 @@ import type {
   ContactImportRowsInput, ContactImportStartInput, ImportColumnMapping, ImportPreview, ImportRowResult, ImportRowResults, ImportStatus, ImportDownload,
 } from '../../schema/imports.js';
 import { fileChunks, findFile, StreamedFileWriter } from '../files/files.js';
+import { forgetDryRunState } from './dry-run.js';
 import { applyBatch, readMembershipTypes, type CustomFieldSets, type ImportPlan, type RowResult, type SourceRow } from './apply.js';
 import { customFieldsFor } from '../custom-fields/custom-fields.js';
 import { CUSTOM_FIELD_PREFIX, customFieldColumnName, IMPORT_FIELDS, MATCH_KEYS, suggestMapping, suggestMatchKey, type CustomFieldColumn, type MatchKey } from './columns.js';
@@ -31,9 +32,9 @@ import { openCsv, type CsvDelimiter } from './csv.js';
  *   batch's writes, its rejected rows and the moved checkpoint in one transaction, which moves the
  *   checkpoint only from the value the run read: a process killed at any point leaves a batch
  *   either committed whole or not at all, and two jobs of one import can never both commit one
- *   batch. A dry run writes every row's outcome; its writes are rolled back batch by batch (so a
- *   key repeated in a later batch of the file shows as created twice in a dry run, where the
- *   import updates it).
+ *   batch. A dry run writes every row's outcome and, instead of the batch's writes, the state the
+ *   import would have left (dry-run.ts), in the same transaction: its outcomes are the import's,
+ *   a key repeated in a later batch included; a contact it would create has no ContactId.
  * - A cancel stops the run after its current batch; what committed stays (a new start resumes
  *   nothing: it runs the file again, which updates or leaves unchanged what is there).
  */
@@ -279,6 +280,7 @@ export async function startContactImport(ctx: RequestContext, importId: number, 
       [dryRun, JSON.stringify(mapping), matchOn, importId]);
     if (started.affectedRows !== 1) throw new Conflict('A run of this import is queued or running: wait for it, or cancel it.');
     await sql.run(`delete from contact_import_row r where ${tenantIs('r')} and r.contact_import_id = ? and r.dry_run = ?`, [importId, dryRun]);
+    await forgetDryRunState(sql, importId);
   });
   return contactImportStatus(ctx, importId);
 }
@@ -314,7 +316,6 @@ export async function runImportJob(orm: MikroORM, data: ContactImportJobData | n
 }
 
 class RunStopped extends Error {}
-class DryRunRollback extends Error {}
 
 async function run(orm: MikroORM, data: ContactImportJobData, claimed: ImportRow, batchRows: number, signal?: AbortSignal): Promise<void> {
   const reader = orm.em.fork();
@@ -332,7 +333,7 @@ async function run(orm: MikroORM, data: ContactImportJobData, claimed: ImportRow
   let batch: SourceRow[] = [];
   const settle = async () => {
     if (signal?.aborted) throw new RunStopped();
-    checkpoint = await settleBatch(orm, data.tenantId, claimed, checkpoint, batch, (em) => applyBatch(em, data.tenantId, plan, types, batch));
+    checkpoint = await settleBatch(orm, data.tenantId, claimed, checkpoint, batch, (em) => applyBatch(em, data.tenantId, plan, types, batch, claimed.dry_run ? claimed.id : null));
     batch = [];
   };
   let header = true;
@@ -344,13 +345,19 @@ async function run(orm: MikroORM, data: ContactImportJobData, claimed: ImportRow
     if (batch.length >= batchRows) await settle();
   }
   if (batch.length) await settle();
-  await tenantSql({ em: orm.em.fork(), tenantId: data.tenantId }).run(
-    `update contact_import i set state = 'completed', finished_at = now(), updated_at = now() where i.id = ? and ${tenantIs('i')} and i.state = 'running' and i.rows_done = ?`,
-    [data.importId, checkpoint]);
+  const finisher = orm.em.fork();
+  confineToTenant(finisher, data.tenantId);
+  await finisher.transactional(async (tx) => {
+    const sql = tenantSql({ em: tx, tenantId: data.tenantId });
+    const completed = await sql.run(
+      `update contact_import i set state = 'completed', finished_at = now(), updated_at = now() where i.id = ? and ${tenantIs('i')} and i.state = 'running' and i.rows_done = ?`,
+      [data.importId, checkpoint]);
+    if (completed.affectedRows === 1 && claimed.dry_run) await forgetDryRunState(sql, data.importId);
+  });
 }
 
 /**
- * One batch: its writes (rolled back for a dry run), its outcomes and the checkpoint moved from
+ * One batch: its writes (a dry run's: its state), its outcomes and the checkpoint moved from
  * `checkpoint` in one transaction. Stops the run (cancelled, or another job moved on) when the
  * checkpoint is no longer where this run left it.
  */
@@ -362,16 +369,7 @@ async function settleBatch(
   const next = batch[batch.length - 1].rowNumber;
   let results: RowResult[] = [];
   const moved = await em.transactional(async (tx) => {
-    if (claimed.dry_run) {
-      await tx.transactional(async (savepoint) => {
-        results = await apply(savepoint);
-        throw new DryRunRollback();
-      }).catch((error: unknown) => {
-        if (!(error instanceof DryRunRollback)) throw error;
-      });
-    } else {
-      results = await apply(tx);
-    }
+    results = await apply(tx);
     const sql = tenantSql({ em: tx, tenantId });
     const cells = new Map(batch.map((row) => [row.rowNumber, row.cells]));
     const kept = claimed.dry_run ? results : results.filter((result) => result.outcome === 'rejected');
