@@ -56,6 +56,9 @@ export const textArray = (values: string[]): string => `{${values.map((value) =>
 /** A data row as read: its number in the file (1 = first data row) and its cells. */
 export interface SourceRow { rowNumber: number; cells: string[] }
 
+/** A data row checked on its own (`readRow`): its values by field, or why it is rejected. */
+export type ReadRow = SourceRow & ({ values: RowValues; rejected?: never } | { values?: never; rejected: string });
+
 export interface RowResult { rowNumber: number; outcome: ImportRowOutcome; reason: string | null; contactId: number | null }
 
 /** The tenant's custom fields (retired ones included) by the record they apply to. */
@@ -154,6 +157,19 @@ function rowValues(plan: ImportPlan, cells: string[]): RowValues {
   return values;
 }
 
+/**
+ * Reads a row's cells by the plan and checks them on their own — what needs no database, so a
+ * run does it for the next batch while the database works on the current one.
+ */
+export function readRow(plan: ImportPlan, row: SourceRow): ReadRow {
+  try {
+    return { ...row, values: rowValues(plan, row.cells) };
+  } catch (error) {
+    if (!(error instanceof Rejected)) throw error;
+    return { ...row, rejected: error.message };
+  }
+}
+
 function matchValue(matchOn: MatchKey, values: RowValues): string | null {
   const value = values.get(matchOn) ?? null;
   return value !== null && matchOn === 'Email' ? value.toLowerCase() : value;
@@ -166,15 +182,12 @@ const emptyValues = (): ContactState['values'] => Object.fromEntries(CONTACT_FIE
  * (`dryRunOf` the import's id) the changes go to the dry run's state instead of the tables.
  */
 export async function applyBatch(
-  em: EntityManager, tenantId: number, plan: ImportPlan, types: MembershipTypes, rows: readonly SourceRow[], dryRunOf: number | null = null,
+  em: EntityManager, tenantId: number, plan: ImportPlan, types: MembershipTypes, rows: readonly ReadRow[], dryRunOf: number | null = null,
 ): Promise<RowResult[]> {
   // A dry run writes no contact: it needs no lock against staff saves (and holds none up).
   if (dryRunOf === null) await takeDuplicateLock(em, tenantId, ...CONTACT_SAVE_LOCK);
   const sql = tenantSql({ em, tenantId });
-  const parsed = rows.map((row) => {
-    try { return { row, values: rowValues(plan, row.cells) }; } catch (error) { return { row, error: error as Rejected }; }
-  });
-  const valid = parsed.flatMap((entry) => (entry.values ? [entry.values] : []));
+  const valid = rows.flatMap((row) => (row.values ? [row.values] : []));
   const known = await new KnownContacts(sql, dryRunOf).load(valid);
   const organizations = await knownOrganizations(sql, valid, dryRunOf);
   const { terms, typesHeld } = await knownTerms(sql, known.all());
@@ -185,14 +198,13 @@ export async function applyBatch(
   });
 
   const results: RowResult[] = [];
-  for (const entry of parsed) {
-    const { rowNumber } = entry.row;
-    if (!entry.values) {
-      results.push({ rowNumber, outcome: 'rejected', reason: entry.error.message, contactId: null });
+  for (const { rowNumber, values, rejected } of rows) {
+    if (!values) {
+      results.push({ rowNumber, outcome: 'rejected', reason: rejected, contactId: null });
       continue;
     }
     try {
-      results.push({ rowNumber, ...applyRow(rowNumber, entry.values) });
+      results.push({ rowNumber, ...applyRow(rowNumber, values) });
     } catch (error) {
       if (!(error instanceof Rejected)) throw error;
       results.push({ rowNumber, outcome: 'rejected', reason: error.message, contactId: null });
@@ -519,7 +531,8 @@ async function writeBatch(sql: TenantSql, contacts: ContactState[], relationship
   }
   const externalIds = contacts.filter((contact) => contact.externalIdChanged);
   if (externalIds.length) {
-    await sql.run(`delete from contact_external_id x where ${tenantIs('x')} and x.contact_id = any(?::int[])`, [intArray(externalIds.map((contact) => real(contact.id)!))]);
+    const replaced = externalIds.filter((contact) => !contact.isNew); // a contact created here has none yet
+    if (replaced.length) await sql.run(`delete from contact_external_id x where ${tenantIs('x')} and x.contact_id = any(?::int[])`, [intArray(replaced.map((contact) => contact.id))]);
     const given = externalIds.filter((contact) => contact.externalId !== null);
     if (given.length) {
       await sql.run(`insert into contact_external_id (tenant_id, contact_id, external_id) select ${TENANT}, r.contact_id, r.external_id from jsonb_to_recordset(?::jsonb) as r(contact_id int, external_id text)`,

@@ -14,7 +14,7 @@ import type {
 } from '../../schema/imports.js';
 import { fileChunks, findFile, StreamedFileWriter } from '../files/files.js';
 import { forgetDryRunState } from './dry-run.js';
-import { applyBatch, readMembershipTypes, type CustomFieldSets, type ImportPlan, type RowResult, type SourceRow } from './apply.js';
+import { applyBatch, readMembershipTypes, readRow, type CustomFieldSets, type ImportPlan, type ReadRow, type RowResult } from './apply.js';
 import { customFieldsFor } from '../custom-fields/custom-fields.js';
 import { CUSTOM_FIELD_PREFIX, customFieldColumnName, IMPORT_FIELDS, MATCH_KEYS, suggestMapping, suggestMatchKey, type CustomFieldColumn, type MatchKey } from './columns.js';
 import { openCsv, type CsvDelimiter } from './csv.js';
@@ -28,7 +28,9 @@ import { openCsv, type CsvDelimiter } from './csv.js';
  *   worker instances' pump gives it its job, and hands a running import whose checkpoint has not
  *   moved for IMPORT_STALE_SECONDS (its process died) to a new job.
  * - A run reads the file from its start, skips the rows its checkpoint (`rows_done`) says are
- *   settled, and applies batches of IMPORT_BATCH_ROWS rows (apply.ts). An import commits each
+ *   settled, and applies batches of IMPORT_BATCH_ROWS rows (apply.ts); it reads and checks the next
+ *   batch's rows while the database works on the current one (never more than those two batches
+ *   in memory; batches commit one after the other, in order). An import commits each
  *   batch's writes, its rejected rows and the moved checkpoint in one transaction, which moves the
  *   checkpoint only from the value the run read: a process killed at any point leaves a batch
  *   either committed whole or not at all, and two jobs of one import can never both commit one
@@ -329,22 +331,35 @@ async function run(orm: MikroORM, data: ContactImportJobData, claimed: ImportRow
   };
   const { records } = await openCsv(fileChunks(ctx, await findFile(ctx, claimed.file_id)), claimed.delimiter);
   let checkpoint = claimed.rows_done;
-  let rowNumber = 0;
-  let batch: SourceRow[] = [];
-  const settle = async () => {
+  /** The batch the database works on while the next one is read (settled: the checkpoint moved). */
+  let inFlight = null as Promise<void> | null;
+  const settle = async (batch: ReadRow[]) => {
+    if (inFlight) await inFlight; // in order: each batch moves the checkpoint from where the one before left it
     if (signal?.aborted) throw new RunStopped();
-    checkpoint = await settleBatch(orm, data.tenantId, claimed, checkpoint, batch, (em) => applyBatch(em, data.tenantId, plan, types, batch, claimed.dry_run ? claimed.id : null));
-    batch = [];
+    inFlight = settleBatch(orm, data.tenantId, claimed, checkpoint, batch, (em) => applyBatch(em, data.tenantId, plan, types, batch, claimed.dry_run ? claimed.id : null))
+      .then((next) => { checkpoint = next; });
+    inFlight.catch(() => {}); // it fails where it is awaited, not as an unhandled rejection while the next batch is read
   };
-  let header = true;
-  for await (const record of records) {
-    if (header) { header = false; continue; }
-    rowNumber++;
-    if (rowNumber <= checkpoint) continue; // settled by an earlier attempt
-    batch.push({ rowNumber, cells: record.slice(0, MAX_COLUMNS) });
-    if (batch.length >= batchRows) await settle();
+  try {
+    let rowNumber = 0;
+    let batch: ReadRow[] = [];
+    let header = true;
+    for await (const record of records) {
+      if (header) { header = false; continue; }
+      rowNumber++;
+      if (rowNumber <= claimed.rows_done) continue; // settled by an earlier attempt
+      batch.push(readRow(plan, { rowNumber, cells: record.slice(0, MAX_COLUMNS) }));
+      if (batch.length >= batchRows) {
+        await settle(batch);
+        batch = [];
+      }
+    }
+    if (batch.length) await settle(batch);
+    await inFlight;
+  } finally {
+    // A run that stops (a bad record, a failed batch) ends with no batch of it still committing.
+    await inFlight?.catch(() => {});
   }
-  if (batch.length) await settle();
   const finisher = orm.em.fork();
   confineToTenant(finisher, data.tenantId);
   await finisher.transactional(async (tx) => {
@@ -362,7 +377,7 @@ async function run(orm: MikroORM, data: ContactImportJobData, claimed: ImportRow
  * checkpoint is no longer where this run left it.
  */
 async function settleBatch(
-  orm: MikroORM, tenantId: number, claimed: ImportRow, checkpoint: number, batch: SourceRow[], apply: (em: MikroORM['em']) => Promise<RowResult[]>,
+  orm: MikroORM, tenantId: number, claimed: ImportRow, checkpoint: number, batch: readonly ReadRow[], apply: (em: MikroORM['em']) => Promise<RowResult[]>,
 ): Promise<number> {
   const em = orm.em.fork();
   confineToTenant(em, tenantId);
