@@ -89,7 +89,7 @@ const MESSY_OUTCOMES = [
   { RowNumber: 5, Outcome: 'rejected', Reason: 'MembershipStatus: must be pending, active, lapsed or cancelled' },
   { RowNumber: 6, Outcome: 'rejected', Reason: 'MembershipType: no membership type named "Platinum"' },
   { RowNumber: 7, Outcome: 'rejected', Reason: 'FirstName: a person needs a first or last name' },
-  { RowNumber: 8, Outcome: 'rejected', Reason: 'Email: is not an e-mail address' },
+  { RowNumber: 8, Outcome: 'rejected', Reason: 'Email: must be an e-mail address' },
   { RowNumber: 9, Outcome: 'rejected', Reason: 'Website: must be an http(s) URL' },
 ];
 
@@ -136,6 +136,9 @@ describe('a messy real-world file', () => {
     const rows = await graphql(server, ROWS, { id: importId, o: { DryRun: true } }, acme.staffToken);
     expect(rows.body.data.contactImportRows.Total).toBe(9);
     expect(rows.body.data.contactImportRows.Results.map(({ RowNumber, Outcome, Reason }: Record<string, unknown>) => ({ RowNumber, Outcome, Reason }))).toEqual(MESSY_OUTCOMES);
+    // Nothing was kept: a contact the import would create has no id.
+    expect(rows.body.data.contactImportRows.Results.map((row: { ContactId: number | null }) => row.ContactId)).toEqual(MESSY_OUTCOMES.map(() => null));
+    expect(await db('select id from contact_import_dry_contact where contact_import_id = ?', [importId])).toEqual([]); // forgotten once the dry run completed
     expect(await db(`select id from contact where tenant_id = ? and (email like '%@example.org' or kind = 'organization')`, [acme.id])).toEqual([]);
     expect(await db('select id from membership where tenant_id = ?', [acme.id])).toEqual([]);
   });
@@ -354,6 +357,81 @@ describe('rules an import keeps', () => {
     const byEmail = await importFile('Email,JobTitle\nADA@example.org,Countess\n', { MatchOn: 'Email' });
     expect(byEmail).toMatchObject({ Created: 0, Updated: 1 });
     expect(await db(`select email, job_title from contact where tenant_id = ? and lower(email) = 'ada@example.org'`, [acme.id])).toEqual([{ email: 'ADA@example.org', job_title: 'Countess' }]);
+  });
+});
+
+describe('the contacts service\'s rules', () => {
+  it('refuses an e-mail address or phone number that a staff save refuses, naming the row in the report of rejected rows', async () => {
+    const notAddresses = ['jane..doe@example.com', 'ann@example.c', 'bob@example.com.'];
+    for (const address of notAddresses) {
+      const saved = await rest(server, 'POST', '/api/contacts/0', { token: acme.staffToken, body: { Kind: 'person', LastName: 'Rule', Emails: [{ EmailAddress: address }] } });
+      expect({ address, status: saved.status }).toEqual({ address, status: 400 });
+    }
+    const csv = ['ExternalId,FirstName,LastName,Email,Phone,Mobile',
+      ...notAddresses.map((address, index) => `E${index},Eve,Rule,${address},,`),
+      'E3,Eve,Rule,eve@example.org,call me,',
+      'E4,Eve,Rule,eve4@example.org,+1 555 0199,n/a',
+      'E5,Eve,Rule,eve5@example.org,+1 (555) 0199,+1 555-0198'].join('\n');
+    const status = await importFile(csv);
+    expect(status).toMatchObject({ State: 'completed', Created: 1, Rejected: 5 });
+    const report = await rest(server, 'GET', `/api/imports/${status.ImportId as number}/rejected`, { token: acme.staffToken });
+    expect(report.status).toBe(200);
+    const lines: string[][] = parse(report.text, {});
+    expect(lines.map((line) => [line[0], line[line.length - 1]])).toEqual([
+      ['ExternalId', 'ImportError'],
+      ...notAddresses.map((_address, index) => [`E${index}`, 'Email: must be an e-mail address']),
+      ['E3', 'Phone: must be digits, spaces and + ( ) . / -'],
+      ['E4', 'MobilePhone: must be digits, spaces and + ( ) . / -'],
+    ]);
+  });
+});
+
+describe('dry runs', () => {
+  it('answer the outcomes the import then has, a key repeated in a later batch included, with no id for a contact never kept', async () => {
+    const [{ id: existingId }] = await db<{ id: number }>(`select c.id from contact c join contact_external_id x on x.contact_id = c.id where x.tenant_id = ? and x.external_id = 'A1'`, [acme.id]);
+    const csv = [
+      'ExternalId,FirstName,LastName,Email,Organization,MembershipType,MembershipStartDate',
+      'R1,Dee,Dry,dee@example.org,Dry Goods,Gold,2026-01-01', // batch 1: creates Dee, the organization and a term
+      'R2,Dan,Dry,dan@example.org,,,',
+      'A1,Ada,Lovelace,ADA@example.org,,,', // an existing contact, unchanged
+      'R1,Dee,Dry,dee@example.org,Dry Goods,Gold,2026-01-01', // batch 2: the same row again: unchanged
+      'R1,Dee,Drier,dee@example.org,Dry Goods,Gold,2026-01-01', // changed
+      'R3,Dot,Dry,dan@example.org,,,', // Dan's e-mail, from batch 1: a likely duplicate
+      'R2,Dan,Dry,dan@example.org,Dry Goods,Gold,2026-02-01', // batch 3: Dan joins the organization made in batch 1, and gets a term
+      'R4,Del,Dry,del@example.org,dry goods,,', // the same organization (names compare without case)
+    ].join('\n');
+    const uploaded = await upload(csv);
+    const importId = uploaded.body.ImportId as number;
+    const outcomes = async (dryRun: boolean) => {
+      const started = await graphql(server, START, { id: importId, input: { DryRun: dryRun, MatchOn: 'ExternalId' } }, acme.staffToken);
+      expect(started.body.errors).toBeUndefined();
+      const status = await finished(importId);
+      const rows = await rest(server, 'GET', `/api/imports/${importId}/rows?options=${encodeURIComponent(JSON.stringify({ DryRun: dryRun }))}`, { token: acme.staffToken });
+      expect(rows.status).toBe(200);
+      return { status, rows: rows.body.Results as { RowNumber: number; Outcome: string; Reason: string | null; ContactId: number | null }[] };
+    };
+    const dry = await outcomes(true);
+    expect(dry.rows.map((row) => [row.Outcome, row.Reason])).toEqual([
+      ['created', null], ['created', null], ['unchanged', null],
+      ['unchanged', null], ['updated', null], ['rejected', expect.stringMatching(/^Email: likely duplicate of the contact of row 2 \(same e-mail\)/)],
+      ['updated', null], ['created', null],
+    ]);
+    expect(dry.rows.map((row) => row.ContactId)).toEqual([null, null, existingId, null, null, null, null, null]);
+    expect(await db(`select id from contact where tenant_id = ? and (last_name in ('Dry', 'Drier') or name = 'Dry Goods')`, [acme.id])).toEqual([]);
+
+    const real = await outcomes(false);
+    expect(real.status).toMatchObject({ Created: dry.status.Created, Updated: dry.status.Updated, Unchanged: dry.status.Unchanged, Rejected: dry.status.Rejected });
+    expect(dry.status).toMatchObject({ Created: 3, Updated: 2, Unchanged: 2, Rejected: 1 });
+    // The import keeps only its rejected rows; each has the dry run's reason but for how it names the other contact.
+    const [dan] = await db<{ id: number }>(`select id from contact where tenant_id = ? and email = 'dan@example.org'`, [acme.id]);
+    expect(real.rows.map((row) => [row.RowNumber, row.Reason])).toEqual([[6, expect.stringMatching(new RegExp(`^Email: likely duplicate of ContactId ${dan.id} `))]]);
+    expect(await db(`select c.first_name, c.last_name, o.name as organization, (select count(*)::int from membership m where m.contact_id = c.id) as terms
+      from contact c left join contact o on o.id = c.organization_id where c.tenant_id = ? and c.last_name in ('Dry', 'Drier') order by c.first_name`, [acme.id])).toEqual([
+      { first_name: 'Dan', last_name: 'Dry', organization: 'Dry Goods', terms: 1 },
+      { first_name: 'Dee', last_name: 'Drier', organization: 'Dry Goods', terms: 1 },
+      { first_name: 'Del', last_name: 'Dry', organization: 'Dry Goods', terms: 0 },
+    ]);
+    expect(await db(`select count(*)::int as n from contact where tenant_id = ? and name = 'Dry Goods'`, [acme.id])).toEqual([{ n: 1 }]);
   });
 });
 

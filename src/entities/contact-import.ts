@@ -131,3 +131,33 @@ export class ContactExternalId extends TenantOwned {
   @Property({ length: 100 })
   externalId!: string;
 }
+
+/**
+ * A contact as a dry run would have left it so far (migration 0049): a real contact it changed
+ * (`contactId` its id), or one it would have created (a negative id of the dry run's own). `state`
+ * is services/imports/dry-run.ts's; the key columns are what a later batch looks it up by.
+ */
+@Entity()
+@Unique({ properties: ['contactImport', 'contactId'] })
+export class ContactImportDryContact extends TenantOwned {
+  @ManyToOne(() => ContactImport, { deleteRule: 'cascade' })
+  contactImport!: ContactImport;
+
+  @Property({ type: 'integer' })
+  contactId!: number;
+
+  @Property({ length: 100, nullable: true })
+  externalId: string | null = null;
+
+  @Property({ length: 64, nullable: true })
+  nationalId: string | null = null;
+
+  @Property({ length: 254, nullable: true })
+  emailKey: string | null = null;
+
+  @Property({ length: 200, nullable: true })
+  organizationKey: string | null = null;
+
+  @Property({ type: 'json' })
+  state!: unknown;
+}

@@ -67,7 +67,10 @@ export class ImportRowResult {
   @Field(() => Int, { description: '1 is the first data row (the header row not counted).' }) RowNumber!: number;
   @Field(() => String, { description: 'created, updated, unchanged or rejected.' }) Outcome!: string;
   @Field(() => String, { nullable: true, description: 'Why a row was rejected: "<column field>: <reason>".' }) Reason!: string | null;
-  @Field(() => Int, { nullable: true }) ContactId!: number | null;
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The contact the row created, updated or left unchanged. Null for a rejected row, and in a dry run for a contact the import would create: a dry run keeps no contact, so it has no id.',
+  }) ContactId!: number | null;
 }
 
 @ObjectType()

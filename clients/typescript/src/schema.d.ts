@@ -7853,7 +7853,10 @@ export interface components {
             Outcome: string;
             /** @description Why a row was rejected: "<column field>: <reason>". */
             Reason?: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The contact the row created, updated or left unchanged. Null for a rejected row, and in a dry run for a contact the import would create: a dry run keeps no contact, so it has no id.
+             */
             ContactId?: number | null;
         };
         /** @description Which row outcomes to list (default: the last run's, all outcomes, the first 100). */

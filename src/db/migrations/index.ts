@@ -43,6 +43,7 @@ import { DirectoryCategoryLists } from './0044-directory-category-lists.js';
 import { CustomFields } from './0045-custom-fields.js';
 import { ContactImports } from './0046-contact-imports.js';
 import { MembershipJoinDatePlan } from './0047-membership-join-date-plan.js';
+import { ContactImportDryRuns } from './0049-contact-import-dry-runs.js';
 
 /** Every migration, oldest first. */
 export const migrations: MigrationObject[] = [
@@ -89,4 +90,5 @@ export const migrations: MigrationObject[] = [
   { name: '0045-custom-fields', class: CustomFields },
   { name: '0046-contact-imports', class: ContactImports },
   { name: '0047-membership-join-date-plan', class: MembershipJoinDatePlan },
+  { name: '0049-contact-import-dry-runs', class: ContactImportDryRuns },
 ];

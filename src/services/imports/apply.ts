@@ -12,6 +12,7 @@ import { CONTACT_SAVE_LOCK } from '../contacts/contacts.js';
 import { customFieldCell, normalizeWithDefinitions, type CustomFieldDefinition } from '../custom-fields/values.js';
 import { termEnd, type TermRule } from '../memberships/terms.js';
 import { contactCellProblem, listsAfterRow, type ContactLists } from './contact-lists.js';
+import { dryRunOrganizations, keepDryRunState, readDryRunState, withDryRunState } from './dry-run.js';
 import { cellValue, customFieldColumn, FIELD_LENGTHS, kindOf, statusOf, type ImportField, type MatchKey } from './columns.js';
 
 /*
@@ -35,6 +36,9 @@ import { cellValue, customFieldColumn, FIELD_LENGTHS, kindOf, statusOf, type Imp
  * A mapped column's empty cell clears the value (a row names the whole of what it maps), a column
  * not mapped leaves it alone. A row is all or nothing: it is checked whole before it changes
  * anything. No webhook events are sent for imported changes.
+ * A dry run's batch is checked by the same code, but its changes go to the dry run's own state
+ * (dry-run.ts) instead of the tables: a later batch of the run finds there what the import would
+ * have left, and a contact it would create has no id (its rows answer ContactId null).
  */
 
 /** The contact columns an import writes, by field. */
@@ -46,12 +50,14 @@ type ContactField = keyof typeof CONTACT_COLUMNS;
 const CONTACT_FIELDS = Object.keys(CONTACT_COLUMNS) as ContactField[];
 const MEMBERSHIP_FIELDS: ImportField[] = ['MembershipType', 'MembershipLevel', 'MembershipStatus', 'MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate'];
 const DATE_FIELDS: ImportField[] = ['MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate'];
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Values as a PostgreSQL text array literal (a parameter cast with `::text[]`). */
-const textArray = (values: string[]): string => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+export const textArray = (values: string[]): string => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 
 /** A data row as read: its number in the file (1 = first data row) and its cells. */
 export interface SourceRow { rowNumber: number; cells: string[] }
+
+/** A data row checked on its own (`readRow`): its values by field, or why it is rejected. */
+export type ReadRow = SourceRow & ({ values: RowValues; rejected?: never } | { values?: never; rejected: string });
 
 export interface RowResult { rowNumber: number; outcome: ImportRowOutcome; reason: string | null; contactId: number | null }
 
@@ -84,7 +90,8 @@ export async function readMembershipTypes(sql: TenantSql): Promise<MembershipTyp
   return types;
 }
 
-interface ContactState {
+export interface ContactState {
+  /** Its id; negative for a contact this batch creates (the real id comes with the insert) or a dry run would have created (it never has one). */
   id: number;
   kind: ContactKind;
   values: Record<ContactField, string | null>;
@@ -96,14 +103,19 @@ interface ContactState {
   isNew: boolean;
   changed: boolean;
   externalIdChanged: boolean;
-  /** The row that created it (a contact created in this batch has no id yet). */
+  /** The row that created it (a contact created in this batch, or by a dry run, has no id yet). */
   createdByRow?: number;
+  /** Loaded from a dry run's state: its terms and relationships there (instead of the tables'). */
+  dryRun?: { terms: Term[]; relationships: Relationship[] };
 }
+
+/** The (negative) id of the contact row `rowNumber` creates, or of the organization it names and creates: unique in a run, never a real id. */
+const temporaryId = (rowNumber: number, organization = false): number => -(2 * rowNumber + (organization ? 1 : 0));
 
 /** How a reason names another contact: its ContactId, or the row of this file that created it. */
 const named = (contact: ContactState): string => (contact.createdByRow === undefined ? `ContactId ${contact.id}` : `the contact of row ${contact.createdByRow}`);
 
-interface Term {
+export interface Term {
   id: number; contactId: number; typeId: number; levelId: number | null; joinDate: string | null; startDate: string; endDate: string | null; status: MembershipStatus;
   customFields: CustomFieldValues; changed: boolean;
   /** A new term whose contact holds no other term of its type (none stored, none earlier in the batch). */
@@ -116,7 +128,7 @@ type RowValues = Map<string, string | null>;
 class Rejected extends Error {}
 const reject = (field: string, message: string): never => { throw new Rejected(`${field}: ${message}`); };
 
-/** The cells of a row by field, checked on their own (lengths, e-mail, dates, choices). */
+/** The cells of a row by field, checked on their own (lengths, the contact input's rules, dates, choices). */
 function rowValues(plan: ImportPlan, cells: string[]): RowValues {
   const values: RowValues = new Map();
   for (const [index, field] of plan.fields) {
@@ -128,8 +140,6 @@ function rowValues(plan: ImportPlan, cells: string[]): RowValues {
     const limit = FIELD_LENGTHS[field as ImportField];
     if (limit && value.length > limit) reject(field, `is longer than ${limit} characters`);
   }
-  const email = values.get('Email');
-  if (email && !EMAIL.test(email)) reject('Email', 'is not an e-mail address');
   const problem = contactCellProblem(values);
   if (problem) reject(problem.field, problem.message);
   const kind = values.get('Kind');
@@ -147,38 +157,54 @@ function rowValues(plan: ImportPlan, cells: string[]): RowValues {
   return values;
 }
 
+/**
+ * Reads a row's cells by the plan and checks them on their own — what needs no database, so a
+ * run does it for the next batch while the database works on the current one.
+ */
+export function readRow(plan: ImportPlan, row: SourceRow): ReadRow {
+  try {
+    return { ...row, values: rowValues(plan, row.cells) };
+  } catch (error) {
+    if (!(error instanceof Rejected)) throw error;
+    return { ...row, rejected: error.message };
+  }
+}
+
 function matchValue(matchOn: MatchKey, values: RowValues): string | null {
   const value = values.get(matchOn) ?? null;
   return value !== null && matchOn === 'Email' ? value.toLowerCase() : value;
 }
 
-/** Applies `rows` in `em`'s open transaction; answers each row's outcome, in order. */
-export async function applyBatch(em: EntityManager, tenantId: number, plan: ImportPlan, types: MembershipTypes, rows: readonly SourceRow[]): Promise<RowResult[]> {
-  await takeDuplicateLock(em, tenantId, ...CONTACT_SAVE_LOCK);
+const emptyValues = (): ContactState['values'] => Object.fromEntries(CONTACT_FIELDS.map((field) => [field, null])) as ContactState['values'];
+
+/**
+ * Applies `rows` in `em`'s open transaction; answers each row's outcome, in order. For a dry run
+ * (`dryRunOf` the import's id) the changes go to the dry run's state instead of the tables.
+ */
+export async function applyBatch(
+  em: EntityManager, tenantId: number, plan: ImportPlan, types: MembershipTypes, rows: readonly ReadRow[], dryRunOf: number | null = null,
+): Promise<RowResult[]> {
+  // A dry run writes no contact: it needs no lock against staff saves (and holds none up).
+  if (dryRunOf === null) await takeDuplicateLock(em, tenantId, ...CONTACT_SAVE_LOCK);
   const sql = tenantSql({ em, tenantId });
-  const parsed = rows.map((row) => {
-    try { return { row, values: rowValues(plan, row.cells) }; } catch (error) { return { row, error: error as Rejected }; }
-  });
-  const valid = parsed.flatMap((entry) => (entry.values ? [entry.values] : []));
-  const known = await new KnownContacts(sql).load(valid);
-  const organizations = await knownOrganizations(sql, valid);
-  const { terms, typesHeld } = await knownTerms(sql, known.ids());
-  const relationships = await knownRelationships(sql, known.ids());
-  let nextTemporaryId = -1;
-  const newContact = (kind: ContactKind): ContactState => ({
-    id: nextTemporaryId--, kind, values: Object.fromEntries(CONTACT_FIELDS.map((field) => [field, null])) as ContactState['values'],
-    lists: { addresses: null, websites: null }, customFields: {}, externalId: null, organizationId: null, isNew: true, changed: true, externalIdChanged: false,
+  const valid = rows.flatMap((row) => (row.values ? [row.values] : []));
+  const known = await new KnownContacts(sql, dryRunOf).load(valid);
+  const organizations = await knownOrganizations(sql, valid, dryRunOf);
+  const { terms, typesHeld } = await knownTerms(sql, known.all());
+  const relationships = await knownRelationships(sql, known.all());
+  const newContact = (kind: ContactKind, id: number, createdByRow: number): ContactState => ({
+    id, kind, values: emptyValues(), lists: { addresses: null, websites: null }, customFields: {}, externalId: null, organizationId: null,
+    isNew: true, changed: true, externalIdChanged: false, createdByRow,
   });
 
   const results: RowResult[] = [];
-  for (const entry of parsed) {
-    const { rowNumber } = entry.row;
-    if (!entry.values) {
-      results.push({ rowNumber, outcome: 'rejected', reason: entry.error.message, contactId: null });
+  for (const { rowNumber, values, rejected } of rows) {
+    if (!values) {
+      results.push({ rowNumber, outcome: 'rejected', reason: rejected, contactId: null });
       continue;
     }
     try {
-      results.push({ rowNumber, ...applyRow(rowNumber, entry.values) });
+      results.push({ rowNumber, ...applyRow(rowNumber, values) });
     } catch (error) {
       if (!(error instanceof Rejected)) throw error;
       results.push({ rowNumber, outcome: 'rejected', reason: error.message, contactId: null });
@@ -193,7 +219,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     const kindValue = values.get('Kind');
     const kind = kindValue ? kindOf(kindValue)! : existing?.kind ?? 'person';
     if (existing && existing.kind !== kind) reject('Kind', `cannot change: the contact is ${existing.kind === 'person' ? 'a person' : 'an organization'}`);
-    const next = { ...(existing?.values ?? newContact(kind).values) };
+    const next = { ...(existing?.values ?? emptyValues()) };
     for (const field of CONTACT_FIELDS) if (values.has(field)) next[field] = values.get(field)!;
     if (kind === 'person' && !next.FirstName && !next.LastName) reject('FirstName', 'a person needs a first or last name');
     if (kind === 'organization' && !next.Name) reject('Name', 'an organization needs a name');
@@ -217,7 +243,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     const termChange = checkTerm(values, existing);
 
     // Checked: record the row's changes.
-    const contact = existing ?? known.add({ ...newContact(kind), createdByRow: rowNumber });
+    const contact = existing ?? known.add(newContact(kind, temporaryId(rowNumber), rowNumber));
     let changed = contact.isNew && !existing;
     for (const field of CONTACT_FIELDS) {
       if (contact.values[field] !== next[field]) {
@@ -243,7 +269,7 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
       const organizationKey = organizationName.toLowerCase();
       let organizationId = organizations.get(organizationKey);
       if (organizationId === undefined) {
-        const organization = known.add({ ...newContact('organization'), createdByRow: rowNumber });
+        const organization = known.add(newContact('organization', temporaryId(rowNumber, true), rowNumber));
         organization.values.Name = organizationName;
         organizations.set(organizationKey, organizationId = organization.id);
       }
@@ -329,7 +355,14 @@ export async function applyBatch(em: EntityManager, tenantId: number, plan: Impo
     }
   }
 
-  const realIds = await writeBatch(sql, known.all(), [...relationships.values()].filter((entry) => entry.changed), [...terms.values()].filter((term) => term.changed));
+  const changedRelationships = [...relationships.values()].filter((entry) => entry.changed);
+  const changedTerms = [...terms.values()].filter((term) => term.changed);
+  if (dryRunOf !== null) {
+    await keepDryRunState(sql, dryRunOf, known.all(), [...terms.values()], [...relationships.values()], changedTerms, changedRelationships);
+    // A contact the dry run would create was never kept: it has no id.
+    return results.map((result) => (result.contactId !== null && result.contactId < 0 ? { ...result, contactId: null } : result));
+  }
+  const realIds = await writeBatch(sql, known.all(), changedRelationships, changedTerms);
   // Temporary ids of contacts created here become their real ids.
   return results.map((result) => (result.contactId !== null && result.contactId < 0 ? { ...result, contactId: realIds.get(result.contactId) ?? null } : result));
 }
@@ -345,7 +378,7 @@ class KnownContacts {
   private readonly contacts: ContactState[] = [];
   private readonly byKey: Record<MatchKey, Map<string, ContactState>> = { ContactId: new Map(), ExternalId: new Map(), NationalID: new Map(), Email: new Map() };
 
-  constructor(private readonly sql: TenantSql) {}
+  constructor(private readonly sql: TenantSql, private readonly dryRunOf: number | null) {}
 
   async load(rows: RowValues[]): Promise<this> {
     const values = (field: string, lower = false) => [...new Set(rows.flatMap((row) => {
@@ -367,13 +400,15 @@ class KnownContacts {
          left join contact_external_id x on x.contact_id = c.id and ${tenantIs('x')}
         order by c.id`,
       [intArray(ids), textArray(values('ExternalId')), textArray(values('NationalID')), textArray(values('Email', true))]);
-    for (const row of found) {
-      this.add({
-        id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, customFields: row.custom_fields,
-        lists: { addresses: row.addresses, websites: row.websites }, isNew: false, changed: false, externalIdChanged: false,
-        values: Object.fromEntries(CONTACT_FIELDS.map((field) => [field, row[CONTACT_COLUMNS[field]] ?? null])) as ContactState['values'],
-      });
-    }
+    const stored = found.map((row): ContactState => ({
+      id: row.id, kind: row.kind, externalId: row.external_id, organizationId: row.organization_id, customFields: row.custom_fields,
+      lists: { addresses: row.addresses, websites: row.websites }, isNew: false, changed: false, externalIdChanged: false,
+      values: Object.fromEntries(CONTACT_FIELDS.map((field) => [field, row[CONTACT_COLUMNS[field]] ?? null])) as ContactState['values'],
+    }));
+    const contacts = this.dryRunOf === null ? stored : withDryRunState(stored, await readDryRunState(this.sql, this.dryRunOf, {
+      contactIds: [...new Set([...ids, ...stored.map((contact) => contact.id)])], externalIds: values('ExternalId'), nationalIds: values('NationalID'), emails: values('Email', true),
+    }));
+    for (const contact of contacts) this.add(contact);
     return this;
   }
 
@@ -404,17 +439,13 @@ class KnownContacts {
     if (after !== null) this.byKey.ExternalId.set(after, contact);
   }
 
-  ids(): number[] {
-    return this.contacts.map((contact) => contact.id);
-  }
-
   all(): ContactState[] {
     return this.contacts;
   }
 }
 
-/** Live organizations named in the rows' Organization column, by lower-case trimmed name (the first of a name). */
-async function knownOrganizations(sql: TenantSql, rows: RowValues[]): Promise<Map<string, number>> {
+/** Live organizations named in the rows' Organization column, by lower-case trimmed name (the first of a name; then those a dry run would have created). */
+async function knownOrganizations(sql: TenantSql, rows: RowValues[], dryRunOf: number | null): Promise<Map<string, number>> {
   const names = [...new Set(rows.flatMap((row) => (row.get('Organization') ? [row.get('Organization')!.toLowerCase()] : [])))];
   const found = new Map<string, number>();
   if (!names.length) return found;
@@ -422,38 +453,46 @@ async function knownOrganizations(sql: TenantSql, rows: RowValues[]): Promise<Ma
     `select c.id, lower(trim(c.name)) as name_key from contact c
       where ${tenantIs('c')} and c.kind = 'organization' and c.deleted_at is null and lower(trim(c.name)) = any(?::text[]) order by c.id`, [textArray(names)]);
   for (const row of rowsFound) if (!found.has(row.name_key)) found.set(row.name_key, row.id);
+  if (dryRunOf !== null) {
+    for (const [name, id] of await dryRunOrganizations(sql, dryRunOf, names.filter((name) => !found.has(name)))) found.set(name, id);
+  }
   return found;
 }
 
 /** The terms of the batch's known contacts by (contact, type, StartDate), and which (contact, type) pairs hold any term. */
-async function knownTerms(sql: TenantSql, contactIds: number[]): Promise<{ terms: Map<string, Term>; typesHeld: Set<string> }> {
+async function knownTerms(sql: TenantSql, contacts: ContactState[]): Promise<{ terms: Map<string, Term>; typesHeld: Set<string> }> {
   const terms = new Map<string, Term>();
   const typesHeld = new Set<string>();
+  const keep = (term: Term) => {
+    typesHeld.add(`${term.contactId}:${term.typeId}`);
+    const key = `${term.contactId}:${term.typeId}:${term.startDate}`;
+    if (!terms.has(key)) terms.set(key, term);
+  };
+  for (const contact of contacts) for (const term of contact.dryRun?.terms ?? []) keep(term);
+  const contactIds = contacts.filter((contact) => contact.id > 0 && !contact.dryRun).map((contact) => contact.id);
   if (!contactIds.length) return { terms, typesHeld };
   const rows = await sql.all<{
     id: number; contact_id: number; membership_type_id: number; membership_level_id: number | null; join_date: string | null; start_date: string; end_date: string | null;
     status: MembershipStatus; custom_fields: CustomFieldValues;
   }>(
     `select m.id, m.contact_id, m.membership_type_id, m.membership_level_id, m.join_date::text, m.start_date::text, m.end_date::text, m.status, m.custom_fields
-       from membership m where ${tenantIs('m')} and m.contact_id = any(?::int[]) order by m.id`, [intArray(contactIds.filter((id) => id > 0))]);
+       from membership m where ${tenantIs('m')} and m.contact_id = any(?::int[]) order by m.id`, [intArray(contactIds)]);
   for (const row of rows) {
-    typesHeld.add(`${row.contact_id}:${row.membership_type_id}`);
-    const key = `${row.contact_id}:${row.membership_type_id}:${row.start_date}`;
-    if (!terms.has(key)) {
-      terms.set(key, {
-        id: row.id, contactId: row.contact_id, typeId: row.membership_type_id, levelId: row.membership_level_id, joinDate: row.join_date,
-        startDate: row.start_date, endDate: row.end_date, status: row.status, customFields: row.custom_fields, changed: false,
-      });
-    }
+    keep({
+      id: row.id, contactId: row.contact_id, typeId: row.membership_type_id, levelId: row.membership_level_id, joinDate: row.join_date,
+      startDate: row.start_date, endDate: row.end_date, status: row.status, customFields: row.custom_fields, changed: false,
+    });
   }
   return { terms, typesHeld };
 }
 
-interface Relationship { personId: number; organizationId: number; role: string | null; changed: boolean }
+export interface Relationship { personId: number; organizationId: number; role: string | null; changed: boolean }
 
-async function knownRelationships(sql: TenantSql, contactIds: number[]): Promise<Map<string, Relationship>> {
+/** The relationships of the batch's known people, by person and organization. */
+async function knownRelationships(sql: TenantSql, contacts: ContactState[]): Promise<Map<string, Relationship>> {
   const found = new Map<string, Relationship>();
-  const ids = contactIds.filter((id) => id > 0);
+  for (const contact of contacts) for (const entry of contact.dryRun?.relationships ?? []) found.set(`${entry.personId}:${entry.organizationId}`, entry);
+  const ids = contacts.filter((contact) => contact.id > 0 && !contact.dryRun).map((contact) => contact.id);
   if (!ids.length) return found;
   const rows = await sql.all<{ person_id: number; organization_id: number; role: string | null }>(
     `select r.person_id, r.organization_id, r.role from contact_relationship r where ${tenantIs('r')} and r.person_id = any(?::int[])`, [intArray(ids)]);
@@ -492,7 +531,8 @@ async function writeBatch(sql: TenantSql, contacts: ContactState[], relationship
   }
   const externalIds = contacts.filter((contact) => contact.externalIdChanged);
   if (externalIds.length) {
-    await sql.run(`delete from contact_external_id x where ${tenantIs('x')} and x.contact_id = any(?::int[])`, [intArray(externalIds.map((contact) => real(contact.id)!))]);
+    const replaced = externalIds.filter((contact) => !contact.isNew); // a contact created here has none yet
+    if (replaced.length) await sql.run(`delete from contact_external_id x where ${tenantIs('x')} and x.contact_id = any(?::int[])`, [intArray(replaced.map((contact) => contact.id))]);
     const given = externalIds.filter((contact) => contact.externalId !== null);
     if (given.length) {
       await sql.run(`insert into contact_external_id (tenant_id, contact_id, external_id) select ${TENANT}, r.contact_id, r.external_id from jsonb_to_recordset(?::jsonb) as r(contact_id int, external_id text)`,

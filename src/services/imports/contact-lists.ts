@@ -1,6 +1,6 @@
 import { validateSync } from 'class-validator';
 import type { ContactWebsite, PostalAddress } from '../../entities/contact.js';
-import { ContactAddress, ContactInput, ContactWebsite as WebsiteInput } from '../../schema/contacts.js';
+import { ContactAddress, ContactEmail as EmailInput, ContactInput, ContactPhone as PhoneInput, ContactWebsite as WebsiteInput } from '../../schema/contacts.js';
 import { primaryAddress } from '../contacts/contacts.js';
 
 /*
@@ -10,7 +10,8 @@ import { primaryAddress } from '../contacts/contacts.js';
  * part replaces the primary's, an empty mapped cell removes that part, and a primary left with no
  * part is removed (the next address, if any, becomes primary) — an empty address block clears the
  * primary address, as an empty cell clears any other value. The other entries of the lists are
- * kept. Cells are checked with the contacts service's own input rules (schema/contacts.ts).
+ * kept. Cells are checked with the contacts service's own input rules (schema/contacts.ts) — the
+ * e-mail and phone columns too, so that an import stores nothing a staff save would refuse.
  */
 
 /** The address columns, by the part of a stored address each fills. */
@@ -25,12 +26,19 @@ const NAME_PART_COLUMNS = ['Prefix', 'MiddleName', 'Suffix', 'Title'] as const;
 type Cells = ReadonlyMap<string, string | null>;
 export interface ContactLists { addresses: PostalAddress[] | null; websites: ContactWebsite[] | null }
 
+/** The phone columns, each checked as one entry of the contact input's Phones. */
+const PHONE_COLUMNS = ['Phone', 'MobilePhone'] as const;
+
 /** The first value of these columns that the contacts service would refuse, as the column and why; else null. */
 export function contactCellProblem(values: Cells): { field: string; message: string } | null {
   const given = <C extends string, P extends string>(columns: readonly C[], property: (column: C) => P) =>
     Object.fromEntries(columns.flatMap((column) => (values.get(column) ? [[property(column), values.get(column)]] : [])));
+  const email = values.get('Email');
   const website = values.get('Website');
-  return firstProblem(Object.assign(new ContactInput(), given(NAME_PART_COLUMNS, (column) => column)), (property) => property)
+  return (email ? firstProblem(Object.assign(new EmailInput(), { EmailAddress: email }), () => 'Email') : null)
+    ?? PHONE_COLUMNS.reduce<ReturnType<typeof firstProblem>>((problem, column) => problem
+      ?? (values.get(column) ? firstProblem(Object.assign(new PhoneInput(), { PhoneNumber: values.get(column) }), () => column) : null), null)
+    ?? firstProblem(Object.assign(new ContactInput(), given(NAME_PART_COLUMNS, (column) => column)), (property) => property)
     ?? firstProblem(Object.assign(new ContactAddress(), given(ADDRESS_COLUMNS, (column) => ADDRESS_PROPERTIES[column])),
       (property) => ADDRESS_COLUMNS.find((column) => ADDRESS_PROPERTIES[column] === property) ?? property)
     ?? (website ? firstProblem(Object.assign(new WebsiteInput(), { Url: website }), () => 'Website') : null);
@@ -38,6 +46,7 @@ export function contactCellProblem(values: Cells): { field: string; message: str
 
 /** The first rule `input` breaks (its present properties only), named as the import's column. */
 function firstProblem(input: object, columnOf: (property: string) => string): { field: string; message: string } | null {
+  if (Object.keys(input).length === 0) return null; // nothing given: nothing to break (and validation is not free, row after row)
   const [error] = validateSync(input, { skipMissingProperties: true });
   if (!error) return null;
   const message = Object.values(error.constraints ?? {})[0] ?? 'is not valid';

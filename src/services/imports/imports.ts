@@ -13,7 +13,8 @@ import type {
   ContactImportRowsInput, ContactImportStartInput, ImportColumnMapping, ImportPreview, ImportRowResult, ImportRowResults, ImportStatus, ImportDownload,
 } from '../../schema/imports.js';
 import { fileChunks, findFile, StreamedFileWriter } from '../files/files.js';
-import { applyBatch, readMembershipTypes, type CustomFieldSets, type ImportPlan, type RowResult, type SourceRow } from './apply.js';
+import { forgetDryRunState } from './dry-run.js';
+import { applyBatch, readMembershipTypes, readRow, type CustomFieldSets, type ImportPlan, type ReadRow, type RowResult } from './apply.js';
 import { customFieldsFor } from '../custom-fields/custom-fields.js';
 import { CUSTOM_FIELD_PREFIX, customFieldColumnName, IMPORT_FIELDS, MATCH_KEYS, suggestMapping, suggestMatchKey, type CustomFieldColumn, type MatchKey } from './columns.js';
 import { openCsv, type CsvDelimiter } from './csv.js';
@@ -27,13 +28,15 @@ import { openCsv, type CsvDelimiter } from './csv.js';
  *   worker instances' pump gives it its job, and hands a running import whose checkpoint has not
  *   moved for IMPORT_STALE_SECONDS (its process died) to a new job.
  * - A run reads the file from its start, skips the rows its checkpoint (`rows_done`) says are
- *   settled, and applies batches of IMPORT_BATCH_ROWS rows (apply.ts). An import commits each
+ *   settled, and applies batches of IMPORT_BATCH_ROWS rows (apply.ts); it reads and checks the next
+ *   batch's rows while the database works on the current one (never more than those two batches
+ *   in memory; batches commit one after the other, in order). An import commits each
  *   batch's writes, its rejected rows and the moved checkpoint in one transaction, which moves the
  *   checkpoint only from the value the run read: a process killed at any point leaves a batch
  *   either committed whole or not at all, and two jobs of one import can never both commit one
- *   batch. A dry run writes every row's outcome; its writes are rolled back batch by batch (so a
- *   key repeated in a later batch of the file shows as created twice in a dry run, where the
- *   import updates it).
+ *   batch. A dry run writes every row's outcome and, instead of the batch's writes, the state the
+ *   import would have left (dry-run.ts), in the same transaction: its outcomes are the import's,
+ *   a key repeated in a later batch included; a contact it would create has no ContactId.
  * - A cancel stops the run after its current batch; what committed stays (a new start resumes
  *   nothing: it runs the file again, which updates or leaves unchanged what is there).
  */
@@ -279,6 +282,7 @@ export async function startContactImport(ctx: RequestContext, importId: number, 
       [dryRun, JSON.stringify(mapping), matchOn, importId]);
     if (started.affectedRows !== 1) throw new Conflict('A run of this import is queued or running: wait for it, or cancel it.');
     await sql.run(`delete from contact_import_row r where ${tenantIs('r')} and r.contact_import_id = ? and r.dry_run = ?`, [importId, dryRun]);
+    await forgetDryRunState(sql, importId);
   });
   return contactImportStatus(ctx, importId);
 }
@@ -314,7 +318,6 @@ export async function runImportJob(orm: MikroORM, data: ContactImportJobData | n
 }
 
 class RunStopped extends Error {}
-class DryRunRollback extends Error {}
 
 async function run(orm: MikroORM, data: ContactImportJobData, claimed: ImportRow, batchRows: number, signal?: AbortSignal): Promise<void> {
   const reader = orm.em.fork();
@@ -328,50 +331,60 @@ async function run(orm: MikroORM, data: ContactImportJobData, claimed: ImportRow
   };
   const { records } = await openCsv(fileChunks(ctx, await findFile(ctx, claimed.file_id)), claimed.delimiter);
   let checkpoint = claimed.rows_done;
-  let rowNumber = 0;
-  let batch: SourceRow[] = [];
-  const settle = async () => {
+  /** The batch the database works on while the next one is read (settled: the checkpoint moved). */
+  let inFlight = null as Promise<void> | null;
+  const settle = async (batch: ReadRow[]) => {
+    if (inFlight) await inFlight; // in order: each batch moves the checkpoint from where the one before left it
     if (signal?.aborted) throw new RunStopped();
-    checkpoint = await settleBatch(orm, data.tenantId, claimed, checkpoint, batch, (em) => applyBatch(em, data.tenantId, plan, types, batch));
-    batch = [];
+    inFlight = settleBatch(orm, data.tenantId, claimed, checkpoint, batch, (em) => applyBatch(em, data.tenantId, plan, types, batch, claimed.dry_run ? claimed.id : null))
+      .then((next) => { checkpoint = next; });
+    inFlight.catch(() => {}); // it fails where it is awaited, not as an unhandled rejection while the next batch is read
   };
-  let header = true;
-  for await (const record of records) {
-    if (header) { header = false; continue; }
-    rowNumber++;
-    if (rowNumber <= checkpoint) continue; // settled by an earlier attempt
-    batch.push({ rowNumber, cells: record.slice(0, MAX_COLUMNS) });
-    if (batch.length >= batchRows) await settle();
+  try {
+    let rowNumber = 0;
+    let batch: ReadRow[] = [];
+    let header = true;
+    for await (const record of records) {
+      if (header) { header = false; continue; }
+      rowNumber++;
+      if (rowNumber <= claimed.rows_done) continue; // settled by an earlier attempt
+      batch.push(readRow(plan, { rowNumber, cells: record.slice(0, MAX_COLUMNS) }));
+      if (batch.length >= batchRows) {
+        await settle(batch);
+        batch = [];
+      }
+    }
+    if (batch.length) await settle(batch);
+    await inFlight;
+  } finally {
+    // A run that stops (a bad record, a failed batch) ends with no batch of it still committing.
+    await inFlight?.catch(() => {});
   }
-  if (batch.length) await settle();
-  await tenantSql({ em: orm.em.fork(), tenantId: data.tenantId }).run(
-    `update contact_import i set state = 'completed', finished_at = now(), updated_at = now() where i.id = ? and ${tenantIs('i')} and i.state = 'running' and i.rows_done = ?`,
-    [data.importId, checkpoint]);
+  const finisher = orm.em.fork();
+  confineToTenant(finisher, data.tenantId);
+  await finisher.transactional(async (tx) => {
+    const sql = tenantSql({ em: tx, tenantId: data.tenantId });
+    const completed = await sql.run(
+      `update contact_import i set state = 'completed', finished_at = now(), updated_at = now() where i.id = ? and ${tenantIs('i')} and i.state = 'running' and i.rows_done = ?`,
+      [data.importId, checkpoint]);
+    if (completed.affectedRows === 1 && claimed.dry_run) await forgetDryRunState(sql, data.importId);
+  });
 }
 
 /**
- * One batch: its writes (rolled back for a dry run), its outcomes and the checkpoint moved from
+ * One batch: its writes (a dry run's: its state), its outcomes and the checkpoint moved from
  * `checkpoint` in one transaction. Stops the run (cancelled, or another job moved on) when the
  * checkpoint is no longer where this run left it.
  */
 async function settleBatch(
-  orm: MikroORM, tenantId: number, claimed: ImportRow, checkpoint: number, batch: SourceRow[], apply: (em: MikroORM['em']) => Promise<RowResult[]>,
+  orm: MikroORM, tenantId: number, claimed: ImportRow, checkpoint: number, batch: readonly ReadRow[], apply: (em: MikroORM['em']) => Promise<RowResult[]>,
 ): Promise<number> {
   const em = orm.em.fork();
   confineToTenant(em, tenantId);
   const next = batch[batch.length - 1].rowNumber;
   let results: RowResult[] = [];
   const moved = await em.transactional(async (tx) => {
-    if (claimed.dry_run) {
-      await tx.transactional(async (savepoint) => {
-        results = await apply(savepoint);
-        throw new DryRunRollback();
-      }).catch((error: unknown) => {
-        if (!(error instanceof DryRunRollback)) throw error;
-      });
-    } else {
-      results = await apply(tx);
-    }
+    results = await apply(tx);
     const sql = tenantSql({ em: tx, tenantId });
     const cells = new Map(batch.map((row) => [row.rowNumber, row.cells]));
     const kept = claimed.dry_run ? results : results.filter((result) => result.outcome === 'rejected');
