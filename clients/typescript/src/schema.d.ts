@@ -5944,7 +5944,7 @@ export interface components {
              */
             RecordCount?: number | null;
             ScheduledBillings?: components["schemas"]["ScheduledBillingSelectionInput"] | null;
-        };
+        } & (unknown & unknown);
         /** @description The schedules to bill, as the preview (run/setup) listed them: only these, when given. */
         ScheduledBillingSelectionInput: {
             Items?: components["schemas"]["ScheduledBillingSelectedItemInput"][] | null;
@@ -9467,6 +9467,7 @@ export interface components {
             BenefitPackageId?: number | null;
             Name: string;
             Description?: string | null;
+            /** @description ActiveDates.End must not be before ActiveDates.Start. */
             ActiveDates?: components["schemas"]["BenefitActiveDatesInput"] | null;
             BenefitItems?: components["schemas"]["BenefitItemInput"][] | null;
             /** @description Save even when another package has the same name. */
@@ -9476,6 +9477,10 @@ export interface components {
              * @description The AuditId read with the package; a stale one is refused with 409.
              */
             AuditId?: number | null;
+        } & {
+            ActiveDates: {
+                End?: unknown;
+            };
         };
         BenefitActiveDatesInput: {
             Start?: string | null;
@@ -9496,6 +9501,7 @@ export interface components {
             BenefitPackageId?: number | null;
             Name: string;
             Description?: string | null;
+            /** @description ActiveDates.End must not be before ActiveDates.Start. */
             ActiveDates?: components["schemas"]["BenefitActiveDatesInput"] | null;
             BenefitItems?: components["schemas"]["BenefitItemInput"][] | null;
             /** @description Save even when another package has the same name. */
@@ -9507,6 +9513,10 @@ export interface components {
             AuditId?: number | null;
             /** @description Accepted as sent back by clients; not copied. */
             InactiveBenefitItems?: components["schemas"]["BenefitItemInput"][] | null;
+        } & {
+            ActiveDates: {
+                End?: unknown;
+            };
         };
         /** @description A file being prepared in the background: fetch it with PendingDownloadFileId once ready. */
         PendingFileDownloadResult: {
@@ -9541,7 +9551,7 @@ export interface components {
             FrequencyMonths?: number | null;
             /** @description yyyy-mm-dd */
             StartDate: string;
-            /** @description yyyy-mm-dd: the first day a run bills (not before StartDate). */
+            /** @description yyyy-mm-dd: the first day a run bills (not before StartDate). NextBillDate must not be before StartDate. */
             NextBillDate: string;
             /**
              * @description One of active, paused, ended (default active). Runs bill only active schedules; ended is final.
@@ -9569,6 +9579,8 @@ export interface components {
              * @description The version read (updates); a stale one is 409.
              */
             AuditId?: number | null;
+        } & {
+            NextBillDate: unknown;
         };
         /** @description A payment gateway account to create (gatewayAccountId 0) or update. */
         PaymentGatewayAccountInput: {
@@ -9706,9 +9718,11 @@ export interface components {
             IsRequired?: boolean | null;
             /** @description A whole number 0–9999 as a string; empty or null: no minimum. */
             MinQuantity?: string | null;
-            /** @description A whole number 0–9999 as a string; empty or null: no maximum. */
+            /** @description A whole number 0–9999 as a string; empty or null: no maximum. MaxQuantity must not be less than MinQuantity. */
             MaxQuantity?: string | null;
             Items?: components["schemas"]["CategoryListItemInput"][] | null;
+        } & {
+            MaxQuantity?: unknown;
         };
         /** @description One category of the list: CategoryItemId 0 or absent adds it; the id of an item of another list of the same type moves it here (see lookup/reassigncategorylist). */
         CategoryListItemInput: {
@@ -9811,7 +9825,15 @@ export interface components {
             ForceSave?: boolean | null;
             /** @description Custom field values keyed by field key: keys sent replace (null clears), keys left out are kept; absent: no change. Checked against the definitions (400 naming CustomFields.<key>). */
             CustomFields?: unknown;
-        };
+        } & (unknown & unknown & unknown & {
+            Emails?: unknown & unknown;
+        } & {
+            Phones?: unknown & unknown;
+        } & {
+            Websites?: unknown & unknown;
+        } & {
+            Addresses?: unknown & unknown;
+        });
         ContactEmailInput: {
             /** Format: email */
             EmailAddress: string;
@@ -9964,7 +9986,7 @@ export interface components {
              * @description The AuditId read with the field; a stale one is refused with 409.
              */
             AuditId?: number | null;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         /** @description GraphQL only. A project to create or update. */
         ProjectInput: {
             Name: string;
@@ -10656,7 +10678,7 @@ export interface components {
             /** Format: int32 */
             BenefitPackageId?: number | null;
             Levels?: components["schemas"]["MembershipLevelInput"][] | null;
-        };
+        } & (unknown & unknown);
         /** @description One level of the type: MembershipLevelId 0 or absent adds it; a level of the type keeps its id. */
         MembershipLevelInput: {
             /** Format: int32 */
@@ -10706,9 +10728,11 @@ export interface components {
         };
         /** @description When and why a term ends early. */
         MembershipCancelInput: {
-            /** @description The first day no longer covered (default today; not after today). EndDate becomes the day before, never before StartDate − 1. */
+            /** @description The first day no longer covered (default today; not after today). EndDate becomes the day before, never before StartDate − 1. EffectiveDate must not be after today (to end a membership later, set its EndDate). */
             EffectiveDate?: string | null;
             Reason?: string | null;
+        } & {
+            EffectiveDate?: unknown;
         };
         /** @description What became of a partner transaction (the documents answer "200 only"; this is the body we send). */
         PartnerTransactionResult: {
@@ -10933,7 +10957,15 @@ export interface components {
             SocialFeedFileUpload?: string | null;
             /** @description References to stored files (at most 20). */
             SocialFeedFiles?: components["schemas"]["SocialFeedFileInput"][] | null;
-        };
+        } & ({
+            MessageText: unknown;
+        } | {
+            Url: unknown;
+        } | {
+            EmbedCodeHtml: unknown;
+        } | {
+            SocialFeedFiles: unknown[];
+        });
         /** @description A reference to a stored file to attach to a post. */
         SocialFeedFileInput: {
             /** Format: int32 */
@@ -10987,6 +11019,7 @@ export interface components {
             Description?: string | null;
             ShortDescription?: string | null;
             AvailableDate?: string | null;
+            /** @description EndDate must not be before AvailableDate. */
             EndDate?: string | null;
             IsActive?: boolean | null;
             MinimumQuantity?: string | null;
@@ -11006,6 +11039,8 @@ export interface components {
             ContactId?: string | null;
             /** @description Absent keeps the sub-items; a list replaces them. */
             SubItems?: components["schemas"]["StoreSubItemInput"][] | null;
+        } & {
+            EndDate?: unknown;
         };
         /** @description A sub-item: a known StoreSubItemId updates it, 0 or absent adds one; sub-items left out are removed. */
         StoreSubItemInput: {
@@ -11050,6 +11085,7 @@ export interface components {
             Description?: string | null;
             ShortDescription?: string | null;
             AvailableDate?: string | null;
+            /** @description EndDate must not be before AvailableDate. */
             EndDate?: string | null;
             IsActive?: boolean | null;
             MinimumQuantity?: string | null;
@@ -11067,6 +11103,8 @@ export interface components {
             PostSubmitDownloadFile: string;
             FileExpirationDate?: string | null;
             RequireActiveMembership?: boolean | null;
+        } & {
+            EndDate?: unknown;
         };
         /** @description A voucher to create or update. */
         StoreItemV2Input: {
@@ -11101,6 +11139,7 @@ export interface components {
             Description?: string | null;
             ShortDescription?: string | null;
             AvailableDate?: string | null;
+            /** @description EndDate must not be before AvailableDate. */
             EndDate?: string | null;
             IsActive?: boolean | null;
             MinimumQuantity?: string | null;
@@ -11119,6 +11158,8 @@ export interface components {
              * @description Required: an active voucher type (voucherTypes).
              */
             VoucherTypeId: number;
+        } & {
+            EndDate?: unknown;
         };
         /** @description An information item to create or update. */
         StoreItemV3Input: {
@@ -11153,6 +11194,7 @@ export interface components {
             Description?: string | null;
             ShortDescription?: string | null;
             AvailableDate?: string | null;
+            /** @description EndDate must not be before AvailableDate. */
             EndDate?: string | null;
             IsActive?: boolean | null;
             MinimumQuantity?: string | null;
@@ -11168,6 +11210,8 @@ export interface components {
             AuditId?: number | null;
             /** @description Required: shown to the buyer after purchase. */
             InfoMessage: string;
+        } & {
+            EndDate?: unknown;
         };
         /** @description An item's place: DisplayOrder when given, else its position in the array. */
         StoreItemOrderEntryInput: {
@@ -11462,7 +11506,7 @@ export interface operations {
                     "application/samlmetadata+xml": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11564,7 +11608,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11666,7 +11710,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11767,7 +11811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Image"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11896,7 +11940,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12019,7 +12063,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageFile"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12147,7 +12191,7 @@ export interface operations {
                     "application/json": components["schemas"]["Image"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12279,7 +12323,7 @@ export interface operations {
                     "text/calendar": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12382,7 +12426,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12545,7 +12589,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12659,7 +12703,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12773,7 +12817,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12887,7 +12931,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12998,7 +13042,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13119,7 +13163,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13211,7 +13255,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13316,7 +13360,7 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13410,7 +13454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportStatus"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13531,7 +13575,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13696,7 +13740,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13805,7 +13849,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledBillingRun"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13927,7 +13971,7 @@ export interface operations {
                     "application/json": components["schemas"]["PendingFileDownloadResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14122,7 +14166,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14240,7 +14284,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsAcceptanceListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14400,7 +14444,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsAcceptanceListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14518,7 +14562,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsAcceptanceListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14678,7 +14722,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsAcceptanceListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14812,7 +14856,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14929,7 +14973,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15032,7 +15076,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15141,7 +15185,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryGalleryImage"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15277,7 +15321,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicApiResponseBoolean"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15387,7 +15431,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterContactSelect"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15615,7 +15659,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15752,7 +15796,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV0"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15891,7 +15935,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV1"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16030,7 +16074,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV2"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16169,7 +16213,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV3"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16287,7 +16331,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16557,7 +16601,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16682,7 +16726,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16800,7 +16844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledBillingHistory"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16946,7 +16990,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryView"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17068,7 +17112,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecurityQuestion"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17168,7 +17212,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionToken"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17281,7 +17325,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedComment"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17373,7 +17417,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedComment"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17484,7 +17528,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedComment"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17613,7 +17657,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17733,7 +17777,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17912,7 +17956,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseView"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18002,7 +18046,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarChoiceItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18120,7 +18164,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18242,7 +18286,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoriesListItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18345,7 +18389,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoriesListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18426,7 +18470,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryGalleryImage"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18535,7 +18579,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillingContactInfo"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18655,7 +18699,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEnvironmentResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18791,7 +18835,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18940,7 +18984,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19089,7 +19133,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventSplitsResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19238,7 +19282,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19387,7 +19431,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventSplitsResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19515,7 +19559,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19643,7 +19687,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19733,7 +19777,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19823,7 +19867,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19913,7 +19957,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20003,7 +20047,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20093,7 +20137,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20365,7 +20409,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21018,7 +21062,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21137,7 +21181,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterContactSelect"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21230,7 +21274,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21349,7 +21393,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceNullable"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21438,7 +21482,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21521,7 +21565,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21622,27 +21666,51 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "Transaction": {
-                 *         "TransactionId": "Example",
-                 *         "ChangedAt": "2024-01-15",
-                 *         "Record": {}
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["PartnerTransactionInput"];
-                /**
-                 * @example {
-                 *       "Transaction": {
-                 *         "TransactionId": "Example",
-                 *         "ChangedAt": "2024-01-15",
-                 *         "Record": {}
-                 *       }
-                 *     }
-                 */
-                "text/json": components["schemas"]["PartnerTransactionInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+                "application/json": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
+                "text/json": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
             };
         };
         responses: {
@@ -21655,7 +21723,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21798,7 +21866,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21919,7 +21987,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22020,27 +22088,51 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "Transaction": {
-                 *         "TransactionId": "Example",
-                 *         "ChangedAt": "2024-01-15",
-                 *         "Record": {}
-                 *       }
-                 *     }
-                 */
-                "application/json": components["schemas"]["PartnerTransactionInput"];
-                /**
-                 * @example {
-                 *       "Transaction": {
-                 *         "TransactionId": "Example",
-                 *         "ChangedAt": "2024-01-15",
-                 *         "Record": {}
-                 *       }
-                 *     }
-                 */
-                "text/json": components["schemas"]["PartnerTransactionInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+                "application/json": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
+                "text/json": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
             };
         };
         responses: {
@@ -22053,7 +22145,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22196,7 +22288,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22336,7 +22428,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22464,7 +22556,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemPurchaseHistory"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22693,7 +22785,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22812,7 +22904,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22902,7 +22994,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV0"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22992,7 +23084,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV1"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23082,7 +23174,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV2"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23172,7 +23264,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV3"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23280,7 +23372,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23417,7 +23509,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherRedemption"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23595,7 +23687,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23675,7 +23767,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23755,7 +23847,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23835,7 +23927,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23915,7 +24007,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23995,7 +24087,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24075,7 +24167,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24155,7 +24247,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24235,7 +24327,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24315,7 +24407,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24395,7 +24487,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24475,7 +24567,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24555,7 +24647,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24635,7 +24727,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24715,7 +24807,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24795,7 +24887,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25063,7 +25155,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledBillingListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25188,7 +25280,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransferDetails"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25284,7 +25376,7 @@ export interface operations {
                     "application/json": components["schemas"]["MonthlyStatement"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25370,7 +25462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Transactions"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25457,7 +25549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Transfers"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25604,7 +25696,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretRotation"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25725,7 +25817,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryView"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25875,7 +25967,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25970,7 +26062,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26148,7 +26240,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26274,7 +26366,7 @@ export interface operations {
                     "application/json": components["schemas"]["PotentialDuplicateEntry"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26396,7 +26488,7 @@ export interface operations {
                     "application/json": components["schemas"]["VendorCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26536,7 +26628,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26736,7 +26828,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26835,7 +26927,7 @@ export interface operations {
                     "application/json": components["schemas"]["SamlServiceProviderCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26954,7 +27046,7 @@ export interface operations {
                     "application/json": components["schemas"]["SamlServiceProviderAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27047,7 +27139,7 @@ export interface operations {
                     "application/json": components["schemas"]["SamlServiceProviderAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27166,7 +27258,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27247,7 +27339,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27348,7 +27440,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27475,7 +27567,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27556,7 +27648,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27667,7 +27759,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27798,7 +27890,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27920,7 +28012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageUsage"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28009,7 +28101,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28150,7 +28242,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageAssignment"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28240,7 +28332,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageCopy"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28349,7 +28441,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28480,7 +28572,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryAllItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28570,7 +28662,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoriesListItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28651,7 +28743,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28760,7 +28852,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoriesListItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28889,7 +28981,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29008,7 +29100,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryListingTypeListItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29105,7 +29197,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryListingType"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29224,7 +29316,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryListingType"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29317,7 +29409,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29436,7 +29528,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventTableManagement"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29537,7 +29629,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGroup"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29668,7 +29760,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGroup"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29789,7 +29881,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGroup"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29890,7 +29982,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationRecord"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30020,7 +30112,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryListAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30120,7 +30212,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30203,7 +30295,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30287,19 +30379,27 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "Name": "Example"
-                 *     }
-                 */
-                "application/json": components["schemas"]["CategoryListAddEditInput"];
-                /**
-                 * @example {
-                 *       "Name": "Example"
-                 *     }
-                 */
-                "text/json": components["schemas"]["CategoryListAddEditInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["CategoryListAddEditInput"];
+                "application/json": components["schemas"]["CategoryListAddEditInput"] & {
+                    /**
+                     * @description CategoryTypeId must be 6 (Sales) here.
+                     * @enum {unknown}
+                     */
+                    CategoryTypeId?: null | "6" | "Sales";
+                };
+                "text/json": components["schemas"]["CategoryListAddEditInput"] & {
+                    /**
+                     * @description CategoryTypeId must be 6 (Sales) here.
+                     * @enum {unknown}
+                     */
+                    CategoryTypeId?: null | "6" | "Sales";
+                };
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryListAddEditInput"] & {
+                    /**
+                     * @description CategoryTypeId must be 6 (Sales) here.
+                     * @enum {unknown}
+                     */
+                    CategoryTypeId?: null | "6" | "Sales";
+                };
             };
         };
         responses: {
@@ -30312,7 +30412,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryListCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30456,7 +30556,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30575,7 +30675,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactChapterAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30664,7 +30764,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterCollection"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30748,7 +30848,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactRelationship"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30859,7 +30959,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactRelationship"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30995,7 +31095,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31117,7 +31217,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerChangesPage"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31207,7 +31307,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerAudit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31297,7 +31397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31387,7 +31487,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31537,7 +31637,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31627,7 +31727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32017,7 +32117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32167,7 +32267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32617,7 +32717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreboardDatapoint"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32707,7 +32807,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreboardDatapoint"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33040,7 +33140,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33174,7 +33274,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorePreImageResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33302,7 +33402,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemInventory"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33471,7 +33571,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreDownloadListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33591,7 +33691,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33789,7 +33889,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33909,7 +34009,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34107,7 +34207,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreOrderListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34226,7 +34326,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreOrder"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34327,7 +34427,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreOrder"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34521,7 +34621,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34639,7 +34739,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherType"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34743,7 +34843,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherType"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34876,7 +34976,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35011,7 +35111,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportCollection"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35130,7 +35230,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactReports"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35231,7 +35331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactReportItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35359,7 +35459,7 @@ export interface operations {
                     "application/json": components["schemas"]["ItemChoice"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35440,7 +35540,7 @@ export interface operations {
                     "application/json": components["schemas"]["AvailableMergeFields"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35533,7 +35633,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentGenerationTemplateCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35654,7 +35754,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35744,7 +35844,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillingSchedule"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35863,7 +35963,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillingSchedule"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35997,7 +36097,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36115,7 +36215,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentGatewayAccount"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36196,7 +36296,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentGatewayAccount"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36309,7 +36409,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentGatewayAccount"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36443,7 +36543,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36564,7 +36664,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlanAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36656,7 +36756,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlanAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36781,7 +36881,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlanCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36915,7 +37015,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37034,7 +37134,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlans"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37230,7 +37330,7 @@ export interface operations {
                     "application/json": components["schemas"]["MembershipResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37354,7 +37454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37486,7 +37586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37627,7 +37727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37831,7 +37931,7 @@ export interface operations {
                     "application/json": string[];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37965,7 +38065,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38125,7 +38225,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38247,7 +38347,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactModel"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38371,7 +38471,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38495,7 +38595,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38613,7 +38713,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionView"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38716,7 +38816,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionView"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38835,7 +38935,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionView"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38931,7 +39031,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39050,7 +39150,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportPreview"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39142,7 +39242,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRowResults"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39243,7 +39343,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportStatus"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39374,7 +39474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportStatus"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39496,7 +39596,7 @@ export interface operations {
                     "application/json": components["schemas"]["VendorCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39593,7 +39693,7 @@ export interface operations {
                     "application/json": components["schemas"]["VendorCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39712,7 +39812,7 @@ export interface operations {
                     "application/json": components["schemas"]["VendorAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39808,7 +39908,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39927,7 +40027,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40036,7 +40136,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40165,7 +40265,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40284,7 +40384,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40393,7 +40493,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40524,7 +40624,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40642,7 +40742,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40723,7 +40823,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40832,7 +40932,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40964,7 +41064,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41083,7 +41183,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationRecord"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41184,7 +41284,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationRecord"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41331,7 +41431,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryListCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41462,7 +41562,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41581,7 +41681,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41675,7 +41775,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41815,7 +41915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterCollection"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41943,7 +42043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42147,7 +42247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42269,7 +42369,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42387,7 +42487,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentGenerationTemplates"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42468,7 +42568,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentGenerationTemplateAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42579,7 +42679,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentGenerationTemplateCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42710,7 +42810,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42828,7 +42928,7 @@ export interface operations {
                     "application/json": components["schemas"]["MembershipTypeResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42909,7 +43009,7 @@ export interface operations {
                     "application/json": components["schemas"]["MembershipTypeAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43018,7 +43118,7 @@ export interface operations {
                     "application/json": components["schemas"]["MembershipTypeAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43149,7 +43249,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43268,7 +43368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43377,7 +43477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43505,7 +43605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactModel"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43614,7 +43714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactModel"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43747,7 +43847,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactArchived"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43869,7 +43969,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43950,7 +44050,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44065,7 +44165,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44193,7 +44293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportStatus"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
