@@ -9478,7 +9478,7 @@ export interface components {
              */
             AuditId?: number | null;
         } & {
-            ActiveDates: {
+            ActiveDates?: {
                 End?: unknown;
             };
         };
@@ -9514,7 +9514,7 @@ export interface components {
             /** @description Accepted as sent back by clients; not copied. */
             InactiveBenefitItems?: components["schemas"]["BenefitItemInput"][] | null;
         } & {
-            ActiveDates: {
+            ActiveDates?: {
                 End?: unknown;
             };
         };
