@@ -166,6 +166,8 @@ export interface CrossFieldRule<T> {
   readonly schema: JsonSchema;
   /** Sentences the document adds to fields' descriptions (by field), for what `schema` says in a vendor keyword or not at all. */
   readonly notes?: Readonly<Record<string, string>>;
+  /** The operation's argument value the rule holds for (absent: every one): a path id 0 that creates (`whenArgument`). */
+  readonly argumentIs?: { readonly argument: string; readonly equals: unknown };
   /** The configurations the rule holds in (absent: every one): checked and stated only there. */
   appliesIn?(config: Config): boolean;
   /** Throws a 400 naming the field when `input` breaks the rule. */
@@ -304,6 +306,15 @@ export function isNotGiven(field: string): FieldTest {
 /** At least one of `tests` holds. */
 export function eitherOf(...tests: FieldTest[]): FieldTest {
   return { schema: { anyOf: tests.map((test) => test.schema) }, holds: (input) => tests.some((test) => test.holds(input)) };
+}
+
+/**
+ * `rule`, holding when the operation's `argument` (not a field of the input: a path id) equals
+ * `equals`; an `alsoKeeping` rule. The document states it on the body as the vendor keyword
+ * `x-when-parameter: { parameter, equals, then }` (JSON Schema cannot relate a path to a body).
+ */
+export function whenArgument<T>(argument: string, equals: unknown, rule: CrossFieldRule<T>): CrossFieldRule<T> {
+  return { ...rule, argumentIs: { argument, equals } };
 }
 
 /** `requirement` always holds (else a 400 naming `field` with `message`). */

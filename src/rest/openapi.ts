@@ -9,7 +9,7 @@ import { documentedKey } from './documented-keys.js';
 import { isPublicDirectoryPath } from '../http/directories.js';
 import type { AreaRoutes, RawOperation } from '../http/area-routes.js';
 import { argumentRules, inputCrossFieldRules, inputFieldRules, withRules, type FieldRules } from './openapi-constraints.js';
-import { holdsIn, type CrossFieldRule } from '../core/argument-rules.js';
+import { COMPARISON_KEYWORDS, holdsIn, type CrossFieldRule } from '../core/argument-rules.js';
 import type { Config } from '../core/config.js';
 import { exampleOf } from './openapi-examples.js';
 import { documentedOperations } from './contract.js';
@@ -190,7 +190,7 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
           required: isNonNullType(route.bodyArg.type),
           // JSON, JSON labelled as old ASP.NET clients label it, or a form bound like ASP.NET model binding did.
           content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, {
-            schema: withOperationRules(ordered(withRules(typeSchema(route.bodyArg!.type), argRules.get(route.bodyArg!.name))), argRules.get(route.bodyArg!.name), config),
+            schema: withOperationRules(ordered(withRules(typeSchema(route.bodyArg!.type), argRules.get(route.bodyArg!.name))), argRules.get(route.bodyArg!.name), config, pathParams),
           }])),
         },
       } : {}),
@@ -211,6 +211,9 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         'To get a token: request a magic link (POST /api/login/requestmagiclink), open it, and send the session token it shows as `Authorization: Bearer <token>` (Authorize button); partners use an API key the same way.',
         'Public operations name their tenant with the X-Tenant-Key header or `?tenant=`.',
         'Every field states the rules the server checks (lengths, ranges, patterns, choices); where a documented type is looser (a count documented as a string), the schema says what is accepted and why.',
+        `Rules JSON Schema cannot state are vendor keywords (and a sentence of the field's description): on a field, \`${COMPARISON_KEYWORDS.notLessThan}: <Field>\` (a number, or the whole number a string holds, not less than the sibling field's), `
+        + `\`${COMPARISON_KEYWORDS.notBefore}: <Field>\` (a day — yyyy-mm-dd or a date-time's day — not before the sibling's), \`${COMPARISON_KEYWORDS.notAfter}: today\` (a day not after today, UTC); a value not given is not compared. `
+        + 'On a body, `x-when-parameter: { parameter, equals, then }`: when the path parameter has that value, the body also satisfies the JSON Schema `then`.',
       ].join('\n\n'),
     },
     servers: [{ url: '/' }],
@@ -362,9 +365,15 @@ const problemSchema = {
 };
 
 /** A body with the rules this operation checks beside its input type's (`alsoKeeping`): `allOf` the type and them. */
-function withOperationRules(body: JsonSchema, rules: FieldRules | undefined, config: Config | undefined): JsonSchema {
+function withOperationRules(body: JsonSchema, rules: FieldRules | undefined, config: Config | undefined, pathParams: readonly { param: string; arg: string }[]): JsonSchema {
   const acrossFields = (rules?.acrossFields ?? []).filter((rule) => holdsIn(rule, config));
-  return acrossFields.length ? { allOf: [body, ...acrossFields.map((rule) => rule.schema)] } : body;
+  const stated = acrossFields.map(({ schema, argumentIs }) => {
+    if (!argumentIs) return schema;
+    // A rule of one path value (id 0 creates): the vendor keyword, as JSON Schema cannot relate a path to a body.
+    const parameter = pathParams.find((segment) => segment.arg === argumentIs.argument)?.param ?? argumentIs.argument;
+    return { 'x-when-parameter': { parameter, equals: argumentIs.equals, then: schema } };
+  });
+  return stated.length ? { allOf: [body, ...stated] } : body;
 }
 
 /** The sentences rules across fields add to the descriptions of fields, by field. */

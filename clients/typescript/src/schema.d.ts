@@ -11794,11 +11794,9 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example {} */
-                "application/json": components["schemas"]["ImageAddEditInput"];
-                /** @example {} */
-                "text/json": components["schemas"]["ImageAddEditInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["ImageAddEditInput"];
+                "application/json": components["schemas"]["ImageAddEditInput"] & unknown;
+                "text/json": components["schemas"]["ImageAddEditInput"] & unknown;
+                "application/x-www-form-urlencoded": components["schemas"]["ImageAddEditInput"] & unknown;
             };
         };
         responses: {

@@ -48,7 +48,11 @@ export function alsoKeeping<T>(...rules: CrossFieldRule<T>[]): { validateFn: (va
   const validateFn = async (value: unknown, type: unknown, data: ResolverData) => {
     await validateInput(value, type, data);
     const { config } = (data.context as RequestContext).app;
-    if (value !== null && typeof value === 'object') for (const rule of rules) if (holdsIn(rule, config)) rule.check(value as T);
+    if (value === null || typeof value !== 'object') return;
+    for (const rule of rules) {
+      const forThisCall = !rule.argumentIs || data.args[rule.argumentIs.argument] === rule.argumentIs.equals;
+      if (forThisCall && holdsIn(rule, config)) rule.check(value as T);
+    }
   };
   registerArgumentRules(validateFn, rules);
   return { validateFn };
