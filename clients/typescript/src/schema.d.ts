@@ -11794,7 +11794,9 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /** @example {} */
                 "application/json": components["schemas"]["ImageAddEditInput"] & unknown;
+                /** @example {} */
                 "text/json": components["schemas"]["ImageAddEditInput"] & unknown;
                 "application/x-www-form-urlencoded": components["schemas"]["ImageAddEditInput"] & unknown;
             };
@@ -21664,6 +21666,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "2024-01-15",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerTransactionInput"] & {
                     Transaction: {
                         Record: {
@@ -21679,6 +21690,15 @@ export interface operations {
                         });
                     };
                 };
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "2024-01-15",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["PartnerTransactionInput"] & {
                     Transaction: {
                         Record: {
@@ -22086,6 +22106,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "2024-01-15",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["PartnerTransactionInput"] & {
                     Transaction: {
                         Record: {
@@ -22101,6 +22130,15 @@ export interface operations {
                         });
                     };
                 };
+                /**
+                 * @example {
+                 *       "Transaction": {
+                 *         "TransactionId": "Example",
+                 *         "ChangedAt": "2024-01-15",
+                 *         "Record": {}
+                 *       }
+                 *     }
+                 */
                 "text/json": components["schemas"]["PartnerTransactionInput"] & {
                     Transaction: {
                         Record: {
@@ -30377,6 +30415,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CategoryListAddEditInput"] & {
                     /**
                      * @description CategoryTypeId must be 6 (Sales) here.
@@ -30384,6 +30427,11 @@ export interface operations {
                      */
                     CategoryTypeId?: null | "6" | "Sales";
                 };
+                /**
+                 * @example {
+                 *       "Name": "Example"
+                 *     }
+                 */
                 "text/json": components["schemas"]["CategoryListAddEditInput"] & {
                     /**
                      * @description CategoryTypeId must be 6 (Sales) here.
