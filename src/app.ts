@@ -195,7 +195,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
   // Compiling the routes checks every row against the schema at start, for the gateway and the
   // OpenAPI; each route's operation is built and JIT-compiled on its first call.
   const compiledRoutes = compileRoutes(schema, routes);
-  await mountDocs(server, () => buildOpenApi(schema, compiledRoutes, rawOperations), {
+  await mountDocs(server, () => buildOpenApi(schema, compiledRoutes, rawOperations, config), {
     graphiql: config.graphiql, isProduction: config.isProduction,
     sdl: config.introspection ? sdlOf(schema) : null,
   });

@@ -208,7 +208,8 @@ export const configSchema = z.object({
   /**
    * The key payment gateway credentials are encrypted with (AES-256-GCM): 32 random bytes in
    * base64 (`openssl rand -base64 32`). Unset: saving an account with a credential is refused
-   * (400 naming Secret); accounts without one work. Replacing it makes stored credentials
+   * (400 naming Secret; the served OpenAPI document then states that Secret can only be cleared,
+   * and why); accounts without one work. Replacing it makes stored credentials
    * unreadable: set them again (OPERATIONS.md, "Payment gateway credentials").
    */
   GATEWAY_SECRET_KEY: z.string().refine((value) => /^[A-Za-z0-9+/]{43}=$/.test(value) && Buffer.from(value, 'base64').length === 32, 'must be 32 bytes in base64').optional(),

@@ -2,7 +2,8 @@ import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graph
 import type { RequestContext } from '../core/context.js';
 import { RuledArg } from '../core/argument-rules.js';
 import { CategoryType, type CategoryTypeId } from '../entities/category-list.js';
-import { CATEGORY_TYPE_RULE, CategoryListAddEdit, CategoryListAddEditInput, CategoryListCollectionItem, CategoryListResult } from '../schema/category-lists.js';
+import { CATEGORY_TYPE_RULE, CategoryListAddEdit, CategoryListAddEditInput, CategoryListCollectionItem, CategoryListResult, SALES_LISTS_ONLY } from '../schema/category-lists.js';
+import { alsoKeeping } from '../core/requests/graphql-policies.js';
 import { ListOptionsInput, LookupChoiceInt } from '../schema/common.js';
 import * as lists from '../services/category-lists/category-lists.js';
 
@@ -28,7 +29,10 @@ export class CategoryListResolver {
 
   @Authorized('staff')
   @Mutation(() => CategoryListCollectionItem, { description: 'Creates or updates a sales opportunity category list (type 6, Sales); a list of another type is not found here.' })
-  saveSalesCategoryList(@Ctx() ctx: RequestContext, @Arg('categoryListId', () => Int) categoryListId: number, @Arg('input', () => CategoryListAddEditInput) input: CategoryListAddEditInput) {
+  saveSalesCategoryList(
+    @Ctx() ctx: RequestContext, @Arg('categoryListId', () => Int) categoryListId: number,
+    @Arg('input', () => CategoryListAddEditInput, alsoKeeping(SALES_LISTS_ONLY)) input: CategoryListAddEditInput,
+  ) {
     return lists.saveCategoryList(ctx, categoryListId, input, CategoryType.Sales);
   }
 

@@ -1,6 +1,7 @@
 import { Arg, Authorized, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../core/context.js';
-import { Image, ImageAddEditInput, ImageFile, ImageUsage } from '../schema/images.js';
+import { CREATE_NEEDS_FILE, Image, ImageAddEditInput, ImageFile, ImageUsage } from '../schema/images.js';
+import { alsoKeeping } from '../core/requests/graphql-policies.js';
 import * as images from '../services/images/images.js';
 
 /**
@@ -32,7 +33,7 @@ export class ImageResolver {
 
   @Authorized()
   @Mutation(() => Image, { description: 'Creates (imageId 0, from an uploaded FileId) or updates an image: caption, short description, crop, usage, what it belongs to. Staff or the uploader may update.' })
-  saveImage(@Ctx() ctx: RequestContext, @Arg('imageId', () => Int) imageId: number, @Arg('input', () => ImageAddEditInput) input: ImageAddEditInput) {
+  saveImage(@Ctx() ctx: RequestContext, @Arg('imageId', () => Int) imageId: number, @Arg('input', () => ImageAddEditInput, alsoKeeping(CREATE_NEEDS_FILE)) input: ImageAddEditInput) {
     return images.saveImage(ctx, imageId, input);
   }
 

@@ -3,8 +3,9 @@ import { RuledArg } from '../core/argument-rules.js';
 import type { RequestContext } from '../core/context.js';
 import { ListOptionsInput } from '../schema/common.js';
 import {
-  PartnerAffiliationItem, PartnerAudit, PartnerChangesPage, PartnerTransactionInput, PartnerTransactionLogItem, PartnerTransactionResult,
+  MOVES_ITS_RECORD, PartnerAffiliationItem, PartnerAudit, PartnerChangesPage, PartnerTransactionInput, PartnerTransactionLogItem, PartnerTransactionResult,
 } from '../schema/partner-sync.js';
+import { alsoKeeping } from '../core/requests/graphql-policies.js';
 import * as partner from '../services/partner-sync/partner-sync.js';
 
 const CALLERS = 'A partner API key (a login with the role partner) or staff.';
@@ -25,13 +26,13 @@ export class PartnerSyncResolver {
 
   @Authorized('partner', 'staff')
   @Mutation(() => PartnerTransactionResult, { description: `Applies a partner organization move (new StateID, Affiliation, ParentNationalId, ParentAgency); the affiliation history keeps the old one. ${CALLERS}` })
-  movePartnerOrganization(@Ctx() ctx: RequestContext, @Arg('transaction', () => PartnerTransactionInput) transaction: PartnerTransactionInput) {
+  movePartnerOrganization(@Ctx() ctx: RequestContext, @Arg('transaction', () => PartnerTransactionInput, alsoKeeping(MOVES_ITS_RECORD)) transaction: PartnerTransactionInput) {
     return partner.applyPartnerTransaction(ctx, 'organization', 'move', transaction);
   }
 
   @Authorized('partner', 'staff')
   @Mutation(() => PartnerTransactionResult, { description: `Applies a partner person move (new affiliation or organization). ${CALLERS}` })
-  movePartnerPerson(@Ctx() ctx: RequestContext, @Arg('transaction', () => PartnerTransactionInput) transaction: PartnerTransactionInput) {
+  movePartnerPerson(@Ctx() ctx: RequestContext, @Arg('transaction', () => PartnerTransactionInput, alsoKeeping(MOVES_ITS_RECORD)) transaction: PartnerTransactionInput) {
     return partner.applyPartnerTransaction(ctx, 'person', 'move', transaction);
   }
 

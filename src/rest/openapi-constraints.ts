@@ -1,6 +1,6 @@
 import { getMetadataStorage as validationStorage } from 'class-validator';
 import { getMetadataStorage as typeStorage } from 'type-graphql';
-import { crossFieldRulesOf, ruleOfArgument, type ArgumentRule, type CrossFieldRule } from '../core/argument-rules.js';
+import { argumentCrossFieldRules, crossFieldRulesOf, ruleOfArgument, type ArgumentRule, type CrossFieldRule } from '../core/argument-rules.js';
 
 /*
  * The input rules the server enforces, as JSON Schema keywords for the OpenAPI document: read
@@ -19,6 +19,8 @@ export interface FieldRules {
   required: boolean;
   /** Rules the keywords cannot say, for the description. */
   notes: string[];
+  /** Rules across the fields of an input argument that this operation checks beside its type's (`alsoKeeping`). */
+  acrossFields?: readonly CrossFieldRule<unknown>[];
 }
 
 /** The rules of every field of the GraphQL input type `typeName` (by schema field name); empty when its class has none. */
@@ -43,6 +45,8 @@ export function argumentRules(operation: string): Map<string, FieldRules> {
   const rules = new Map<string, FieldRules>();
   for (const param of resolver?.params ?? []) {
     if (param.kind === 'args') for (const [field, fieldRule] of classFieldRules(param.getType() as ClassType)) rules.set(field, fieldRule);
+    const acrossFields = param.kind === 'arg' ? argumentCrossFieldRules(param.validateFn) : [];
+    if (param.kind === 'arg' && acrossFields.length) rules.set(param.name, { keywords: {}, required: false, notes: [], acrossFields });
     const rule = param.kind === 'custom' && param.options.arg ? ruleOfArgument(param.resolver) : undefined;
     if (rule && param.kind === 'custom' && param.options.arg) rules.set(param.options.arg.name, { keywords: rule.schema, required: false, notes: [] });
   }

@@ -20,6 +20,8 @@ export function exampleOf(schema: JsonSchema | undefined, components: Record<str
   if ('example' in schema) return schema.example;
   if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
   if (typeof schema.$ref === 'string') return exampleOf(components[schema.$ref.split('/').pop()!], components, depth + 1);
+  // A body with rules of its operation (`allOf`: the model, then the rules): the model's example.
+  if (Array.isArray(schema.allOf) && !schema.type && !schema.properties) return exampleOf(schema.allOf[0] as JsonSchema, components, depth + 1);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum.find((value) => value !== null);
   if (Array.isArray(schema.anyOf)) {

@@ -8,7 +8,9 @@ import { TENANT_KEY_PATTERN } from '../core/values.js';
 import { documentedKey } from './documented-keys.js';
 import { isPublicDirectoryPath } from '../http/directories.js';
 import type { AreaRoutes, RawOperation } from '../http/area-routes.js';
-import { argumentRules, inputCrossFieldRules, inputFieldRules, withRules } from './openapi-constraints.js';
+import { argumentRules, inputCrossFieldRules, inputFieldRules, withRules, type FieldRules } from './openapi-constraints.js';
+import { COMPARISON_KEYWORDS, holdsIn, type CrossFieldRule } from '../core/argument-rules.js';
+import type { Config } from '../core/config.js';
 import { exampleOf } from './openapi-examples.js';
 import { documentedOperations } from './contract.js';
 import { BODY_MEDIA_TYPES } from './gateway/request-body.js';
@@ -18,7 +20,7 @@ type JsonSchema = Record<string, unknown>;
 
 /** Every error status an operation may answer, with when; `errorStatuses` decides which apply to which operation. */
 const problemResponses = {
-  400: 'Bad input; `errors` names each field.',
+  400: 'Bad input; `errors` names each field (an id in the body that names no record too: "names no …").',
   401: 'No valid credential (for a public operation: the key or token its input carries).',
   403: 'The role is not enough, or the record is not the caller\'s to use.',
   404: 'Not found (also for records of another tenant, and for a public caller naming no known tenant).',
@@ -108,10 +110,15 @@ const PATH_INTEGER = { type: 'integer', format: 'int32', minimum: -2147483647, m
  * names with the rules the server checks, the response model, every error status the operation
  * can answer as problem+json, and the bearer scheme.
  */
-export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], rawOperations: AreaRoutes['operations'] = []): JsonSchema {
+/**
+ * The document of the service. `config`: the server's configuration, whose rules it states (a
+ * gateway Secret needs GATEWAY_SECRET_KEY); absent, the document states the rules of every
+ * configuration only (the checked-in document, openapi-file.ts).
+ */
+export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], rawOperations: AreaRoutes['operations'] = [], config?: Config): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   const areas = areaIndex();
-  const components: Record<string, JsonSchema> = { Problem: problemSchema, ...componentSchemas(schema) };
+  const components: Record<string, JsonSchema> = { Problem: problemSchema, ...componentSchemas(schema, config) };
   // Operations served outside the route table (raw bytes in or out): described by their declarations.
   for (const operation of rawOperations) {
     (paths[operation.path] ??= {})[operation.method.toLowerCase()] = rawOperationDocument(operation, areas.tagOf(operation.method, operation.path));
@@ -182,7 +189,9 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         requestBody: {
           required: isNonNullType(route.bodyArg.type),
           // JSON, JSON labelled as old ASP.NET clients label it, or a form bound like ASP.NET model binding did.
-          content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, { schema: ordered(withRules(typeSchema(route.bodyArg!.type), argRules.get(route.bodyArg!.name))) }])),
+          content: Object.fromEntries(BODY_MEDIA_TYPES.map((mediaType) => [mediaType, {
+            schema: withOperationRules(ordered(withRules(typeSchema(route.bodyArg!.type), argRules.get(route.bodyArg!.name))), argRules.get(route.bodyArg!.name), config, pathParams),
+          }])),
         },
       } : {}),
       responses: { 200: success, ...notModified, ...Object.fromEntries(statuses.map((status) => [status, problemResponse(status)])) },
@@ -202,6 +211,9 @@ export function buildOpenApi(schema: GraphQLSchema, routes: CompiledRoute[], raw
         'To get a token: request a magic link (POST /api/login/requestmagiclink), open it, and send the session token it shows as `Authorization: Bearer <token>` (Authorize button); partners use an API key the same way.',
         'Public operations name their tenant with the X-Tenant-Key header or `?tenant=`.',
         'Every field states the rules the server checks (lengths, ranges, patterns, choices); where a documented type is looser (a count documented as a string), the schema says what is accepted and why.',
+        `Rules JSON Schema cannot state are vendor keywords (and a sentence of the field's description): on a field, \`${COMPARISON_KEYWORDS.notLessThan}: <Field>\` (a number, or the whole number a string holds, not less than the sibling field's), `
+        + `\`${COMPARISON_KEYWORDS.notBefore}: <Field>\` (a day — yyyy-mm-dd or a date-time's day — not before the sibling's), \`${COMPARISON_KEYWORDS.notAfter}: today\` (a day not after today, UTC); a value not given is not compared. `
+        + 'On a body, `x-when-parameter: { parameter, equals, then }`: when the path parameter has that value, the body also satisfies the JSON Schema `then`.',
       ].join('\n\n'),
     },
     servers: [{ url: '/' }],
@@ -352,7 +364,26 @@ const problemSchema = {
   },
 };
 
-function componentSchemas(schema: GraphQLSchema): Record<string, JsonSchema> {
+/** A body with the rules this operation checks beside its input type's (`alsoKeeping`): `allOf` the type and them. */
+function withOperationRules(body: JsonSchema, rules: FieldRules | undefined, config: Config | undefined, pathParams: readonly { param: string; arg: string }[]): JsonSchema {
+  const acrossFields = (rules?.acrossFields ?? []).filter((rule) => holdsIn(rule, config));
+  const stated = acrossFields.map(({ schema, argumentIs }) => {
+    if (!argumentIs) return schema;
+    // A rule of one path value (id 0 creates): the vendor keyword, as JSON Schema cannot relate a path to a body.
+    const parameter = pathParams.find((segment) => segment.arg === argumentIs.argument)?.param ?? argumentIs.argument;
+    return { 'x-when-parameter': { parameter, equals: argumentIs.equals, then: schema } };
+  });
+  return stated.length ? { allOf: [body, ...stated] } : body;
+}
+
+/** The sentences rules across fields add to the descriptions of fields, by field. */
+function notesOf(rules: readonly CrossFieldRule<unknown>[]): Map<string, string[]> {
+  const notes = new Map<string, string[]>();
+  for (const [field, sentence] of rules.flatMap((rule) => Object.entries(rule.notes ?? {}))) notes.set(field, [...(notes.get(field) ?? []), sentence]);
+  return notes;
+}
+
+function componentSchemas(schema: GraphQLSchema, config: Config | undefined): Record<string, JsonSchema> {
   const result: Record<string, JsonSchema> = {};
   const filterLists = listsOfFilterTypes(schema);
   for (const type of Object.values(schema.getTypeMap())) {
@@ -366,7 +397,7 @@ function componentSchemas(schema: GraphQLSchema): Record<string, JsonSchema> {
         properties: Object.fromEntries(fields.map((field) => [documentedKey(field.name), { ...typeSchema(field.type), description: field.description ?? undefined }])),
       };
     } else if (isInputObjectType(type)) {
-      result[type.name] = inputSchema(type, filterLists.get(type.name));
+      result[type.name] = inputSchema(type, config, filterLists.get(type.name));
     } else if (isEnumType(type)) {
       result[type.name] = { type: 'string', enum: type.getValues().map((value) => value.name) };
     }
@@ -399,20 +430,22 @@ function orderFields(spec: ListSpec<object>): string {
 }
 
 /** An input type with the rules its class declares (class-validator) and, for list options, the rules `parseListOptions` checks (OrderBy: of `list`, when known). */
-function inputSchema(type: GraphQLInputObjectType, list?: ListSpec<object>): JsonSchema {
+function inputSchema(type: GraphQLInputObjectType, config: Config | undefined, list?: ListSpec<object>): JsonSchema {
   const fields = Object.values(type.getFields());
   const rules = inputFieldRules(type.name);
   const listOptions = fields.some((field) => getNamedType(field.type).name === 'FilterCount');
-  const acrossFields = inputCrossFieldRules(type.name).map((rule) => rule.schema);
+  const acrossFields = inputCrossFieldRules(type.name).filter((rule) => holdsIn(rule, config));
+  const notes = notesOf(acrossFields);
+  const described = (name: string, schema: JsonSchema) => (notes.has(name) ? { ...schema, description: [schema.description, ...notes.get(name)!].filter(Boolean).join(' ') } : schema);
   return {
     type: 'object',
-    ...(acrossFields.length ? { allOf: acrossFields } : {}),
+    ...(acrossFields.length ? { allOf: acrossFields.map((rule) => rule.schema) } : {}),
     description: type.description ?? undefined,
     required: fields.filter((field) => (isNonNullType(field.type) && field.defaultValue === undefined) || rules.get(field.name)?.required).map((field) => documentedKey(field.name)),
     properties: Object.fromEntries(fields.map((field) => {
       const base = { ...typeSchema(field.type), description: field.description ?? undefined };
       const listRule = listOptions ? (field.name === 'OrderBy' && list ? orderBySchema(list) : FILTER_BASE_RULES[field.name as keyof typeof FILTER_BASE_RULES]) : undefined;
-      return [documentedKey(field.name), listRule ? { ...listRule, description: [base.description, listRule.description].filter(Boolean).join(' ') } : withRules(base, rules.get(field.name))];
+      return [documentedKey(field.name), described(field.name, listRule ? { ...listRule, description: [base.description, listRule.description].filter(Boolean).join(' ') } : withRules(base, rules.get(field.name)))];
     })),
   };
 }

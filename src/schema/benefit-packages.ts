@@ -1,6 +1,7 @@
 import { ArrayMaxSize, IsOptional, Length, Matches, Min, ValidateNested } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { CALENDAR_DAY } from '../core/dates.js';
+import { AcrossFields, notBefore } from '../core/argument-rules.js';
 
 /** A real calendar day (yyyy-mm-dd): the services' own check, stated by the document. */
 const ISO_DATE = CALENDAR_DAY;
@@ -62,6 +63,7 @@ export class BenefitPackageCopy extends BenefitPackageAddEdit {
   InactiveBenefitItems!: BenefitItem[];
 }
 
+@AcrossFields<BenefitPackageAddEditInput>(notBefore('ActiveDates.End', 'Start'))
 @InputType('BenefitPackageAddEditInput', { description: 'A benefit package to create or update (the path id wins over BenefitPackageId).' })
 export class BenefitPackageAddEditInput {
   @Field(() => Int, { nullable: true }) @IsOptional() @Min(0) BenefitPackageId?: number | null;

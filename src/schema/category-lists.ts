@@ -1,8 +1,8 @@
 import { ArrayMaxSize, IsOptional, Length, Matches, Min, ValidateNested } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
-import { Conforms, type ArgumentRule } from '../core/argument-rules.js';
+import { AcrossFields, Conforms, notLessThan, readsAs, type ArgumentRule } from '../core/argument-rules.js';
 import { BadInput } from '../core/errors.js';
-import { CATEGORY_TYPES, type CategoryTypeId } from '../entities/category-list.js';
+import { CATEGORY_TYPES, CategoryType, type CategoryTypeId } from '../entities/category-list.js';
 import { ListResultType } from './common.js';
 
 /** A category type by number or name: the document lists the numbers and names (any case, spaces optional). */
@@ -58,6 +58,7 @@ export class CategoryListAddEdit {
   @Field(() => [CategoryListItem]) Items!: CategoryListItem[];
 }
 
+@AcrossFields<CategoryListAddEditInput>(notLessThan('MaxQuantity', 'MinQuantity'))
 @InputType('CategoryListAddEditInput', {
   description: 'A category list to create or update (the path id wins over CategoryListId). IsSystem is server-owned and ignored. Items absent: the items stay as they are; present: the list holds exactly these, in this order.',
 })
@@ -114,3 +115,6 @@ export const CategoryListResult = ListResultType('CategoryListResult', {
   criteriaItemsDescription: 'The category types (Id, Name).',
   modelItemsDescription: 'Empty.',
 });
+
+/** The sales category save confines the shared input to sales lists: a CategoryTypeId given must name type 6. */
+export const SALES_LISTS_ONLY = readsAs<CategoryListAddEditInput, CategoryTypeId>('CategoryTypeId', CATEGORY_TYPE_RULE, CategoryType.Sales, `must be ${CategoryType.Sales} (Sales) here`);

@@ -3,11 +3,14 @@ import { ArrayMaxSize, IsEmail, IsIn, IsOptional, IsUrl, Length, Matches, MaxLen
 import { GraphQLJSON } from 'graphql-scalars';
 import { FilterBaseInput, ListResultType } from './common.js';
 import { CustomFieldFilterInput, MAX_CUSTOM_FIELD_FILTERS } from './custom-fields.js';
+import { AcrossFields, eitherOf, isGiven, isNotGiven, isOneOf, oneMarked, when } from '../core/argument-rules.js';
 
 /** How many entries each of a contact's lists (e-mails, phones, addresses, websites) may hold. */
 export const MAX_CONTACT_LIST_ENTRIES = 20;
 
 const KIND_RULE = { message: 'Kind must be person or organization' };
+const PERSON = isOneOf('Kind', ['person', 'Person']);
+const ORGANIZATION = isOneOf('Kind', ['organization', 'Organization']);
 const PRIMARY = 'The primary one of the list (exactly one when the list is not empty; a single entry is primary by default).';
 
 @ObjectType('ContactEmail', { description: 'One e-mail address of a contact.' })
@@ -81,6 +84,12 @@ export class ContactModel {
   CustomFields!: Record<string, unknown>;
 }
 
+@AcrossFields<ContactInput>(
+  when(PERSON, eitherOf(isGiven('FirstName'), isGiven('LastName')), 'FirstName', 'a person needs a first or last name'),
+  when(ORGANIZATION, isGiven('Name'), 'Name', 'an organization needs a name'),
+  when(ORGANIZATION, isNotGiven('OrganizationId'), 'OrganizationId', 'only a person belongs to an organization'),
+  oneMarked('Emails', 'IsPrimary'), oneMarked('Phones', 'IsPrimary'), oneMarked('Websites', 'IsPrimary'), oneMarked('Addresses', 'IsPrimary'),
+)
 @InputType('ContactInput', { description: 'A person or an organization to create (contactId 0) or update. Lists are replaced as sent; a field left out (null) is cleared.' })
 export class ContactInput {
   @Field(() => String, { description: 'person or organization; cannot change once created.' }) @IsIn(['person', 'organization', 'Person', 'Organization'], KIND_RULE) Kind!: string;

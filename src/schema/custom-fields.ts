@@ -1,8 +1,14 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, MaxLength, Min } from 'class-validator';
 import { CUSTOM_FIELD_KEY, CUSTOM_FIELD_KINDS, CUSTOM_FIELD_TARGETS, CUSTOM_FIELD_VISIBILITIES } from '../entities/custom-field.js';
+import { AcrossFields, hasEntries, hasNoEntries, isOneOf, when } from '../core/argument-rules.js';
 
 const TARGETS = [...CUSTOM_FIELD_TARGETS, 'Person', 'Organization', 'Membership'];
+/** The kinds whose values are picked from Choices. */
+const CHOICE_KINDS: readonly string[] = ['choice', 'multi_choice'];
+/** A choice: not blank, and no ";" (it separates choices in a CSV cell). */
+const CHOICE = /^[^;]*[^;\s][^;]*$/;
+const CHOICE_MESSAGE = 'Choices must not be blank nor contain ";", which separates choices in a CSV cell';
 
 @ObjectType('CustomField', { description: 'A field a tenant adds to its people, organizations or memberships (our extension, issue 38).' })
 export class CustomFieldModel {
@@ -21,6 +27,10 @@ export class CustomFieldModel {
   @Field(() => [String], { description: 'Actions the caller may take on the row.' }) Actions!: readonly string[];
 }
 
+@AcrossFields<CustomFieldInput>(
+  ...CUSTOM_FIELD_KINDS.filter((kind) => !CHOICE_KINDS.includes(kind)).map((kind) => when(isOneOf('Kind', [kind]), hasNoEntries('Choices'), 'Choices', `a ${kind} field has no choices`)),
+  when(isOneOf('Kind', CHOICE_KINDS), hasEntries('Choices'), 'Choices', 'a choice field needs at least one choice'),
+)
 @InputType('CustomFieldInput', { description: 'A custom field to define (customFieldId 0) or change. Key and AppliesTo never change; Kind only while no record holds a value.' })
 export class CustomFieldInput {
   @Field(() => String, { description: 'person, organization or membership.' }) @IsIn(TARGETS, { message: 'AppliesTo must be person, organization or membership' }) AppliesTo!: string;
@@ -29,7 +39,7 @@ export class CustomFieldInput {
   @Field(() => String) @Length(1, 200) @Matches(/\S/, { message: 'Label must not be blank' }) Label!: string;
   @Field(() => String) @IsIn([...CUSTOM_FIELD_KINDS], { message: `Kind must be one of ${CUSTOM_FIELD_KINDS.join(', ')}` }) Kind!: string;
   @Field(() => [String], { nullable: true, description: 'choice and multi_choice: 1–200 distinct choices without ";".' })
-  @IsOptional() @ArrayMaxSize(200) @MaxLength(200, { each: true }) Choices?: string[] | null;
+  @IsOptional() @ArrayMaxSize(200) @MaxLength(200, { each: true }) @Matches(CHOICE, { each: true, message: CHOICE_MESSAGE }) Choices?: string[] | null;
   @Field(() => Boolean, { nullable: true, description: 'Default false.' }) @IsOptional() Required?: boolean | null;
   @Field(() => String, { nullable: true, description: 'staff (default), members or public.' })
   @IsOptional() @IsIn([...CUSTOM_FIELD_VISIBILITIES], { message: 'Visibility must be staff, members or public' }) Visibility?: string | null;

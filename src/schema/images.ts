@@ -1,5 +1,6 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { IsOptional, Length, Matches, Min } from 'class-validator';
+import { always, isGiven, whenArgument } from '../core/argument-rules.js';
 
 /** A decimal number of pixels as croppers send it ("120", "120.5"); empty means no crop. */
 const PIXELS = /^\s*(\d{1,6}(\.\d+)?)?\s*$/;
@@ -101,3 +102,6 @@ export class ImageFile {
   @Field(() => Int, { nullable: true }) Height!: number | null;
   @Field(() => String, { description: 'Where the bytes are served (GET /api/images/file/{fileid}).' }) Url!: string;
 }
+
+/** Creating an image (imageId 0) takes an uploaded file: saveImage checks it beside the input's rules. */
+export const CREATE_NEEDS_FILE = whenArgument<ImageAddEditInput>('imageId', 0, always(isGiven('FileId'), 'FileId', 'is required to create an image (upload the file first)'));

@@ -2,6 +2,7 @@ import { ArrayMaxSize, IsIn, IsOptional, Length, Matches, Max, Min, ValidateNest
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { CALENDAR_DAY } from '../core/dates.js';
+import { AcrossFields, isAbsentOrGiven, isGiven, isOneOf, notAfterToday, when } from '../core/argument-rules.js';
 import { FilterBaseInput, ListResultType } from './common.js';
 import { CustomFieldFilterInput, MAX_CUSTOM_FIELD_FILTERS } from './custom-fields.js';
 
@@ -51,6 +52,11 @@ export class MembershipTypeAddEdit {
   @Field(() => [MembershipLevelItem]) Levels!: MembershipLevelItem[];
 }
 
+@AcrossFields<MembershipTypeInput>(
+  when(isOneOf('PeriodType', ['fixed']), isGiven('FixedStartMonth'), 'FixedStartMonth', 'is required for a fixed period'),
+  // Absent means the default of 12 months; null or 0 (open-ended) has no period end to fix.
+  when(isOneOf('PeriodType', ['fixed']), isAbsentOrGiven('DurationMonths'), 'DurationMonths', 'is required for a fixed period'),
+)
 @InputType('MembershipTypeInput', {
   description: 'A membership type to create (id 0) or update. Levels absent: the levels stay; present: the type has exactly these, in this order (a removed level still used answers 409).',
 })
@@ -147,6 +153,7 @@ export class MembershipRenewInput {
   @Field(() => Boolean, { nullable: true }) BillIt?: boolean | null;
 }
 
+@AcrossFields<MembershipCancelInput>(notAfterToday('EffectiveDate', 'to end a membership later, set its EndDate'))
 @InputType('MembershipCancelInput', { description: 'When and why a term ends early.' })
 export class MembershipCancelInput {
   @Field(() => String, { nullable: true, description: 'The first day no longer covered (default today; not after today). EndDate becomes the day before, never before StartDate − 1.' })

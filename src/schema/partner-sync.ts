@@ -1,6 +1,6 @@
 import { IsOptional, Length, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
-import { AcrossFields, type CrossFieldRule } from '../core/argument-rules.js';
+import { AcrossFields, always, eitherOf, everyOf, isPresent, within, type CrossFieldRule } from '../core/argument-rules.js';
 import { BadInput } from '../core/errors.js';
 
 /*
@@ -217,3 +217,13 @@ export class PartnerAffiliationItem {
   @Field(() => String, { description: 'upsert or move.' }) Cause!: string;
   @Field(() => String) TransactionId!: string;
 }
+
+/** A record that changes its affiliation: a new Affiliation, ParentAgency or ParentNationalId, or a StateID with the NationalID (a StateID alone only identifies a state record). */
+export const CHANGES_AFFILIATION = eitherOf(
+  isPresent('Affiliation'), isPresent('ParentAgency'), isPresent('ParentNationalId'), everyOf(isPresent('StateID'), isPresent('NationalID')),
+);
+
+/** A move transaction changes its record's affiliation (the move operations check it beside the input's rules). */
+export const MOVES_ITS_RECORD = always<PartnerTransactionInput>(
+  within('Transaction.Record', CHANGES_AFFILIATION), 'Transaction.Record', 'a move needs the new StateID (with NationalID), Affiliation, ParentNationalId or ParentAgency',
+);

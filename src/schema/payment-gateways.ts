@@ -1,5 +1,5 @@
 import { ArrayMaxSize, ArrayMinSize, IsDefined, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
-import { Conforms, DAY_RULE } from '../core/argument-rules.js';
+import { AcrossFields, always, Conforms, DAY_RULE, inConfigurations, isAbsentOrOneOf } from '../core/argument-rules.js';
 import { ArgsType, Field, Float, InputType, Int, ObjectType } from 'type-graphql';
 import { GATEWAY_TRANSACTION_KINDS, PAYMENT_GATEWAY_TYPES } from '../entities/billing.js';
 
@@ -154,6 +154,14 @@ export class PaymentGatewayAccountView {
   @Field(() => Int) AuditId!: number;
 }
 
+/** Why a Secret cannot be stored on a server without GATEWAY_SECRET_KEY (core/config.ts). */
+export const SECRET_NEEDS_KEY = 'cannot be stored: the server has no GATEWAY_SECRET_KEY to encrypt it with';
+
+@AcrossFields<PaymentGatewayAccountInput>(inConfigurations(
+  (config) => !config.GATEWAY_SECRET_KEY,
+  always(isAbsentOrOneOf('Secret', [null, '']), 'Secret', SECRET_NEEDS_KEY),
+  { Secret: 'This server has no GATEWAY_SECRET_KEY to encrypt a credential with: Secret can only be absent, null or "" (removed) here.' },
+))
 @InputType('PaymentGatewayAccountInput', { description: 'A payment gateway account to create (gatewayAccountId 0) or update.' })
 export class PaymentGatewayAccountInput {
   @Field(() => String) @Matches(GATEWAY_ID, { message: 'AccountId must be 1-100 letters, digits, _ . : -' }) AccountId!: string;

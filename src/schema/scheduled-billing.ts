@@ -4,6 +4,7 @@ import { RUN_STATES, SCHEDULE_STATUSES } from '../entities/billing.js';
 import { SALEABLE_ITEM_TYPES } from '../entities/commerce.js';
 import { FilterBaseInput, ListResultType } from './common.js';
 import { CALENDAR_DAY } from '../core/dates.js';
+import { AcrossFields, isGiven, isNotGiven, notBefore, when } from '../core/argument-rules.js';
 
 /** A real calendar day (yyyy-mm-dd): the services' own check, stated by the document. */
 const ISO_DATE = CALENDAR_DAY;
@@ -135,6 +136,10 @@ export class ScheduledBillingSelectionInput {
   Items?: ScheduledBillingSelectedItemInput[] | null;
 }
 
+@AcrossFields<ScheduledBillingRunInput>(
+  when(isGiven('ChangeCurrentMembership'), isGiven('MembershipTypeId'), 'MembershipTypeId', 'is required to change the current membership'),
+  when(isGiven('ChangeCurrentMembership'), isNotGiven('CreateMembership'), 'CreateMembership', 'cannot be combined with ChangeCurrentMembership'),
+)
 @InputType('ScheduledBillingRunInput', {
   description: 'A run: the schedules matching CurrentAdvancedFilter (its NextBillDate is the bill date, today when absent) that are active and due by then, ' +
     'optionally only the ScheduledBillings.Items listed. ChangeCurrentMembership moves each billed membership to MembershipTypeId/MembershipLevelId ' +
@@ -226,6 +231,7 @@ export class BillingSchedule extends ScheduledBillingItem {
   @Field(() => Int, { description: 'The version read; send it back to save or delete (a stale one is 409).' }) AuditId!: number;
 }
 
+@AcrossFields<BillingScheduleInput>(notBefore('NextBillDate', 'StartDate'))
 @InputType('BillingScheduleInput', { description: 'A billing schedule to create (scheduledBillingId 0) or update. The payment profile is write-only.' })
 export class BillingScheduleInput {
   @Field(() => Int) @IsInt() @Min(1) @Max(MAX_ID) ContactId!: number;

@@ -1,5 +1,5 @@
 import { Field, InputType, Int, ObjectType } from 'type-graphql';
-import { Conforms, UnlessBlank, type ArgumentRule } from '../core/argument-rules.js';
+import { AcrossFields, always, Conforms, eitherOf, hasEntries, isGiven, UnlessBlank, type ArgumentRule } from '../core/argument-rules.js';
 import { BadInput } from '../core/errors.js';
 import { ArrayMaxSize, IsOptional, IsUrl, Length, Matches, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
 
@@ -80,6 +80,10 @@ export class SocialFeedAddEdit {
   @Field(() => [SocialFeedFile], { description: 'The files attached to the post.' }) SocialFeedFiles!: SocialFeedFile[];
 }
 
+/** A post says something: a message, a link, an embed or files. */
+export const SAYS_SOMETHING = 'a post needs a MessageText, a Url, an EmbedCodeHtml or SocialFeedFiles';
+
+@AcrossFields<SocialFeedAddEditInput>(always(eitherOf(isGiven('MessageText'), isGiven('Url'), isGiven('EmbedCodeHtml'), hasEntries('SocialFeedFiles')), 'MessageText', SAYS_SOMETHING))
 @InputType('SocialFeedAddEditInput', {
   description: 'A post to create (id 0) or update. The poster (ContactId, ContactName) is set by the server and never read from here.',
 })

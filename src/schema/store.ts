@@ -1,7 +1,7 @@
 import { ArrayMaxSize, ArrayMinSize, IsEmail, IsOptional, Length, Matches, Max, Min, ValidateNested } from 'class-validator';
 import { GraphQLJSON } from 'graphql-scalars';
 import { Field, Float, InputType, Int, ObjectType } from 'type-graphql';
-import { choiceRule, Conforms, UnlessBlank, type ArgumentRule } from '../core/argument-rules.js';
+import { AcrossFields, choiceRule, Conforms, notBefore, UnlessBlank, type ArgumentRule } from '../core/argument-rules.js';
 import { BadInput } from '../core/errors.js';
 import { ORDER_STATUSES, STORE_ITEM_VARIANTS, type StoreItemVariant } from '../entities/store.js';
 import { FilterBaseInput, ListResultType } from './common.js';
@@ -121,6 +121,7 @@ export class StoreItemV3 extends StoreItemBase {
   @Field(() => String, { nullable: true }) InfoMessage!: string | null;
 }
 
+@AcrossFields<StoreItemBaseInput>(notBefore('EndDate', 'AvailableDate'))
 @InputType('StoreItemBaseInput', { description: 'The fields every store item variant has (not emitted itself).' })
 export abstract class StoreItemBaseInput {
   @Field(() => Int, { nullable: true, description: '0 or absent creates; an existing id updates.' }) @IsOptional() @Min(0) StoreItemId?: number | null;

@@ -5944,7 +5944,7 @@ export interface components {
              */
             RecordCount?: number | null;
             ScheduledBillings?: components["schemas"]["ScheduledBillingSelectionInput"] | null;
-        };
+        } & (unknown & unknown);
         /** @description The schedules to bill, as the preview (run/setup) listed them: only these, when given. */
         ScheduledBillingSelectionInput: {
             Items?: components["schemas"]["ScheduledBillingSelectedItemInput"][] | null;
@@ -9470,6 +9470,7 @@ export interface components {
             BenefitPackageId?: number | null;
             Name: string;
             Description?: string | null;
+            /** @description ActiveDates.End must not be before ActiveDates.Start. */
             ActiveDates?: components["schemas"]["BenefitActiveDatesInput"] | null;
             BenefitItems?: components["schemas"]["BenefitItemInput"][] | null;
             /** @description Save even when another package has the same name. */
@@ -9479,6 +9480,10 @@ export interface components {
              * @description The AuditId read with the package; a stale one is refused with 409.
              */
             AuditId?: number | null;
+        } & {
+            ActiveDates?: {
+                End?: unknown;
+            };
         };
         BenefitActiveDatesInput: {
             Start?: string | null;
@@ -9499,6 +9504,7 @@ export interface components {
             BenefitPackageId?: number | null;
             Name: string;
             Description?: string | null;
+            /** @description ActiveDates.End must not be before ActiveDates.Start. */
             ActiveDates?: components["schemas"]["BenefitActiveDatesInput"] | null;
             BenefitItems?: components["schemas"]["BenefitItemInput"][] | null;
             /** @description Save even when another package has the same name. */
@@ -9510,6 +9516,10 @@ export interface components {
             AuditId?: number | null;
             /** @description Accepted as sent back by clients; not copied. */
             InactiveBenefitItems?: components["schemas"]["BenefitItemInput"][] | null;
+        } & {
+            ActiveDates?: {
+                End?: unknown;
+            };
         };
         /** @description A file being prepared in the background: fetch it with PendingDownloadFileId once ready. */
         PendingFileDownloadResult: {
@@ -9544,7 +9554,7 @@ export interface components {
             FrequencyMonths?: number | null;
             /** @description yyyy-mm-dd */
             StartDate: string;
-            /** @description yyyy-mm-dd: the first day a run bills (not before StartDate). */
+            /** @description yyyy-mm-dd: the first day a run bills (not before StartDate). NextBillDate must not be before StartDate. */
             NextBillDate: string;
             /**
              * @description One of active, paused, ended (default active). Runs bill only active schedules; ended is final.
@@ -9572,6 +9582,8 @@ export interface components {
              * @description The version read (updates); a stale one is 409.
              */
             AuditId?: number | null;
+        } & {
+            NextBillDate: unknown;
         };
         /** @description A payment gateway account to create (gatewayAccountId 0) or update. */
         PaymentGatewayAccountInput: {
@@ -9709,9 +9721,11 @@ export interface components {
             IsRequired?: boolean | null;
             /** @description A whole number 0–9999 as a string; empty or null: no minimum. */
             MinQuantity?: string | null;
-            /** @description A whole number 0–9999 as a string; empty or null: no maximum. */
+            /** @description A whole number 0–9999 as a string; empty or null: no maximum. MaxQuantity must not be less than MinQuantity. */
             MaxQuantity?: string | null;
             Items?: components["schemas"]["CategoryListItemInput"][] | null;
+        } & {
+            MaxQuantity?: unknown;
         };
         /** @description One category of the list: CategoryItemId 0 or absent adds it; the id of an item of another list of the same type moves it here (see lookup/reassigncategorylist). */
         CategoryListItemInput: {
@@ -9814,7 +9828,15 @@ export interface components {
             ForceSave?: boolean | null;
             /** @description Custom field values keyed by field key: keys sent replace (null clears), keys left out are kept; absent: no change. Checked against the definitions (400 naming CustomFields.<key>). */
             CustomFields?: unknown;
-        };
+        } & (unknown & unknown & unknown & {
+            Emails?: unknown & unknown;
+        } & {
+            Phones?: unknown & unknown;
+        } & {
+            Websites?: unknown & unknown;
+        } & {
+            Addresses?: unknown & unknown;
+        });
         ContactEmailInput: {
             /** Format: email */
             EmailAddress: string;
@@ -9967,7 +9989,7 @@ export interface components {
              * @description The AuditId read with the field; a stale one is refused with 409.
              */
             AuditId?: number | null;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         /** @description GraphQL only. A project to create or update. */
         ProjectInput: {
             Name: string;
@@ -10659,7 +10681,7 @@ export interface components {
             /** Format: int32 */
             BenefitPackageId?: number | null;
             Levels?: components["schemas"]["MembershipLevelInput"][] | null;
-        };
+        } & (unknown & unknown);
         /** @description One level of the type: MembershipLevelId 0 or absent adds it; a level of the type keeps its id. */
         MembershipLevelInput: {
             /** Format: int32 */
@@ -10709,9 +10731,11 @@ export interface components {
         };
         /** @description When and why a term ends early. */
         MembershipCancelInput: {
-            /** @description The first day no longer covered (default today; not after today). EndDate becomes the day before, never before StartDate − 1. */
+            /** @description The first day no longer covered (default today; not after today). EndDate becomes the day before, never before StartDate − 1. EffectiveDate must not be after today (to end a membership later, set its EndDate). */
             EffectiveDate?: string | null;
             Reason?: string | null;
+        } & {
+            EffectiveDate?: unknown;
         };
         /** @description What became of a partner transaction (the documents answer "200 only"; this is the body we send). */
         PartnerTransactionResult: {
@@ -10936,7 +10960,15 @@ export interface components {
             SocialFeedFileUpload?: string | null;
             /** @description References to stored files (at most 20). */
             SocialFeedFiles?: components["schemas"]["SocialFeedFileInput"][] | null;
-        };
+        } & ({
+            MessageText: unknown;
+        } | {
+            Url: unknown;
+        } | {
+            EmbedCodeHtml: unknown;
+        } | {
+            SocialFeedFiles: unknown[];
+        });
         /** @description A reference to a stored file to attach to a post. */
         SocialFeedFileInput: {
             /** Format: int32 */
@@ -10990,6 +11022,7 @@ export interface components {
             Description?: string | null;
             ShortDescription?: string | null;
             AvailableDate?: string | null;
+            /** @description EndDate must not be before AvailableDate. */
             EndDate?: string | null;
             IsActive?: boolean | null;
             MinimumQuantity?: string | null;
@@ -11009,6 +11042,8 @@ export interface components {
             ContactId?: string | null;
             /** @description Absent keeps the sub-items; a list replaces them. */
             SubItems?: components["schemas"]["StoreSubItemInput"][] | null;
+        } & {
+            EndDate?: unknown;
         };
         /** @description A sub-item: a known StoreSubItemId updates it, 0 or absent adds one; sub-items left out are removed. */
         StoreSubItemInput: {
@@ -11053,6 +11088,7 @@ export interface components {
             Description?: string | null;
             ShortDescription?: string | null;
             AvailableDate?: string | null;
+            /** @description EndDate must not be before AvailableDate. */
             EndDate?: string | null;
             IsActive?: boolean | null;
             MinimumQuantity?: string | null;
@@ -11070,6 +11106,8 @@ export interface components {
             PostSubmitDownloadFile: string;
             FileExpirationDate?: string | null;
             RequireActiveMembership?: boolean | null;
+        } & {
+            EndDate?: unknown;
         };
         /** @description A voucher to create or update. */
         StoreItemV2Input: {
@@ -11104,6 +11142,7 @@ export interface components {
             Description?: string | null;
             ShortDescription?: string | null;
             AvailableDate?: string | null;
+            /** @description EndDate must not be before AvailableDate. */
             EndDate?: string | null;
             IsActive?: boolean | null;
             MinimumQuantity?: string | null;
@@ -11122,6 +11161,8 @@ export interface components {
              * @description Required: an active voucher type (voucherTypes).
              */
             VoucherTypeId: number;
+        } & {
+            EndDate?: unknown;
         };
         /** @description An information item to create or update. */
         StoreItemV3Input: {
@@ -11156,6 +11197,7 @@ export interface components {
             Description?: string | null;
             ShortDescription?: string | null;
             AvailableDate?: string | null;
+            /** @description EndDate must not be before AvailableDate. */
             EndDate?: string | null;
             IsActive?: boolean | null;
             MinimumQuantity?: string | null;
@@ -11171,6 +11213,8 @@ export interface components {
             AuditId?: number | null;
             /** @description Required: shown to the buyer after purchase. */
             InfoMessage: string;
+        } & {
+            EndDate?: unknown;
         };
         /** @description An item's place: DisplayOrder when given, else its position in the array. */
         StoreItemOrderEntryInput: {
@@ -11465,7 +11509,7 @@ export interface operations {
                     "application/samlmetadata+xml": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11567,7 +11611,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11669,7 +11713,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11754,10 +11798,10 @@ export interface operations {
         requestBody: {
             content: {
                 /** @example {} */
-                "application/json": components["schemas"]["ImageAddEditInput"];
+                "application/json": components["schemas"]["ImageAddEditInput"] & unknown;
                 /** @example {} */
-                "text/json": components["schemas"]["ImageAddEditInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["ImageAddEditInput"];
+                "text/json": components["schemas"]["ImageAddEditInput"] & unknown;
+                "application/x-www-form-urlencoded": components["schemas"]["ImageAddEditInput"] & unknown;
             };
         };
         responses: {
@@ -11770,7 +11814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Image"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11899,7 +11943,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12022,7 +12066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageFile"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12150,7 +12194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Image"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12282,7 +12326,7 @@ export interface operations {
                     "text/calendar": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12385,7 +12429,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12548,7 +12592,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12662,7 +12706,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12776,7 +12820,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -12890,7 +12934,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13001,7 +13045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13122,7 +13166,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13214,7 +13258,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13319,7 +13363,7 @@ export interface operations {
                     "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13413,7 +13457,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportStatus"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13534,7 +13578,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13699,7 +13743,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13808,7 +13852,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledBillingRun"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13930,7 +13974,7 @@ export interface operations {
                     "application/json": components["schemas"]["PendingFileDownloadResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14125,7 +14169,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14243,7 +14287,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsAcceptanceListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14403,7 +14447,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsAcceptanceListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14521,7 +14565,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsAcceptanceListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14681,7 +14725,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsAcceptanceListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14815,7 +14859,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14932,7 +14976,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15035,7 +15079,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15144,7 +15188,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryGalleryImage"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15280,7 +15324,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicApiResponseBoolean"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15390,7 +15434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterContactSelect"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15618,7 +15662,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15755,7 +15799,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV0"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -15894,7 +15938,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV1"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16033,7 +16077,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV2"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16172,7 +16216,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV3"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16290,7 +16334,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16560,7 +16604,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16685,7 +16729,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16803,7 +16847,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledBillingHistory"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16949,7 +16993,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryView"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17071,7 +17115,7 @@ export interface operations {
                     "application/json": components["schemas"]["SecurityQuestion"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17171,7 +17215,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionToken"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17284,7 +17328,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedComment"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17376,7 +17420,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedComment"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17487,7 +17531,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedComment"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17616,7 +17660,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17736,7 +17780,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17915,7 +17959,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseView"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18005,7 +18049,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarChoiceItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18123,7 +18167,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18245,7 +18289,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoriesListItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18348,7 +18392,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoriesListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18429,7 +18473,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryGalleryImage"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18538,7 +18582,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillingContactInfo"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18658,7 +18702,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEnvironmentResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18794,7 +18838,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -18943,7 +18987,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19092,7 +19136,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventSplitsResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19241,7 +19285,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19390,7 +19434,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventSplitsResponse"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19518,7 +19562,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19646,7 +19690,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19736,7 +19780,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19826,7 +19870,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -19916,7 +19960,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20006,7 +20050,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20096,7 +20140,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGoalWidget"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -20368,7 +20412,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21021,7 +21065,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21140,7 +21184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterContactSelect"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21233,7 +21277,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21352,7 +21396,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceNullable"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21441,7 +21485,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21524,7 +21568,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21634,7 +21678,21 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "application/json": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
                 /**
                  * @example {
                  *       "Transaction": {
@@ -21644,8 +21702,36 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "text/json": components["schemas"]["PartnerTransactionInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
             };
         };
         responses: {
@@ -21658,7 +21744,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21801,7 +21887,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -21922,7 +22008,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22032,7 +22118,21 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": components["schemas"]["PartnerTransactionInput"];
+                "application/json": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
                 /**
                  * @example {
                  *       "Transaction": {
@@ -22042,8 +22142,36 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "text/json": components["schemas"]["PartnerTransactionInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"];
+                "text/json": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
+                "application/x-www-form-urlencoded": components["schemas"]["PartnerTransactionInput"] & {
+                    Transaction: {
+                        Record: {
+                            Affiliation: unknown;
+                        } | {
+                            ParentAgency: unknown;
+                        } | {
+                            ParentNationalId: unknown;
+                        } | ({
+                            StateID: unknown;
+                        } & {
+                            NationalID: unknown;
+                        });
+                    };
+                };
             };
         };
         responses: {
@@ -22056,7 +22184,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22199,7 +22327,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerTransactionResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22339,7 +22467,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22467,7 +22595,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemPurchaseHistory"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22696,7 +22824,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22815,7 +22943,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22905,7 +23033,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV0"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -22995,7 +23123,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV1"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23085,7 +23213,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV2"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23175,7 +23303,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemV3"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23283,7 +23411,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23420,7 +23548,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherRedemption"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23598,7 +23726,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23678,7 +23806,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23758,7 +23886,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23838,7 +23966,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23918,7 +24046,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -23998,7 +24126,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24078,7 +24206,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24158,7 +24286,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24238,7 +24366,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24318,7 +24446,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24398,7 +24526,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24478,7 +24606,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24558,7 +24686,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24638,7 +24766,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24718,7 +24846,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -24798,7 +24926,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25066,7 +25194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScheduledBillingListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25191,7 +25319,7 @@ export interface operations {
                     "application/json": components["schemas"]["TransferDetails"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25287,7 +25415,7 @@ export interface operations {
                     "application/json": components["schemas"]["MonthlyStatement"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25373,7 +25501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Transactions"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25460,7 +25588,7 @@ export interface operations {
                     "application/json": components["schemas"]["Transfers"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25607,7 +25735,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSecretRotation"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25728,7 +25856,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryView"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25878,7 +26006,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -25973,7 +26101,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26151,7 +26279,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26277,7 +26405,7 @@ export interface operations {
                     "application/json": components["schemas"]["PotentialDuplicateEntry"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26399,7 +26527,7 @@ export interface operations {
                     "application/json": components["schemas"]["VendorCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26539,7 +26667,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26739,7 +26867,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26838,7 +26966,7 @@ export interface operations {
                     "application/json": components["schemas"]["SamlServiceProviderCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -26957,7 +27085,7 @@ export interface operations {
                     "application/json": components["schemas"]["SamlServiceProviderAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27050,7 +27178,7 @@ export interface operations {
                     "application/json": components["schemas"]["SamlServiceProviderAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27169,7 +27297,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27250,7 +27378,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27351,7 +27479,7 @@ export interface operations {
                     "application/json": components["schemas"]["SocialFeedCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27478,7 +27606,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27559,7 +27687,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27670,7 +27798,7 @@ export interface operations {
                     "application/json": components["schemas"]["TermsOfUseCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27801,7 +27929,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -27923,7 +28051,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageUsage"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28012,7 +28140,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28153,7 +28281,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageAssignment"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28243,7 +28371,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageCopy"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28352,7 +28480,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28483,7 +28611,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryAllItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28573,7 +28701,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoriesListItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28654,7 +28782,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28763,7 +28891,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoriesListItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -28892,7 +29020,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29011,7 +29139,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryListingTypeListItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29108,7 +29236,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryListingType"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29227,7 +29355,7 @@ export interface operations {
                     "application/json": components["schemas"]["DirectoryListingType"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29320,7 +29448,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29439,7 +29567,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventTableManagement"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29540,7 +29668,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGroup"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29671,7 +29799,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGroup"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29792,7 +29920,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventGroup"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -29893,7 +30021,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationRecord"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30023,7 +30151,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryListAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30123,7 +30251,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30206,7 +30334,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30295,14 +30423,32 @@ export interface operations {
                  *       "Name": "Example"
                  *     }
                  */
-                "application/json": components["schemas"]["CategoryListAddEditInput"];
+                "application/json": components["schemas"]["CategoryListAddEditInput"] & {
+                    /**
+                     * @description CategoryTypeId must be 6 (Sales) here.
+                     * @enum {unknown}
+                     */
+                    CategoryTypeId?: null | "6" | "Sales";
+                };
                 /**
                  * @example {
                  *       "Name": "Example"
                  *     }
                  */
-                "text/json": components["schemas"]["CategoryListAddEditInput"];
-                "application/x-www-form-urlencoded": components["schemas"]["CategoryListAddEditInput"];
+                "text/json": components["schemas"]["CategoryListAddEditInput"] & {
+                    /**
+                     * @description CategoryTypeId must be 6 (Sales) here.
+                     * @enum {unknown}
+                     */
+                    CategoryTypeId?: null | "6" | "Sales";
+                };
+                "application/x-www-form-urlencoded": components["schemas"]["CategoryListAddEditInput"] & {
+                    /**
+                     * @description CategoryTypeId must be 6 (Sales) here.
+                     * @enum {unknown}
+                     */
+                    CategoryTypeId?: null | "6" | "Sales";
+                };
             };
         };
         responses: {
@@ -30315,7 +30461,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryListCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30459,7 +30605,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30578,7 +30724,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactChapterAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30667,7 +30813,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterCollection"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30751,7 +30897,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactRelationship"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30862,7 +31008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactRelationship"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -30998,7 +31144,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31120,7 +31266,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerChangesPage"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31210,7 +31356,7 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerAudit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31300,7 +31446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31390,7 +31536,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31540,7 +31686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -31630,7 +31776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32020,7 +32166,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32170,7 +32316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChartData"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32620,7 +32766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreboardDatapoint"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -32710,7 +32856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScoreboardDatapoint"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33043,7 +33189,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33177,7 +33323,7 @@ export interface operations {
                     "application/json": components["schemas"]["StorePreImageResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33305,7 +33451,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemInventory"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33474,7 +33620,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreDownloadListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33594,7 +33740,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33792,7 +33938,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreItemListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -33912,7 +34058,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34110,7 +34256,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreOrderListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34229,7 +34375,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreOrder"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34330,7 +34476,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoreOrder"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34524,7 +34670,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34642,7 +34788,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherType"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34746,7 +34892,7 @@ export interface operations {
                     "application/json": components["schemas"]["VoucherType"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -34879,7 +35025,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35014,7 +35160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportCollection"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35133,7 +35279,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactReports"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35234,7 +35380,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactReportItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35362,7 +35508,7 @@ export interface operations {
                     "application/json": components["schemas"]["ItemChoice"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35443,7 +35589,7 @@ export interface operations {
                     "application/json": components["schemas"]["AvailableMergeFields"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35536,7 +35682,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentGenerationTemplateCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35657,7 +35803,7 @@ export interface operations {
                     "application/json": components["schemas"]["LookupChoiceInt"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35747,7 +35893,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillingSchedule"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -35866,7 +36012,7 @@ export interface operations {
                     "application/json": components["schemas"]["BillingSchedule"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36000,7 +36146,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36118,7 +36264,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentGatewayAccount"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36199,7 +36345,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentGatewayAccount"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36312,7 +36458,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentGatewayAccount"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36446,7 +36592,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36567,7 +36713,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlanAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36659,7 +36805,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlanAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36784,7 +36930,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlanCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -36918,7 +37064,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37037,7 +37183,7 @@ export interface operations {
                     "application/json": components["schemas"]["PaymentPlans"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37233,7 +37379,7 @@ export interface operations {
                     "application/json": components["schemas"]["MembershipResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37357,7 +37503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37489,7 +37635,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37630,7 +37776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37834,7 +37980,7 @@ export interface operations {
                     "application/json": string[];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -37968,7 +38114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38128,7 +38274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38250,7 +38396,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactModel"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38374,7 +38520,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38498,7 +38644,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38616,7 +38762,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionView"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38719,7 +38865,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionView"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38838,7 +38984,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookSubscriptionView"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -38934,7 +39080,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39053,7 +39199,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportPreview"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39145,7 +39291,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportRowResults"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39246,7 +39392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportStatus"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39377,7 +39523,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportStatus"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39499,7 +39645,7 @@ export interface operations {
                     "application/json": components["schemas"]["VendorCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39596,7 +39742,7 @@ export interface operations {
                     "application/json": components["schemas"]["VendorCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39715,7 +39861,7 @@ export interface operations {
                     "application/json": components["schemas"]["VendorAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39811,7 +39957,7 @@ export interface operations {
                     "application/json": number;
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -39930,7 +40076,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40039,7 +40185,7 @@ export interface operations {
                     "application/json": components["schemas"]["SignatureCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40168,7 +40314,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40287,7 +40433,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40396,7 +40542,7 @@ export interface operations {
                     "application/json": components["schemas"]["CalendarCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40527,7 +40673,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40645,7 +40791,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageCollectionItem"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40726,7 +40872,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40835,7 +40981,7 @@ export interface operations {
                     "application/json": components["schemas"]["BenefitPackageCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -40967,7 +41113,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41086,7 +41232,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationRecord"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41187,7 +41333,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventRegistrationRecord"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41334,7 +41480,7 @@ export interface operations {
                     "application/json": components["schemas"]["CategoryListCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41465,7 +41611,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41584,7 +41730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41678,7 +41824,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41818,7 +41964,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChapterCollection"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -41946,7 +42092,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42150,7 +42296,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReportListResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42272,7 +42418,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42390,7 +42536,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentGenerationTemplates"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42471,7 +42617,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentGenerationTemplateAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42582,7 +42728,7 @@ export interface operations {
                     "application/json": components["schemas"]["DocumentGenerationTemplateCollectionItem"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42713,7 +42859,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42831,7 +42977,7 @@ export interface operations {
                     "application/json": components["schemas"]["MembershipTypeResult"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -42912,7 +43058,7 @@ export interface operations {
                     "application/json": components["schemas"]["MembershipTypeAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43021,7 +43167,7 @@ export interface operations {
                     "application/json": components["schemas"]["MembershipTypeAddEdit"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43152,7 +43298,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43271,7 +43417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43380,7 +43526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Membership"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43508,7 +43654,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactModel"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43617,7 +43763,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactModel"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43750,7 +43896,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContactArchived"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43872,7 +44018,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"][];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -43953,7 +44099,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44068,7 +44214,7 @@ export interface operations {
                     "application/json": components["schemas"]["CustomField"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -44196,7 +44342,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImportStatus"];
                 };
             };
-            /** @description Bad input; `errors` names each field. */
+            /** @description Bad input; `errors` names each field (an id in the body that names no record too: "names no …"). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,7 +1,7 @@
 import { getMetadataStorage as validationRules, validate, type ValidationError } from 'class-validator';
-import { getMetadataStorage, type AuthCheckerFn } from 'type-graphql';
+import { getMetadataStorage, type AuthCheckerFn, type ResolverData } from 'type-graphql';
 import type { RequestContext } from '../context.js';
-import { crossFieldRulesOf } from '../argument-rules.js';
+import { crossFieldRulesOf, holdsIn, registerArgumentRules, type CrossFieldRule } from '../argument-rules.js';
 import { BadInput, type FieldProblem } from '../errors.js';
 import { ROLES, type Role } from '../../entities/login.js';
 import { isOneOf } from '../values.js';
@@ -20,7 +20,7 @@ export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context, info
  * Validates arguments: no text anywhere may hold a NUL character (PostgreSQL cannot store one),
  * and input objects must pass their class-validator rules. Failures name the documented fields.
  */
-export async function validateInput(argValue: unknown): Promise<void> {
+export async function validateInput(argValue: unknown, _type?: unknown, resolverData?: Pick<ResolverData, 'context'>): Promise<void> {
   const nul = findNul(argValue, '');
   if (nul !== null) throw BadInput.field(nul || 'value', 'must not contain NUL characters'); // a scalar argument has no path
   const values: unknown[] = Array.isArray(argValue) ? argValue : [argValue];
@@ -32,8 +32,30 @@ export async function validateInput(argValue: unknown): Promise<void> {
     problems.push(...flatten(await validate(value, { skipMissingProperties: true, forbidUnknownValues: false })));
   }
   if (problems.length) throw new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
-  // Rules across fields, once each field is right on its own.
-  for (const value of values) for (const rule of crossFieldRulesOf((value as object | null)?.constructor)) rule.check(value);
+  // Rules across fields, once each field is right on its own (those of the server's configuration).
+  const config = (resolverData?.context as RequestContext | undefined)?.app.config;
+  for (const value of values) {
+    for (const rule of crossFieldRulesOf((value as object | null)?.constructor)) if (holdsIn(rule, config)) rule.check(value);
+  }
+}
+
+/**
+ * `@Arg` options for an input that must also keep `rules` in this operation only (a save that
+ * confines a shared input type): checked after its type's rules, stated in the document for this
+ * operation's body (rest/openapi-constraints.ts).
+ */
+export function alsoKeeping<T>(...rules: CrossFieldRule<T>[]): { validateFn: (value: unknown, type: unknown, data: ResolverData) => Promise<void> } {
+  const validateFn = async (value: unknown, type: unknown, data: ResolverData) => {
+    await validateInput(value, type, data);
+    const { config } = (data.context as RequestContext).app;
+    if (value === null || typeof value !== 'object') return;
+    for (const rule of rules) {
+      const forThisCall = !rule.argumentIs || data.args[rule.argumentIs.argument] === rule.argumentIs.equals;
+      if (forThisCall && holdsIn(rule, config)) rule.check(value as T);
+    }
+  };
+  registerArgumentRules(validateFn, rules);
+  return { validateFn };
 }
 
 const classesWithRules = new WeakMap<object, boolean>();

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
 import { calendarDay } from '../../core/dates.js';
-import { BadInput, Conflict } from '../../core/errors.js';
+import { Conflict } from '../../core/errors.js';
 import { countsBy, leanRows } from '../../core/data/lean-read.js';
 import { listQuery, defineList } from '../../core/data/list-query.js';
 import { assertCurrentVersion, deleteRecord, findOr404, likelyDuplicates, readOr404, withDuplicateLock } from '../../core/data/records.js';
@@ -115,7 +115,7 @@ function activePeriod(input: BenefitPackageAddEditInput): [string | null, string
   const end = input.ActiveDates?.End || null;
   if (start) calendarDay(start, 'ActiveDates.Start');
   if (end) calendarDay(end, 'ActiveDates.End');
-  if (start && end && start > end) throw BadInput.field('ActiveDates.End', 'must not be before ActiveDates.Start');
+  // End not before Start: the input's rule (schema/benefit-packages.ts).
   return [start, end];
 }
 

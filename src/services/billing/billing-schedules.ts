@@ -80,7 +80,7 @@ async function checkedFields(ctx: RequestContext, input: BillingScheduleInput): 
   if (amount.isZero()) throw BadInput.field('Amount', 'must be at least 0.01');
   const startDate = calendarDay(input.StartDate, 'StartDate');
   const nextBillDate = calendarDay(input.NextBillDate, 'NextBillDate');
-  if (nextBillDate < startDate) throw BadInput.field('NextBillDate', 'must not be before StartDate');
+  // NextBillDate not before StartDate: the input's rule (schema/scheduled-billing.ts).
   const [contact, membership, item, event, categoryItem] = await Promise.all([
     exists(ctx, Contact, input.ContactId),
     input.MembershipId ? leanRows(ctx.reader, Membership, { fields: ['contact'], where: { id: input.MembershipId }, limit: 1 }).then(([row]) => row) : null,

@@ -6,7 +6,7 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import { SecretBox } from '../../core/runtime/secrets.js';
 import { PaymentGatewayAccount } from '../../entities/billing.js';
 import type { ListOptionsInput } from '../../schema/common.js';
-import type { PaymentGatewayAccountInput, PaymentGatewayAccountView } from '../../schema/payment-gateways.js';
+import { SECRET_NEEDS_KEY, type PaymentGatewayAccountInput, type PaymentGatewayAccountView } from '../../schema/payment-gateways.js';
 import { gatewayName } from './payment-gateways.js';
 
 /*
@@ -67,7 +67,8 @@ function sealedSecret(ctx: RequestContext, secret: string | null | undefined): {
   if (secret == null) return {};
   if (secret === '') return { secretEncrypted: null };
   const box = SecretBox.fromKey(ctx.app.config.GATEWAY_SECRET_KEY);
-  if (!box) throw BadInput.field('Secret', 'cannot be stored: the server has no GATEWAY_SECRET_KEY to encrypt it with');
+  // The input's rule refused it already (schema/payment-gateways.ts); the guard keeps the box non-null.
+  if (!box) throw BadInput.field('Secret', SECRET_NEEDS_KEY);
   return { secretEncrypted: box.seal(secret, gatewaySecretContext(ctx.tenantId)) };
 }
 

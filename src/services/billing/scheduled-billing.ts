@@ -278,8 +278,7 @@ async function runParameters(ctx: RequestContext, input: ScheduledBillingRunInpu
     if (!level) throw BadInput.field('MembershipLevelId', 'names no membership level');
     if (membershipTypeId && idOf(level.membershipType) !== membershipTypeId) throw BadInput.field('MembershipLevelId', 'is not a level of MembershipTypeId');
   }
-  if (input.ChangeCurrentMembership && !membershipTypeId) throw BadInput.field('MembershipTypeId', 'is required to change the current membership');
-  if (input.ChangeCurrentMembership && input.CreateMembership) throw BadInput.field('CreateMembership', 'cannot be combined with ChangeCurrentMembership');
+  // ChangeCurrentMembership needs MembershipTypeId and excludes CreateMembership: the input's rules (schema/scheduled-billing.ts).
   const plain = filter ? JSON.parse(JSON.stringify(filter)) as Record<string, unknown> : {};
   return {
     filter: plain,

@@ -111,11 +111,10 @@ export async function getCategoryList(ctx: RequestContext, categoryListId: numbe
 export async function saveCategoryList(ctx: RequestContext, categoryListId: number, input: CategoryListAddEditInput, onlyType?: CategoryTypeId): Promise<CategoryListCollectionItem> {
   await ensureSystemLists(ctx);
   const name = input.Name.trim();
+  // MaxQuantity not less than MinQuantity, and a sales save's CategoryTypeId: the input's rules (schema/category-lists.ts).
   const minQuantity = quantity(input.MinQuantity);
   const maxQuantity = quantity(input.MaxQuantity);
-  if (minQuantity !== null && maxQuantity !== null && minQuantity > maxQuantity) throw BadInput.field('MaxQuantity', 'must not be less than MinQuantity');
   const givenType = input.CategoryTypeId ? CATEGORY_TYPE_RULE.parse(input.CategoryTypeId, 'CategoryTypeId') : null;
-  if (onlyType && givenType !== null && givenType !== onlyType) throw BadInput.field('CategoryTypeId', `must be ${onlyType} (${typeName(onlyType)}) here`);
   return inTransaction(ctx, async () => {
     // Locked: the list's items are replaced under it, so two saves of one list never interleave.
     const current = categoryListId ? await ctx.em.findOne(CategoryList, { id: categoryListId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
@@ -209,11 +208,6 @@ export async function seedCategoryLists(em: EntityManager, tenant: Tenant, marke
 }
 
 // ---------------------------------------------------------------------------------------------
-
-/** A category type given as its number ("1") or its name ("Contact", "public contact"); 400 naming `field` otherwise. */
-function typeName(type: CategoryTypeId): string {
-  return CATEGORY_TYPES.find((candidate) => candidate.id === type)?.name ?? '';
-}
 
 function listsOfType(ctx: RequestContext, type: CategoryTypeId, where: object) {
   return listsWhere(ctx, { categoryType: type, ...where });

@@ -237,7 +237,7 @@ async function callerDescendants(ctx: RequestContext): Promise<Organization[]> {
 /** The parent must be an organization of the hierarchy, and not the chapter itself or one below it (400). */
 async function checkParent(ctx: RequestContext, chapterId: number | null, parentId: number): Promise<void> {
   const [parent] = await leanRows(ctx.reader, Chapter, { fields: ['id'], where: { contact: { id: parentId, deletedAt: null } }, limit: 1 });
-  if (!parent) throw BadInput.field('ParentOrganizationId', 'is not the top-level organization or a chapter');
+  if (!parent) throw BadInput.field('ParentOrganizationId', 'names no chapter nor the top-level organization');
   if (chapterId !== null && (parentId === chapterId || (await ancestorIds(ctx, parentId)).includes(chapterId))) {
     throw BadInput.field('ParentOrganizationId', 'would make the chapter its own ancestor (a cycle in the hierarchy)');
   }

@@ -4,6 +4,7 @@ import type { WebhookEventType } from '../../entities/webhook.js';
 import { emitWebhookEvent } from '../webhooks/events.js';
 import { normalizeCustomFieldValues } from '../custom-fields/custom-fields.js';
 import { customFieldCondition } from '../custom-fields/filters.js';
+import { checkAcrossFields } from '../../core/argument-rules.js';
 import type { RequestContext } from '../../core/context.js';
 import { BadInput, Conflict, NotFound } from '../../core/errors.js';
 import { allOf, idOf, leanRows } from '../../core/data/lean-read.js';
@@ -13,8 +14,9 @@ import { tenantIs, tenantSql } from '../../core/data/tenant-sql.js';
 import { Contact, displayName, type ContactKind, type ContactWebsite, type PostalAddress } from '../../entities/contact.js';
 import type { Tenant } from '../../entities/tenant.js';
 import { listResult, lookupChoices, type ListResultOf } from '../../schema/common.js';
+import { ContactInput } from '../../schema/contacts.js';
 import type {
-  ContactAddress, ContactEmail as EmailView, ContactInput, ContactListCriteria, ContactListFilterInput, ContactModel, ContactPhone as PhoneView, ContactWebsite as WebsiteView,
+  ContactAddress, ContactEmail as EmailView, ContactListCriteria, ContactListFilterInput, ContactModel, ContactPhone as PhoneView, ContactWebsite as WebsiteView,
 } from '../../schema/contacts.js';
 
 /*
@@ -174,6 +176,8 @@ export type ContactFields = Pick<Contact,
  */
 export function contactColumns(input: ContactInput): ContactFields & { kind: ContactKind } {
   const kind = kindOf(input.Kind);
+  // The rules across fields (a name per kind, one primary per list): GraphQL checked them; the seed is checked here.
+  checkAcrossFields(ContactInput, input);
   return { kind, ...contactFields(kind, input) };
 }
 
@@ -181,14 +185,10 @@ function contactFields(kind: ContactKind, input: ContactInput): ContactFields {
   const firstName = text(input.FirstName);
   const lastName = text(input.LastName);
   const name = text(input.Name);
-  if (kind === 'person' && !firstName && !lastName) throw BadInput.field('FirstName', 'a person needs a first or last name');
-  if (kind === 'organization' && !name) throw BadInput.field('Name', 'an organization needs a name');
-  if (kind === 'organization' && input.OrganizationId) throw BadInput.field('OrganizationId', 'only a person belongs to an organization');
-
-  const emails = withOnePrimary(input.Emails, 'Emails').map((entry) => ({ address: entry.EmailAddress.trim(), kind: text(entry.Kind), isPrimary: entry.IsPrimary === true }));
-  const phones = withOnePrimary(input.Phones, 'Phones').map((entry) => ({ number: entry.PhoneNumber.trim(), kind: text(entry.Kind), isPrimary: entry.IsPrimary === true }));
-  const websites = withOnePrimary(input.Websites, 'Websites').map((entry) => ({ url: entry.Url.trim(), kind: text(entry.Kind), isPrimary: entry.IsPrimary === true }));
-  const addresses = withOnePrimary(input.Addresses, 'Addresses').map((entry) => toPostalAddress(entry));
+  const emails = withOnePrimary(input.Emails).map((entry) => ({ address: entry.EmailAddress.trim(), kind: text(entry.Kind), isPrimary: entry.IsPrimary === true }));
+  const phones = withOnePrimary(input.Phones).map((entry) => ({ number: entry.PhoneNumber.trim(), kind: text(entry.Kind), isPrimary: entry.IsPrimary === true }));
+  const websites = withOnePrimary(input.Websites).map((entry) => ({ url: entry.Url.trim(), kind: text(entry.Kind), isPrimary: entry.IsPrimary === true }));
+  const addresses = withOnePrimary(input.Addresses).map((entry) => toPostalAddress(entry));
   const isTaxExempt = input.IsTaxExempt ?? false;
   return {
     prefix: text(input.Prefix), firstName, middleName: text(input.MiddleName), lastName, suffix: text(input.Suffix), name,
@@ -203,15 +203,13 @@ function contactFields(kind: ContactKind, input: ContactInput): ContactFields {
 }
 
 /**
- * A list with exactly one primary entry, the primary first (a single entry is primary by
- * default); 400 naming the list otherwise.
+ * A list with its one primary entry first (a single entry is primary by default; ContactInput's
+ * rules let no list have more than one, or none of several).
  */
-function withOnePrimary<E extends { IsPrimary?: boolean | null }>(entries: E[] | null | undefined, field: string): E[] {
+function withOnePrimary<E extends { IsPrimary?: boolean | null }>(entries: E[] | null | undefined): E[] {
   if (!entries?.length) return [];
-  const marked = entries.filter((entry) => entry.IsPrimary === true);
-  if (entries.length === 1 && marked.length === 0) return [{ ...entries[0], IsPrimary: true }];
-  if (marked.length !== 1) throw BadInput.field(field, `exactly one entry must be IsPrimary (${marked.length} are)`);
-  return [marked[0], ...entries.filter((entry) => entry !== marked[0])];
+  const primary = entries.find((entry) => entry.IsPrimary === true);
+  return primary ? [primary, ...entries.filter((entry) => entry !== primary)] : [{ ...entries[0], IsPrimary: true }, ...entries.slice(1)];
 }
 
 function toPostalAddress(entry: ContactAddress): PostalAddress {

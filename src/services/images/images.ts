@@ -11,7 +11,7 @@ import { Contact } from '../../entities/contact.js';
 import { StoredImage } from '../../entities/image.js';
 import { StoreItem } from '../../entities/store.js';
 import { Tenant } from '../../entities/tenant.js';
-import { Image, ImageAddEditInput, ImageFile, ImageUsage } from '../../schema/images.js';
+import { CREATE_NEEDS_FILE, Image, ImageAddEditInput, ImageFile, ImageUsage } from '../../schema/images.js';
 import { editableListing } from '../directories/directory-listings.js';
 import { findFile, readFile, releaseFiles, storeFile, storeTenantFile, type FileRecord } from '../files/files.js';
 import { demoPng, imageFacts, imageFileName, inspectImage, planRegion, renderImage, type Crop, type ImageFacts } from './image-processing.js';
@@ -256,8 +256,8 @@ interface Original {
 export async function saveImage(ctx: RequestContext, imageId: number, input: ImageAddEditInput): Promise<Image> {
   ctx.requireCaller();
   if (imageId === 0) {
-    if (!input.FileId) throw BadInput.field('FileId', 'is required to create an image (upload the file first)');
-    const original = await loadOriginal(ctx, input.FileId);
+    CREATE_NEEDS_FILE.check(input); // the resolver checked it; the store's gallery saves come here too
+    const original = await loadOriginal(ctx, input.FileId as number);
     const target = input.SourceType ? await targetOf(ctx, input.SourceType, input.SourceId) : null;
     return createImage(ctx, input, original, target);
   }

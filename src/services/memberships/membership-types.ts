@@ -76,8 +76,7 @@ export async function getMembershipType(ctx: RequestContext, membershipTypeId: n
 export async function saveMembershipType(ctx: RequestContext, membershipTypeId: number, input: MembershipTypeInput): Promise<MembershipTypeAddEdit> {
   const periodType = (input.PeriodType ?? 'rolling') as MembershipPeriodType;
   const durationMonths = input.DurationMonths === undefined ? 12 : input.DurationMonths || null;
-  if (periodType === 'fixed' && !input.FixedStartMonth) throw BadInput.field('FixedStartMonth', 'is required for a fixed period');
-  if (periodType === 'fixed' && !durationMonths) throw BadInput.field('DurationMonths', 'is required for a fixed period');
+  // A fixed period needs FixedStartMonth and DurationMonths: the input's rules (schema/memberships.ts).
   await Promise.all([
     input.SaleableItemId ? readOr404(ctx, SaleableItem, ['id'], input.SaleableItemId, 'The saleable item') : null,
     ...[input.BenefitPackageId, ...(input.Levels ?? []).map((level) => level.BenefitPackageId)]

@@ -250,9 +250,8 @@ export async function renewMembership(ctx: RequestContext, membershipId: number,
 
 /** Ends a term early (terminal); see the rules above. */
 export async function cancelMembership(ctx: RequestContext, membershipId: number, auditId: number, input: MembershipCancelInput | null | undefined): Promise<MembershipView> {
-  const today = todayUtc();
-  const effective = input?.EffectiveDate ? calendarDay(input.EffectiveDate, 'EffectiveDate') : today;
-  if (effective > today) throw BadInput.field('EffectiveDate', 'must not be after today (to end a membership later, set its EndDate)');
+  // Not after today: the input's rule (schema/memberships.ts); a later end is the term's EndDate.
+  const effective = input?.EffectiveDate ? calendarDay(input.EffectiveDate, 'EffectiveDate') : todayUtc();
   await inTransaction(ctx, async () => {
     await claimTerm(ctx, membershipId, auditId, ['pending', 'active', 'lapsed'],
       `status = 'cancelled', cancel_reason = ?,

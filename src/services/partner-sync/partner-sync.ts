@@ -12,7 +12,7 @@ import { PARTNER_OUTCOMES, PartnerAffiliation, PartnerRecord, PartnerTransaction
 import type { Tenant } from '../../entities/tenant.js';
 import type { ListOptionsInput } from '../../schema/common.js';
 import {
-  ISO_INSTANT,
+  CHANGES_AFFILIATION, ISO_INSTANT,
   type PartnerAffiliationItem, type PartnerAudit, type PartnerAuditInput, type PartnerChange, type PartnerChangesPage,
   type PartnerTransactionInput, type PartnerTransactionLogItem, type PartnerTransactionResult,
 } from '../../schema/partner-sync.js';
@@ -110,7 +110,7 @@ async function apply(ctx: RequestContext, { kind, action, input, log }: Applying
   const nationalId = record.NationalID ?? null;
   const stateId = record.StateID || null;
   if (record.ParentNationalId && record.ParentNationalId === nationalId) throw BadInput.field('Transaction.Record.ParentNationalId', 'must not be the record\'s own NationalID');
-  if (action === 'move' && !hasAffiliation(record)) throw BadInput.field('Transaction.Record', 'a move needs the new StateID (with NationalID), Affiliation, ParentNationalId or ParentAgency');
+  // A move changes the affiliation: the move operations' rule (schema/partner-sync.ts, MOVES_ITS_RECORD).
 
   const settle = async (outcome: PartnerOutcome, link: PartnerRecord | null, reason: string | null = null): Promise<Applied> => {
     ctx.em.assign(log, { outcome, reason, settledAt: new Date(), contact: link?.contact ?? null, nationalId: link?.nationalId ?? nationalId });
@@ -143,7 +143,7 @@ async function apply(ctx: RequestContext, { kind, action, input, log }: Applying
       }
       changed = true;
     }
-    if (hasAffiliation(record) && notDeletedSince && isNewer(stamp, { at: link.affiliationChangedAt, id: link.affiliationTransactionId })) {
+    if (CHANGES_AFFILIATION.holds(record) && notDeletedSince && isNewer(stamp, { at: link.affiliationChangedAt, id: link.affiliationTransactionId })) {
       await applyAffiliation(ctx, link, record, stamp, action);
       changed = true;
     }
@@ -219,12 +219,6 @@ function applyData(contact: Contact, link: PartnerRecord, record: PartnerAuditIn
     addresses = empty ? others : [...others, next];
   }
   contact.addresses = addresses && addresses.length ? addresses : null;
-}
-
-function hasAffiliation(record: PartnerAuditInput): boolean {
-  return isText(record.Affiliation) || isText(record.ParentAgency) || (record.ParentNationalId !== undefined && record.ParentNationalId !== null)
-    // A StateID that only identifies a state record is not a change of affiliation.
-    || (isText(record.StateID) && record.NationalID != null);
 }
 
 /** Applies StateID, Affiliation, ParentNationalId and ParentAgency, and starts a period of the affiliation history when they changed. */

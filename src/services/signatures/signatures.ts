@@ -122,7 +122,7 @@ export function deleteSignature(ctx: RequestContext, signatureId: number): Promi
 async function ownerContact(ctx: RequestContext, contactId: string): Promise<Contact> {
   const id = Number(contactId);
   const contact = Number.isSafeInteger(id) && id > 0 && id <= INT32_MAX ? await ctx.loaders.byId(Contact).load(id) : null;
-  if (!contact) throw BadInput.field('ContactId', 'is not a contact of this tenant');
+  if (!contact) throw BadInput.field('ContactId', 'names no contact');
   return contact;
 }
 

@@ -14,7 +14,7 @@ import type { ListOptionsInput } from '../../schema/common.js';
 import type {
   SocialFeedAddEdit, SocialFeedAddEditInput, SocialFeedCollectionItem, SocialFeedComment as SocialFeedCommentView, SocialFeedCommentInput,
 } from '../../schema/social-feeds.js';
-import { EMBED_HOSTS } from '../../schema/social-feeds.js';
+import { EMBED_HOSTS, SAYS_SOMETHING } from '../../schema/social-feeds.js';
 
 /*
  * Social feeds: posts, comments and likes, open to every signed-in login of the tenant.
@@ -91,9 +91,8 @@ export async function saveSocialFeed(ctx: RequestContext, socialFeedId: number |
     embedCodeHtml: await sanitizeEmbed(input.EmbedCodeHtml),
     files: (input.SocialFeedFiles ?? []).map((file) => ({ FileId: file.FileId, Name: file.Name.trim() })),
   };
-  if (!fields.messageText && !fields.url && !fields.embedCodeHtml && fields.files.length === 0) {
-    throw BadInput.field('MessageText', 'a post needs a MessageText, a Url, an EmbedCodeHtml or SocialFeedFiles');
-  }
+  // The input's rule (SAYS_SOMETHING) saw an EmbedCodeHtml; here it may have kept nothing once sanitized.
+  if (!fields.messageText && !fields.url && !fields.embedCodeHtml && fields.files.length === 0) throw BadInput.field('MessageText', SAYS_SOMETHING);
   let post: SocialFeed;
   if (id !== 0) {
     post = await findOr404(ctx, SocialFeed, id, POST);

@@ -246,7 +246,7 @@ export async function saveStoreItem(ctx: RequestContext, variant: StoreItemVaria
 async function commonFields(ctx: RequestContext, input: StoreItemBaseInput) {
   const availableDate = optionalCalendarDay(input.AvailableDate, 'AvailableDate');
   const endDate = optionalCalendarDay(input.EndDate, 'EndDate');
-  if (availableDate && endDate && availableDate > endDate) throw BadInput.field('EndDate', 'must not be before AvailableDate');
+  // EndDate not before AvailableDate: the input's rule (schema/store.ts).
   const minimumQuantity = input.MinimumQuantity?.trim() ? Number(input.MinimumQuantity) : 1;
   if (minimumQuantity < 1) throw BadInput.field('MinimumQuantity', 'must be at least 1');
   const saleableItemId = input.SaleableItemId?.trim() ? Number(input.SaleableItemId) : null;
