@@ -122,10 +122,19 @@ function valueReader(platform: Platform, columns: readonly { as: string; prop: E
   };
 }
 
+/**
+ * Each sort key in an object of its own, in the order given: the columns are selected under their
+ * row keys, so MikroORM takes a key that names a selected column for a raw fragment, and refuses
+ * an object that mixes one with a plain property (`{ occurredAt: 'asc', id: 'asc' }`).
+ */
+function oneKeyEach<T>(orderBy: readonly QueryOrderMap<T>[]): QueryOrderMap<T>[] {
+  return orderBy.flatMap((order) => Reflect.ownKeys(order).map((key) => ({ [key]: order[key as keyof typeof order] }) as QueryOrderMap<T>));
+}
+
 async function buildRowQuery<T extends object>(em: EntityManager, entity: EntityClass<T>, query: Omit<LeanQuery<T>, 'fields'> & { fields: string[] }) {
   const qb = rowQuery(em, entity);
   qb.select(query.fields).where(query.where);
-  if (query.orderBy?.length) qb.orderBy(query.orderBy);
+  if (query.orderBy?.length) qb.orderBy(oneKeyEach(query.orderBy));
   if (query.limit !== undefined) qb.limit(query.limit);
   if (query.offset) qb.offset(query.offset);
   await qb.applyFilters(withoutTenantSwitch(query.filters));
@@ -145,7 +154,7 @@ export async function leanDistinctOn<T extends object, const S extends Selection
   const reader = rowReader(em, entity, query.fields);
   const qb = rowQuery(em, entity);
   qb.select(reader.select).distinctOn(query.distinctOn).where(query.where);
-  if (query.orderBy?.length) qb.orderBy(query.orderBy);
+  if (query.orderBy?.length) qb.orderBy(oneKeyEach(query.orderBy));
   await qb.applyFilters();
   return reader.read(await qb.execute('all', { mapResults: false })) as RowOf<T, S>[];
 }
