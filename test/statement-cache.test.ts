@@ -33,7 +33,8 @@ function emOf(tenant: TestTenant): EntityManager {
 }
 
 const names = (rows: { name: string }[]) => rows.map((row) => row.name);
-const vendorPage = (where: object, limit?: number) => ({ entity: 'Vendor', fields: ['id', 'name'], where, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit });
+// The parts as leanRows keys its statements: each column selected under its row key.
+const vendorPage = (where: object, limit?: number) => ({ entity: 'Vendor', fields: ['id as id', 'name as name'], where, orderBy: [{ name: 'asc' }, { id: 'asc' }], limit });
 /** The cached statement of a query, asking for no build: answers whether one was needed. */
 async function cachedOnly(em: EntityManager, parts: ReturnType<typeof vendorPage>) {
   let built = false;

@@ -277,6 +277,7 @@ export const AUDIT_EXCLUDED_TABLES = [
   'file_content', // file bytes (stored_file, the file's record, is audited)
   'webhook_event', // outbound webhook outbox: one row per event, written with the change it describes
   'webhook_delivery', // its delivery state, changed on every attempt
+  'contact_import_dry_contact', // what an import's dry run would have left: scratch state, deleted when the run ends
 ] as const;
 
 /**
