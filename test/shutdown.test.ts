@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { buildApp, type App } from '../src/app.js';
+import { InFlightRequests } from '../src/core/runtime/in-flight.js';
 import { createLogger } from '../src/core/runtime/logger.js';
 import { startTestServer, type TestServer } from './support/harness.js';
 
@@ -107,5 +108,41 @@ describe('close', () => {
     release.resolve();
     await closing;
     expect(events).toEqual(['released', 'handler done (1)', 'closed']);
+  });
+
+  it('forgets, without waiting for a shutdown, the requests whose clients left while nothing of ours ran for them', async () => {
+    const server = Fastify();
+    const inFlight = new InFlightRequests();
+    inFlight.install(server);
+    server.addHook('onRequest', (request, _reply, done) => { inFlight.started(request); done(); });
+    server.addHook('onSend', (request, _reply, payload, done) => { inFlight.finished(request); done(null, payload); });
+    const handlerStarted = signal();
+    const release = signal();
+    // Bodies read through a piped stream (a route limiting its body): they never end once their client has gone.
+    server.post('/__test/piped-body', {
+      preParsing: (_request, _reply, payload, done) => done(null, payload.pipe(new PassThrough())),
+    }, async () => ({ ran: true }));
+    server.post('/__test/slow', async () => {
+      handlerStarted.resolve();
+      await release.promise;
+      // Returns nothing, its client gone: Fastify sends nothing (no onSend, no onResponse).
+    });
+    await server.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = server.server.address() as { port: number };
+    try {
+      const halfBodies = await Promise.all(Array.from({ length: 20 }, () => sendHalfABody(port, '/__test/piped-body')));
+      const slow = connect(port, '127.0.0.1');
+      await once(slow, 'connect');
+      slow.on('error', () => {});
+      slow.write('POST /__test/slow HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}');
+      await handlerStarted.promise;
+      for (const socket of [...halfBodies, slow]) socket.destroy();
+      release.resolve();
+      // The server sees the clients leave on its own turns of the event loop: give it a bounded number.
+      for (let turn = 0; turn < 500 && inFlight.size > 0; turn++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(inFlight.size).toBe(0);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -36,10 +36,21 @@ export class InFlightRequests {
       this.#move(request, 'working');
       done();
     });
+    // A client gone before its request was whole: unless our code runs for it, it is over now —
+    // kept until a shutdown, every such request (a hostile client's thousands) would stay in memory.
+    server.addHook('onRequestAbort', (request, done) => {
+      if (this.#stages.get(request) !== 'working') this.#stages.delete(request);
+      done();
+    });
     // Every route's handler, as registered after this (all of them: this is installed first).
     server.addHook('onRoute', (route) => {
       route.handler = this.#tracked(route.handler);
     });
+  }
+
+  /** How many requests are counted (in any stage). */
+  get size(): number {
+    return this.#stages.size;
   }
 
   /** A request arrived (its first hook). */
