@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionResult } from 'graphql';
 import type { RequestContext, RequestInfo } from '../core/context.js';
+import { READ_PRIMARY_HEADER } from '../core/data/read-routing.js';
 import { inSpan, tracingEnabled } from '../core/runtime/tracing.js';
 import { compiledOperationKey, type BoundedCache, type CachedOperation } from './graphql-caches.js';
 
@@ -93,7 +94,7 @@ export class GraphqlFastPath {
       return this.#handOver(request, reply, { contextError });
     }
     const { operation: { run, operation }, variables } = fast;
-    this.hooks.operationResolved(context, operation, request.headers['x-read-primary']);
+    this.hooks.operationResolved(context, operation, request.headers[READ_PRIMARY_HEADER]);
     let result: ExecutionResult;
     try {
       // The same span as Apollo's executor makes for a compiled run (named by the operation run).

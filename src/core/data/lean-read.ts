@@ -34,7 +34,7 @@ export interface LeanQuery<T, S extends Selection<T> = Selection<T>> {
  * filter above all — are applied exactly as `em.find` would. The SQL of each query shape is built
  * once (`statement-cache.ts`); a shape it cannot cache is built each time. Each column is selected
  * under the row's key (`"website_url" as "websiteUrl"`), so the row node-postgres makes is the
- * row answered: no copy per row (`readRows`).
+ * row answered: no copy per row (`rowReader`).
  */
 export async function leanRows<T extends object, const S extends Selection<T>>(
   em: EntityManager,
