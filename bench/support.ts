@@ -106,16 +106,23 @@ async function insertVendors(connection: ReturnType<EntityManager['getConnection
      FROM generate_series(1, ?) AS n`, [tenantId, count]);
 }
 
+const startScript = (): string[] => (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+
 /** The node flags of the `start` script in package.json, so memory is measured as served. */
 export function startFlags(): string[] {
-  const start = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+  return startScript().filter((word) => word.startsWith('--'));
+}
+
+/** The environment the `start` script sets before `node` (glibc's malloc settings), for the same reason. */
+export function startEnv(): Record<string, string> {
+  const words = startScript();
+  return Object.fromEntries(words.slice(0, words.indexOf('node')).map((word) => word.split('=', 2) as [string, string]));
 }
 
 /** Starts a compiled script (with the `start` flags) and resolves once its stdout shows `ready`. */
 export function startServerProcess(script: string, env: Record<string, string>, ready: RegExp, extraFlags: string[] = []): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...startFlags(), ...extraFlags, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...startFlags(), ...extraFlags, script], { env: { ...process.env, ...startEnv(), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
@@ -165,7 +172,7 @@ export async function scratchDatabase(name: string, folder: string): Promise<{ u
 export function startService(url: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess & { logLines(level?: number): string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...startFlags(), path.join(root, 'dist', 'src', 'main.js')], {
-      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env },
+      env: { ...process.env, ...startEnv(), DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const lines: string[] = [];

@@ -209,7 +209,9 @@ export class StreamedFileWriter {
 
   private async writePiece(): Promise<void> {
     if (this.pendingBytes === 0) return;
-    const piece = Buffer.concat(this.pending, this.pendingBytes);
+    // One piece written as it came (an upload's chunk) is not copied: every copy is malloc'd memory
+    // that stays allocated until V8 next collects, and an upload makes them by the thousand.
+    const piece = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.pendingBytes);
     this.pending = [];
     this.pendingBytes = 0;
     this.hash.update(piece);
