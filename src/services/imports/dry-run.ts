@@ -1,6 +1,6 @@
 import { TENANT, tenantIs, type TenantSql } from '../../core/data/tenant-sql.js';
 import { intArray } from '../chapters/chapter-links.js';
-import { recordsetJson, textArray, type ContactState, type Relationship, type Term } from './apply.js';
+import { RECORDSET, recordsetParam, textArray, type ContactState, type Relationship, type Term } from './apply.js';
 
 /*
  * A dry run's state between its batches (table contact_import_dry_contact, migration 0049). A dry
@@ -96,9 +96,9 @@ export async function keepDryRunState(
   });
   await sql.run(`insert into contact_import_dry_contact (tenant_id, contact_import_id, contact_id, external_id, national_id, email_key, organization_key, state)
     select ${TENANT}, ?, r.contact_id, r.external_id, r.national_id, r.email_key, r.organization_key, r.state
-      from jsonb_to_recordset(?::jsonb) as r(contact_id int, external_id text, national_id text, email_key text, organization_key text, state jsonb)
+      from ${RECORDSET} as r(contact_id int, external_id text, national_id text, email_key text, organization_key text, state jsonb)
     on conflict (contact_import_id, contact_id) do update set external_id = excluded.external_id, national_id = excluded.national_id, email_key = excluded.email_key,
-      organization_key = excluded.organization_key, state = excluded.state, updated_at = now()`, [importId, recordsetJson(records)]);
+      organization_key = excluded.organization_key, state = excluded.state, updated_at = now()`, [importId, recordsetParam(records)]);
 }
 
 /** Forgets dry run `importId`'s state (a run starts, or a dry run completed). */

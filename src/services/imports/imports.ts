@@ -14,7 +14,7 @@ import type {
 } from '../../schema/imports.js';
 import { fileChunks, findFile, StreamedFileWriter } from '../files/files.js';
 import { forgetDryRunState } from './dry-run.js';
-import { applyBatch, readMembershipTypes, readRow, recordsetJson, type CustomFieldSets, type ImportPlan, type ReadRow, type RowResult } from './apply.js';
+import { applyBatch, readMembershipTypes, readRow, RECORDSET, recordsetParam, type CustomFieldSets, type ImportPlan, type ReadRow, type RowResult } from './apply.js';
 import { customFieldsFor } from '../custom-fields/custom-fields.js';
 import { CUSTOM_FIELD_PREFIX, customFieldColumnName, IMPORT_FIELDS, MATCH_KEYS, suggestMapping, suggestMatchKey, type CustomFieldColumn, type MatchKey } from './columns.js';
 import { openCsv, type CsvDelimiter } from './csv.js';
@@ -390,8 +390,8 @@ async function settleBatch(
     const kept = claimed.dry_run ? results : results.filter((result) => result.outcome === 'rejected');
     if (kept.length) {
       await sql.run(`insert into contact_import_row (tenant_id, contact_import_id, dry_run, row_number, outcome, reason, contact_id, cells)
-        select ${TENANT}, ?, ?, r.row_number, r.outcome, r.reason, r.contact_id, r.cells from jsonb_to_recordset(?::jsonb) as r(row_number int, outcome text, reason text, contact_id int, cells jsonb)`,
-      [claimed.id, claimed.dry_run, recordsetJson(kept.map((result) => ({
+        select ${TENANT}, ?, ?, r.row_number, r.outcome, r.reason, r.contact_id, r.cells from ${RECORDSET} as r(row_number int, outcome text, reason text, contact_id int, cells jsonb)`,
+      [claimed.id, claimed.dry_run, recordsetParam(kept.map((result) => ({
         row_number: result.rowNumber, outcome: result.outcome, reason: result.reason, contact_id: result.contactId, cells: result.outcome === 'rejected' ? cells.get(result.rowNumber) : null,
       })))]);
     }
