@@ -1,3 +1,4 @@
+import { raw, type RawQueryFragment } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { calendarDay } from '../../core/dates.js';
 import { takeDuplicateLock } from '../../core/data/records.js';
@@ -50,21 +51,23 @@ type ContactField = keyof typeof CONTACT_COLUMNS;
 const CONTACT_FIELDS = Object.keys(CONTACT_COLUMNS) as ContactField[];
 const MEMBERSHIP_FIELDS: ImportField[] = ['MembershipType', 'MembershipLevel', 'MembershipStatus', 'MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate'];
 const DATE_FIELDS: ImportField[] = ['MembershipJoinDate', 'MembershipStartDate', 'MembershipEndDate'];
-/**
- * `jsonb_to_recordset` over one `recordsetParam`: the records' JSON as UTF-8 bytes. MikroORM writes
- * every parameter into the statement's text; a string it escapes character by character (a V8
- * string piece per character, ~30 bytes each, promoted into the old generation when a collection
- * meets them mid-build: the better part of what a batch left there), bytes in one hex literal.
- */
-export const RECORDSET = "jsonb_to_recordset(convert_from(?, 'UTF8')::jsonb)";
+/** `jsonb_to_recordset` over one `recordsetParam`. */
+export const RECORDSET = 'jsonb_to_recordset(?::jsonb)';
 
 /**
  * The parameter of `RECORDSET`: the records' JSON, their null columns left out (the recordset
- * reads a missing key as null), which halves it for a sparse file. Nested values (custom fields,
- * addresses) are kept as they are.
+ * reads a missing key as null), which halves it for a sparse file; nested values (custom fields,
+ * addresses) are kept as they are. It is given as a literal already escaped: MikroORM writes every
+ * parameter into the statement's text, escaping a string character by character — a V8 string
+ * piece per character, ~30 bytes each, which a collection meeting them mid-build promotes into the
+ * old generation (the better part of what a batch left there). Escaped here in PostgreSQL's
+ * escape-string form (E'…': only a quote and a backslash are special, each doubled, whatever
+ * standard_conforming_strings says), in two passes over the whole text.
  */
-export const recordsetParam = (records: readonly object[]): Buffer => Buffer.from(
-  `[${records.map((record) => JSON.stringify(record, function (this: unknown, _key, value: unknown) { return this === record && value === null ? undefined : value; })).join(',')}]`);
+export const recordsetParam = (records: readonly object[]): RawQueryFragment => {
+  const json = `[${records.map((record) => JSON.stringify(record, function (this: unknown, _key, value: unknown) { return this === record && value === null ? undefined : value; })).join(',')}]`;
+  return raw(`E'${json.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`);
+};
 
 /** Values as a PostgreSQL text array literal (a parameter cast with `::text[]`). */
 export const textArray = (values: string[]): string => `{${values.map((value) => `"${value.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
