@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startEnv } from './support.js';
 import { docxParts, zeros, zipOf } from './zip-archives.js';
 
 /**
@@ -53,7 +54,7 @@ async function uploadBombs(auth: Record<string, string>, peak: () => Promise<num
 const dataDir = await mkdtemp(path.join(tmpdir(), 'membership-hostile-'));
 await chmod(dataDir, 0o755); // PostgreSQL runs as its own user when this runs as root
 // No per-credential limit: each kind's 64 connections would otherwise meet 429s instead of the abuse measured.
-const env = { ...process.env, DATA_DIR: dataDir, PORT: '4779', EMBEDDED_PG_PORT: '54781', LOG_LEVEL: 'warn', NODE_ENV: 'development', CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0' };
+const env = { ...process.env, ...startEnv(), DATA_DIR: dataDir, PORT: '4779', EMBEDDED_PG_PORT: '54781', LOG_LEVEL: 'warn', NODE_ENV: 'development', CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0' };
 const server = spawn(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=192', main], { env });
 let output = '';
 server.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });

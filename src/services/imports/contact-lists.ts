@@ -36,12 +36,21 @@ export function contactCellProblem(values: Cells): { field: string; message: str
   const email = values.get('Email');
   const website = values.get('Website');
   return (email ? firstProblem(Object.assign(new EmailInput(), { EmailAddress: email }), () => 'Email') : null)
-    ?? PHONE_COLUMNS.reduce<ReturnType<typeof firstProblem>>((problem, column) => problem
-      ?? (values.get(column) ? firstProblem(Object.assign(new PhoneInput(), { PhoneNumber: values.get(column) }), () => column) : null), null)
+    ?? phoneProblem(values)
     ?? firstProblem(Object.assign(new ContactInput(), given(NAME_PART_COLUMNS, (column) => column)), (property) => property)
     ?? firstProblem(Object.assign(new ContactAddress(), given(ADDRESS_COLUMNS, (column) => ADDRESS_PROPERTIES[column])),
       (property) => ADDRESS_COLUMNS.find((column) => ADDRESS_PROPERTIES[column] === property) ?? property)
     ?? (website ? firstProblem(Object.assign(new WebsiteInput(), { Url: website }), () => 'Website') : null);
+}
+
+/** The first phone column whose number the contacts service would refuse, as the column and why; else null. */
+function phoneProblem(values: Cells): { field: string; message: string } | null {
+  for (const column of PHONE_COLUMNS) {
+    const number = values.get(column);
+    const problem = number ? firstProblem(Object.assign(new PhoneInput(), { PhoneNumber: number }), () => column) : null;
+    if (problem) return problem;
+  }
+  return null;
 }
 
 /** The first rule `input` breaks (its present properties only), named as the import's column. */
