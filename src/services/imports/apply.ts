@@ -60,7 +60,7 @@ export const RECORDSET = 'jsonb_to_recordset(?::jsonb)';
  * addresses) are kept as they are. It is given as a literal already escaped: MikroORM writes every
  * parameter into the statement's text, escaping a string character by character — a V8 string
  * piece per character, ~30 bytes each, which a collection meeting them mid-build promotes into the
- * old generation (the better part of what a batch left there). Escaped here in PostgreSQL's
+ * old generation (a fifth of what an import left there, profiled). Escaped here in PostgreSQL's
  * escape-string form (E'…': only a quote and a backslash are special, each doubled, whatever
  * standard_conforming_strings says), in two passes over the whole text.
  */
