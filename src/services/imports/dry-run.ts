@@ -70,17 +70,8 @@ export async function keepDryRunState(
   const touched = new Set([...changedTerms.map((term) => term.contactId), ...changedRelationships.map((entry) => entry.personId)]);
   const kept = contacts.filter((contact) => contact.isNew || contact.changed || contact.externalIdChanged || touched.has(contact.id));
   if (!kept.length) return;
-  const ofContact = <T>(entries: T[], contactOf: (entry: T) => number) => {
-    const grouped = new Map<number, T[]>();
-    for (const entry of entries) {
-      const list = grouped.get(contactOf(entry));
-      if (list) list.push(entry);
-      else grouped.set(contactOf(entry), [entry]);
-    }
-    return grouped;
-  };
-  const termsOf = ofContact(terms, (term) => term.contactId);
-  const relationshipsOf = ofContact(relationships, (entry) => entry.personId);
+  const termsOf = Map.groupBy(terms, (term) => term.contactId);
+  const relationshipsOf = Map.groupBy(relationships, (entry) => entry.personId);
   const records = kept.map((contact) => {
     const state: KeptContact = {
       id: contact.id, kind: contact.kind, values: contact.values, lists: contact.lists, customFields: contact.customFields, externalId: contact.externalId,
