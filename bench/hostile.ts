@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { startEnv } from './support.js';
+import { here, root, startEnv, startFlags } from './support.js';
 import { docxParts, zeros, zipOf } from './zip-archives.js';
 
 /**
@@ -12,7 +11,6 @@ import { docxParts, zeros, zipOf } from './zip-archives.js';
  * PostgreSQL in a temporary folder), then 64 connections for 10 s of each kind of hostile
  * request, reporting the server's peak RSS (VmHWM) after each: how far memory goes under abuse.
  */
-const here = path.dirname(fileURLToPath(import.meta.url));
 const main = path.resolve(here, '../src/main.js');
 const megabyte = 'y'.repeat(1_000_000);
 /** Just under the REST body limit (API_BODY_LIMIT_BYTES, 256 KiB): the most a signed-in caller can send. */
@@ -55,7 +53,7 @@ const dataDir = await mkdtemp(path.join(tmpdir(), 'membership-hostile-'));
 await chmod(dataDir, 0o755); // PostgreSQL runs as its own user when this runs as root
 // No per-credential limit: each kind's 64 connections would otherwise meet 429s instead of the abuse measured.
 const env = { ...process.env, ...startEnv(), DATA_DIR: dataDir, PORT: '4779', EMBEDDED_PG_PORT: '54781', LOG_LEVEL: 'warn', NODE_ENV: 'development', CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0' };
-const server = spawn(process.execPath, ['--max-semi-space-size=16', '--max-old-space-size=192', main], { env });
+const server = spawn(process.execPath, [...startFlags(), main], { env, cwd: root });
 let output = '';
 server.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
 server.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
