@@ -1,13 +1,15 @@
-// `npm start`'s build step: runs the TypeScript build only when an input changed since the last one.
+// `npm start`'s build step: runs the build (tsc, then the bundle) only when an input changed since the last one.
 // tsc's incremental build still reads and checks every file (seconds of CPU) when nothing changed;
 // comparing modification times answers in milliseconds, so a restart on a current build starts at once.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, utimesSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-const BUILD_INFO = 'dist/.tsbuildinfo'; // written by every build (tsconfig.build.json)
+// What `npm start` runs; tools/bundle.mjs deletes the bundle first and writes it anew, so this file
+// exists only after a successful build, newer than every input it was built from.
+const BUILT = 'dist/bundle/main.js';
 const INPUT_FOLDERS = ['src', 'bench'];
-const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUT_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json', 'tools/bundle.mjs'];
 
 function newestInput() {
   let newest = Math.max(...INPUT_FILES.map((file) => statSync(file).mtimeMs));
@@ -24,7 +26,7 @@ function newestInput() {
 
 function builtAt() {
   try {
-    return statSync(BUILD_INFO).mtimeMs;
+    return statSync(BUILT).mtimeMs;
   } catch {
     return -Infinity; // never built
   }
@@ -33,7 +35,4 @@ function builtAt() {
 if (newestInput() > builtAt()) {
   const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
-  // tsc leaves the file untouched when no output changed: mark the build current.
-  const now = new Date();
-  utimesSync(BUILD_INFO, now, now);
 }
