@@ -6,7 +6,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import type { RuntimeStats } from './runtime-stats.js';
-import { benchDatabase, freePort, here, listOptions, seed, startServerProcess, stopServerProcess } from './support.js';
+import { benchDatabase, bundle, freePort, here, listOptions, seed, startServerProcess, stopServerProcess } from './support.js';
 
 /**
  * `node dist/bench/cpu-profile.js`: the small-tenant shape of issue 37 (1,000 vendors, 64
@@ -16,8 +16,8 @@ import { benchDatabase, freePort, here, listOptions, seed, startServerProcess, s
  * run, interleaved `--rounds` times (medians). `--profile <dir>` runs the service under
  * `--cpu-prof` (one .cpuprofile per run, written when it stops): use `--only` to profile one path.
  * `--items 5,500` adds lists of those sizes, for the overhead per item. `--before <dir>` serves
- * the same paths from another build too (its compiled bench folder, e.g. of the commit before a
- * change), in the same run, for before/after ratios. Besides CPU per request, each service row
+ * the same paths from another build too (its folder holding server.js — dist/bundle, or
+ * dist/bench before the bundle — e.g. of the commit before a change), in the same run, for before/after ratios. Besides CPU per request, each service row
  * shows its scavenges and GC pause per 1,000 requests: with the young generation at its size
  * under load, scavenges per request measure the garbage a request leaves. Prints a table; writes
  * nothing else.
@@ -46,7 +46,7 @@ const profileFlags = options.profile ? [`--cpu-prof`, `--cpu-prof-dir=${path.res
 if (options.profile) mkdirSync(options.profile, { recursive: true });
 const processes: ChildProcess[] = [
   await startServerProcess(path.join(here, 'raw-server.js'), { ...common, PORT: String(ports.raw), RAW_AUTH: 'token' }, /ready/),
-  await startServerProcess(path.join(here, 'server.js'), serviceEnv(ports.service), /ready/, profileFlags),
+  await startServerProcess(path.join(bundle, 'server.js'), serviceEnv(ports.service), /ready/, profileFlags),
   ...(options.before ? [await startServerProcess(path.join(path.resolve(options.before), 'server.js'), serviceEnv(ports.before), /ready/)] : []),
 ];
 type Target = keyof typeof ports;

@@ -14,7 +14,7 @@ import { freePort, scratchDatabase, startService } from './support.js';
 
 /**
  * `npm run fuzz -- --cases 20000`: the long fuzz run. Starts the service as `npm start` runs it
- * (dist/src/main.js in production mode, its own process, the V8 limits of `npm start`) on a
+ * (the bundle's main.js in production mode, its own process, the V8 limits of `npm start`) on a
  * fresh database (DATABASE_URL's server, or an embedded one under .data/fuzz) seeded with every
  * area's demo records, then sends `--cases` property-based malformed requests (the generators of
  * the sweeps, bench/fuzz-generators.ts) spread over every REST route, every raw route and every

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { benchDatabase, freePort, here, seed, startServerProcess, stopServerProcess } from './support.js';
+import { benchDatabase, bundle, freePort, seed, startServerProcess, stopServerProcess } from './support.js';
 
 /**
  * `npm run bench:gql-documents`: distinct GraphQL documents against the service's caches
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
   const seeded = await seed(database.url, { vendors: 1000, contacts: 10, terms: 20, otherTenants: 0, vendorsPerOtherTenant: 0 });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const service = await startServerProcess(path.join(here, 'server.js'), {
+  const service = await startServerProcess(path.join(bundle, 'server.js'), {
     DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn',
     CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0', METRICS_TOKEN,
   }, /ready/, ['--expose-gc']);

@@ -3,7 +3,7 @@ import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { here, root, startEnv, startFlags } from './support.js';
+import { bundle, root, startEnv, startFlags } from './support.js';
 import { docxParts, zeros, zipOf } from './zip-archives.js';
 
 /**
@@ -11,7 +11,7 @@ import { docxParts, zeros, zipOf } from './zip-archives.js';
  * PostgreSQL in a temporary folder), then 64 connections for 10 s of each kind of hostile
  * request, reporting the server's peak RSS (VmHWM) after each: how far memory goes under abuse.
  */
-const main = path.resolve(here, '../src/main.js');
+const main = path.join(bundle, 'main.js');
 const megabyte = 'y'.repeat(1_000_000);
 /** Just under the REST body limit (API_BODY_LIMIT_BYTES, 256 KiB): the most a signed-in caller can send. */
 const nearLimit = 'y'.repeat(250 * 1024);

@@ -8,7 +8,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { callbackSignature } from '../src/services/callbacks/callbacks.js';
 import type { RuntimeStats, TailSplit } from './runtime-stats.js';
-import { benchDatabase, callbackBody, freePort, here, root, seed, startFlags, startServerProcess, stopServerProcess, type Seeded } from './support.js';
+import { benchDatabase, bundle, callbackBody, freePort, here, root, seed, startFlags, startServerProcess, stopServerProcess, type Seeded } from './support.js';
 
 /**
  * `npm run bench`: the service against an honest baseline, in one run. Three processes start on
@@ -62,11 +62,11 @@ const VOLUME = smoke
 const SMALL_TENANT_PAGES = [5, 50, 100, 500];
 const SMALL_TENANT = 'small tenant';
 
-/** Starts a bench process (`server.js`, `raw-server.js`) with `env`; resolves once it prints that it is ready. */
+/** Starts a bench process (`server.js` from the production bundle, `raw-server.js`) with `env`; resolves once it prints that it is ready. */
 function startProcess(script: string, env: Record<string, string>): Promise<ChildProcess> {
   // BENCH_SERVICE_FLAGS adds node flags to the service alone (e.g. `--cpu-prof` to profile it).
   const extra = script === 'server.js' ? (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter(Boolean) : [];
-  return startServerProcess(path.join(here, script), { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env }, /ready/, extra);
+  return startServerProcess(path.join(script === 'server.js' ? bundle : here, script), { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env }, /ready/, extra);
 }
 
 type Target = 'raw' | 'raw+token' | 'REST' | 'GraphQL';

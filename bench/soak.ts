@@ -6,10 +6,10 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { callbackSignature } from '../src/services/callbacks/callbacks.js';
-import { benchDatabase, callbackBody, freePort, here, listOptions, seed, startServerProcess, stopServerProcess, type Seeded } from './support.js';
+import { benchDatabase, bundle, callbackBody, freePort, listOptions, seed, startServerProcess, stopServerProcess, type Seeded } from './support.js';
 
 /**
- * `npm run soak -- --minutes 10`: the service as `npm start` runs it (dist/src/main.js, its job
+ * `npm run soak -- --minutes 10`: the service as `npm start` runs it (the bundle's main.js, its job
  * worker on, the same V8 memory limits) on a seeded database (embedded PostgreSQL, or
  * DATABASE_URL's server), under mixed load minute after minute: vendor reads, list pages,
  * GraphQL lists, saves, image uploads (multipart) and signed callbacks (which the worker then
@@ -160,7 +160,7 @@ async function main(): Promise<void> {
   // One tenant of 1,000 vendors and 10,000 contacts (and the bench's small tenant): the soak is about time, not volume.
   const seeded = await seed(database.url, { vendors: 1000, contacts: 10_000, terms: 20, otherTenants: 1, vendorsPerOtherTenant: 10 });
   const port = await freePort();
-  const server = await startServerProcess(path.resolve(here, '../src/main.js'), {
+  const server = await startServerProcess(path.join(bundle, 'main.js'), {
     DATABASE_URL: database.url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10',
     // No rate limits: every kind shares one token, whose 6,000 a minute the soak's mix passes in seconds (it measures service, not 429s).
     METRICS_TOKEN, PUBLIC_RATE_LIMIT_PER_MINUTE: '0', CREDENTIAL_RATE_LIMIT_PER_MINUTE: '0',

@@ -17,6 +17,11 @@ import { createLogin, createSession, createTenant } from '../src/services/login/
 /** The compiled bench folder (dist/bench) and the project root. */
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
+/**
+ * The production bundle (tools/bundle.mjs): `main.js` is the service as `npm start` runs it,
+ * `server.js` the bench's service (bench/server.ts) made of the same chunks.
+ */
+export const bundle = path.join(root, 'dist', 'bundle');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -165,13 +170,13 @@ export async function scratchDatabase(name: string, folder: string): Promise<{ u
 }
 
 /**
- * Starts the service exactly as `npm start` does (dist/src/main.js, its node flags) on `url`, in
+ * Starts the service exactly as `npm start` does (the bundle's main.js, its node flags) on `url`, in
  * production mode, in its own process; resolves once it listens. Its log lines (JSON) are kept:
  * `logLines()` answers those at `level` or above.
  */
 export function startService(url: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess & { logLines(level?: number): string[] }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...startFlags(), path.join(root, 'dist', 'src', 'main.js')], {
+    const child = spawn(process.execPath, [...startFlags(), path.join(bundle, 'main.js')], {
       env: { ...process.env, ...startEnv(), DATABASE_URL: url, PORT: String(port), HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -4,10 +4,18 @@ import path from 'node:path';
 
 export const DIST = path.resolve('dist/src');
 
+/**
+ * A built entry point: the service (`main.js`) is the production bundle `npm start` runs
+ * (tools/bundle.mjs), so these tests check what is deployed; the others (cli.js …) are tsc's output.
+ */
+function builtScript(script: string): string {
+  return script === 'main.js' ? path.resolve('dist/bundle/main.js') : path.join(DIST, script);
+}
+
 /** Runs a compiled entry point (npm test builds first) and collects its output. */
 export function runNode(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(DIST, script), ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [builtScript(script), ...args], { env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => { stdout += chunk; });
@@ -26,7 +34,7 @@ export function startNode(
   script: string, env: Record<string, string>, ready: RegExp, timeoutMs = 20_000, nodeArgs: string[] = [],
 ): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, script)], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [...nodeArgs, builtScript(script)], { env: { ...process.env, ...env } });
     let output = '';
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`not ready in time:\n${output}`)); }, timeoutMs);
     child.stdout.on('data', (chunk) => {

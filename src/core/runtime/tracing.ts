@@ -11,7 +11,14 @@ import { context, propagation, SpanStatusCode, trace, type Attributes } from '@o
  * helper here is a plain call.
  */
 
-let enabled = false;
+/**
+ * Marks the process, not only this module, as tracing: the preload runs tsc's copy of this module
+ * (dist/src) and the service the production bundle's own copy (tools/bundle.mjs), which is
+ * evaluated after the preload has finished.
+ */
+const TRACING_STARTED = Symbol.for('membership-api.tracing-started');
+const processMarks = globalThis as { [TRACING_STARTED]?: true };
+let enabled = processMarks[TRACING_STARTED] === true;
 
 /** Whether traces are being recorded in this process. */
 export function tracingEnabled(): boolean {
@@ -39,7 +46,7 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<void> {
   trace.setGlobalTracerProvider(provider);
   // Spans still batched are sent before the process exits.
   process.once('beforeExit', () => void provider.shutdown());
-  enabled = true;
+  enabled = processMarks[TRACING_STARTED] = true;
 }
 
 function samplingRatio(value: string | undefined): number {
