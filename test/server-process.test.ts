@@ -15,7 +15,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 }
 
 describe('npm start', () => {
-  it('serves both APIs with a demo tenant and a staff token, then shuts down cleanly on SIGTERM', async () => {
+  it('serves both APIs with a demo tenant and a staff token, the docs and their assets, then shuts down cleanly on SIGTERM', async () => {
     const port = await freePort();
     const { child, output } = await startNode('main.js', { DATABASE_URL: database.databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' }, /Bearer (\S+)/);
     try {
@@ -30,6 +30,14 @@ describe('npm start', () => {
         body: JSON.stringify({ query: '{ aboutMe { TenantKey } }' }),
       });
       expect(await gql.json()).toEqual({ data: { aboutMe: { TenantKey: 'demo' } } });
+      // What the service reads from files found relative to its own modules (the bundle's folder,
+      // not src/): the documented contract (spec/endpoints.json) and the docs' npm package assets.
+      const openApi = await fetch(`http://127.0.0.1:${port}/api/openapi.json`);
+      expect(Object.keys(((await openApi.json()) as { paths: object }).paths).length).toBeGreaterThan(200);
+      for (const asset of ['/api/docs/assets/swagger-ui-bundle.js', '/graphiql/assets/graphiql/graphiql.min.js']) {
+        const response = await fetch(`http://127.0.0.1:${port}${asset}`);
+        expect([asset, response.status, response.headers.get('content-type')]).toEqual([asset, 200, expect.stringContaining('javascript')]);
+      }
     } finally {
       const code = exited(child);
       child.kill('SIGTERM');
