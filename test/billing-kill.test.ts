@@ -1,6 +1,6 @@
 /**
  * Issue 17: a scheduled billing run is exactly-once when its worker is killed mid-run (SIGKILL)
- * and restarted. The real server runs as its own process (`dist/src/main.js`) on this file's
+ * and restarted. The real server runs as its own process (`dist/bundle/main.js`) on this file's
  * database; the run is started over REST, the process is killed once some but not all items are
  * billed, then started again: pg-boss fails the cut-off job after its expiry
  * (BILLING_RUN_EXPIRE_SECONDS, shortened here), retries it, and the run finishes the remaining

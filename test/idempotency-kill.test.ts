@@ -1,7 +1,7 @@
 /**
  * Issue 31, item 8: an Idempotency-Key write is applied once even when the server process is
  * killed (SIGKILL) between the operation's write and the storing of its response. The real server
- * runs as its own process (`dist/src/main.js`) on this file's database. The test stops a keyed
+ * runs as its own process (`dist/bundle/main.js`) on this file's database. The test stops a keyed
  * create at exactly that point with table locks of its own (`stoppedBetween`: SHARE on `vendor`
  * holds the write back until the test lets it go, SHARE on `idempotency_record` then holds back
  * the storing of the response), kills the process there, and restarts it: the repeat with the same key runs afresh

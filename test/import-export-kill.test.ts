@@ -1,7 +1,7 @@
 /**
  * Issue 38: a contact import neither loses nor duplicates rows when the process running it is
  * killed (SIGKILL) mid-import and the service restarts. The real server runs as its own process
- * (`dist/src/main.js`) on this file's database; the import is uploaded and started over REST, the
+ * (`dist/bundle/main.js`) on this file's database; the import is uploaded and started over REST, the
  * process is killed once some but not all batches are committed, then started again: the pump
  * hands the import, whose checkpoint stopped moving (IMPORT_STALE_SECONDS, shortened here), to a
  * new job, which resumes after the last committed batch. A dry run resumes the same way, with the

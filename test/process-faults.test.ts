@@ -1,5 +1,5 @@
 /**
- * Issue 20, faults: the real server process (`dist/src/main.js`, worker on) on this file's
+ * Issue 20, faults: the real server process (`dist/bundle/main.js`, worker on) on this file's
  * database, 16 clients reading, listing, writing (creates and saves with Idempotency-Key) and
  * sending signed callbacks, and then
  * - SIGTERM: requests in flight finish with their normal answer, new ones are refused (503

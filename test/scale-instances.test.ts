@@ -11,7 +11,7 @@ import { RUN_QUEUE } from '../src/services/billing/scheduled-billing.js';
 import { createTestTenant, rest, startTestServer, type HttpResult, type TestServer, type TestTenant } from './support/harness.js';
 import { freePort, startNode } from './support/processes.js';
 
-// Stateless instances: two server processes (`node dist/src/main.js`, workers on) on one database,
+// Stateless instances: two server processes (`node dist/bundle/main.js`, workers on) on one database,
 // called alternately. Whatever one instance did, the other sees; jobs run once; the anonymous
 // rate limit and Idempotency-Keys are shared, because all of it lives in PostgreSQL.
 
