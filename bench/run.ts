@@ -452,7 +452,7 @@ async function main(): Promise<void> {
       latencyTable(latency),
       '',
       `Service RSS: ${restRssMb.toFixed(0)} MB at rest (started, before any load), peak ${peakRssMb.toFixed(0)} MB, ${(memory.rssBytes / 1048576).toFixed(0)} MB at the end.`,
-      `The floor under it (a process with the same flags after a full GC, none of our code): bare Node ${(await memoryFloor('bare')).toFixed(0)} MB;`,
+      `The floor under it (a process with the same flags after a full GC, none of our code; the packages loaded unbundled from node_modules, so the service's bundle can sit below it): bare Node ${(await memoryFloor('bare')).toFixed(0)} MB;`,
       `with the chosen stack's modules loaded ${(await memoryFloor('stack')).toFixed(0)} MB; with every library the service loads at start ${(await memoryFloor('libraries')).toFixed(0)} MB (\`bench/stack-floor.ts\`).`,
       '',
       runtimeTable(runtime),
