@@ -258,9 +258,17 @@ export async function raiseInvoice(ctx: RequestContext, input: InvoiceInput): Pr
   return getInvoice(ctx, invoice.id);
 }
 
+/**
+ * Records a payment and answers the invoice as that payment left it: read in the payment's own
+ * transaction, so of two payments racing on one invoice each answers its own outcome (read after
+ * the commit, both could answer the second one's).
+ */
 export async function payInvoice(ctx: RequestContext, invoiceId: number, input: InvoicePaymentInput): Promise<InvoiceView> {
-  await recordPayment(ctx, invoiceId, { amount: parseMoney(input.Amount, 'Amount', { allowNegative: true }), method: input.Method.trim(), reference: input.Reference ?? null });
-  return getInvoice(ctx, invoiceId);
+  const amount = parseMoney(input.Amount, 'Amount', { allowNegative: true });
+  return inTransaction(ctx, async () => {
+    await recordPayment(ctx, invoiceId, { amount, method: input.Method.trim(), reference: input.Reference ?? null });
+    return getInvoice(ctx, invoiceId);
+  });
 }
 
 /** Demo: one saleable item and one invoice to a demo contact, part paid. */
