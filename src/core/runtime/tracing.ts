@@ -12,17 +12,15 @@ import { context, propagation, SpanStatusCode, trace, type Attributes } from '@o
  */
 
 /**
- * Marks the process, not only this module, as tracing: the preload runs tsc's copy of this module
- * (dist/src) and the service the production bundle's own copy (tools/bundle.mjs), which is
- * evaluated after the preload has finished.
+ * Tracing is marked on the process, not in this module: the preload runs tsc's copy of this module
+ * (dist/src) and the service the production bundle's own copy (tools/bundle.mjs).
  */
 const TRACING_STARTED = Symbol.for('membership-api.tracing-started');
 const processMarks = globalThis as { [TRACING_STARTED]?: true };
-let enabled = processMarks[TRACING_STARTED] === true;
 
 /** Whether traces are being recorded in this process. */
 export function tracingEnabled(): boolean {
-  return enabled;
+  return processMarks[TRACING_STARTED] === true;
 }
 
 /** Starts the SDK: spans batched to OTLP/HTTP at `endpoint`, W3C trace context in and out. */
@@ -46,7 +44,7 @@ export async function startTracing(env: NodeJS.ProcessEnv): Promise<void> {
   trace.setGlobalTracerProvider(provider);
   // Spans still batched are sent before the process exits.
   process.once('beforeExit', () => void provider.shutdown());
-  enabled = processMarks[TRACING_STARTED] = true;
+  processMarks[TRACING_STARTED] = true;
 }
 
 function samplingRatio(value: string | undefined): number {
@@ -57,7 +55,7 @@ function samplingRatio(value: string | undefined): number {
 
 /** The trace id of the work in progress, for log lines and error answers; undefined when tracing is off. */
 export function currentTraceId(): string | undefined {
-  if (!enabled) return undefined;
+  if (!tracingEnabled()) return undefined;
   return trace.getActiveSpan()?.spanContext().traceId;
 }
 
@@ -69,7 +67,7 @@ export function traceIdField(): { traceId?: string } {
 
 /** Runs `work` in a span named `name` (its failure recorded on the span); when tracing is off, just runs it. */
 export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
-  if (!enabled) return work();
+  if (!tracingEnabled()) return work();
   return trace.getTracer('membership-api').startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await work();
@@ -85,7 +83,7 @@ export function inSpan<T>(name: string, attributes: Attributes, work: () => Prom
 
 /** Names the request's server span after its route (`GET /api/vendors/{vendorid}`), as the http instrumentation cannot. */
 export function nameServerSpan(method: string, route: string): void {
-  if (!enabled) return;
+  if (!tracingEnabled()) return;
   const span = trace.getActiveSpan();
   span?.updateName(`${method} ${route}`);
   span?.setAttribute('http.route', route);
