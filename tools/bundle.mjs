@@ -3,8 +3,8 @@
 // dependencies, whitespace and syntax minified, holds ~15 MB less live heap.
 // Bundled from tsc's output, not from the TypeScript sources: type-graphql and MikroORM need the
 // decorator metadata tsc emits (emitDecoratorMetadata), which esbuild cannot.
-import { readFile, rmSync } from 'node:fs';
-import { promisify } from 'node:util';
+import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 
 /**
@@ -20,7 +20,7 @@ const asciiRegularExpressions = {
   name: 'ascii-regular-expressions',
   setup(bundler) {
     bundler.onLoad({ filter: /[\\/]node_modules[\\/]validator[\\/].*\.js$/ }, async ({ path }) => {
-      const text = await promisify(readFile)(path, 'utf8');
+      const text = await readFile(path, 'utf8');
       if (!/[^\0-\x7f]/.test(text) || /\\[^\0-\x7f]|`[^`]*[^\0-\x7f]|[\u{10000}-\u{10ffff}]/u.test(text)) return undefined;
       return { contents: text.replace(/[^\0-\x7f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`), loader: 'js' };
     });
