@@ -421,11 +421,14 @@ async function main(): Promise<void> {
     await runtimeOf(bases, true);
 
     const results: Measured[] = [];
+    const rssSteps: RssStep[] = [];
     for (const group of new Set(chosen.map((scenario) => scenario.group))) {
       for (const measured of await measureGroup(bases, seeded.token, chosen.filter((scenario) => scenario.group === group))) {
         process.stdout.write(`${measured.scenario.name.padEnd(40)} ${measured.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${measured.p50} ms  p99 ${measured.p99} ms  SQL/req ${measured.statementsPerRequest?.toFixed(2) ?? '-'}  errors ${measured.errors}  load ${measured.loadAverage.toFixed(1)}\n`);
         results.push(measured);
       }
+      const { rssBytes, peakRssBytes } = await serviceStats(bases.service);
+      rssSteps.push({ group, rssMb: rssBytes / 1048576, peakRssMb: peakRssBytes / 1048576 });
     }
     // Latency under light load: the service's scenarios (the save and callback groups write, so they go last anyway).
     const latency: Measured[] = [];
@@ -454,6 +457,8 @@ async function main(): Promise<void> {
       `Service RSS: ${restRssMb.toFixed(0)} MB at rest (started, before any load), peak ${peakRssMb.toFixed(0)} MB, ${(memory.rssBytes / 1048576).toFixed(0)} MB at the end.`,
       `The floor under it (a process with the same flags after a full GC, none of our code; the packages loaded unbundled from node_modules, so the service's bundle can sit below it): bare Node ${(await memoryFloor('bare')).toFixed(0)} MB;`,
       `with the chosen stack's modules loaded ${(await memoryFloor('stack')).toFixed(0)} MB; with every library the service loads at start ${(await memoryFloor('libraries')).toFixed(0)} MB (\`bench/stack-floor.ts\`).`,
+      '',
+      rssStepTable(restRssMb, rssSteps),
       '',
       runtimeTable(runtime),
       '',
@@ -493,6 +498,18 @@ async function runtimeOf(bases: Bases, reset = false): Promise<Record<string, Ru
  * request (arrival to response), for the requests that overlapped no GC pause, a scavenge, or a
  * mark-compact.
  */
+/** The service's RSS after each group of scenarios, in the order they ran: which load raised the peak. */
+interface RssStep { group: string; rssMb: number; peakRssMb: number }
+
+function rssStepTable(restRssMb: number, steps: RssStep[]): string {
+  return [
+    '| service RSS after the group (groups in the order they ran) | RSS MB | peak so far MB |',
+    '|---|---:|---:|',
+    `| at rest | ${restRssMb.toFixed(0)} | - |`,
+    ...steps.map(({ group, rssMb, peakRssMb }) => `| ${group} | ${rssMb.toFixed(0)} | ${peakRssMb.toFixed(0)} |`),
+  ].join('\n');
+}
+
 function tailTable(results: Measured[]): string {
   const share = (part: number, all: number) => `${((100 * part) / Math.max(all, 1)).toFixed(1)} %`;
   const rows = results.map(({ scenario, tail: { clean, scavenge, markCompact } }) => {

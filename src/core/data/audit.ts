@@ -107,6 +107,7 @@ let scopedRole: string | undefined;
  */
 export function serveScopedStatementsAs(role: string | undefined): void {
   scopedRole = role;
+  scopeSettingsTexts.clear();
 }
 
 /** The tenant scope's settings: the tenant the statements are confined to, or every tenant; and the role they run as. */
@@ -214,13 +215,14 @@ export class AuditedPostgreSqlConnection extends PostgreSqlConnection {
   override async execute<T>(...[query, params, method = 'all', ctx, loggerContext]: Parameters<Execute>): Promise<T> {
     if (ctx || typeof query !== 'string') return super.execute(query, params, method, ctx, loggerContext) as Promise<T>;
     const actor = WRITE_STATEMENT.test(query) ? actorScope.getStore() ?? actorOf(loggerContext) : undefined;
-    const settings = [...auditSettings(actor), ...tenantSettings(tenantScopeOf(loggerContext))];
-    if (settings.length === 0) return super.execute(query, params, method, ctx, loggerContext) as Promise<T>;
+    const scope = tenantScopeOf(loggerContext);
+    const setSettings = actor ? this.setSettingsText([...auditSettings(actor), ...tenantSettings(scope)]) : this.setScopeText(scope);
+    if (setSettings === null) return super.execute(query, params, method, ctx, loggerContext) as Promise<T>;
     await this.ensureConnection();
     // Named parameters (an object) are positional ones after `raw`, as MikroORM's own execute does it.
     const fragment = Array.isArray(params) || params === undefined ? { sql: query, params: params ?? [] } : raw(query, params);
     const statement = this.platform.formatQuery(fragment.sql, fragment.params as unknown[]);
-    const message = `${this.platform.formatQuery(setSettingsStatement(settings), settings)};\n${statement}`;
+    const message = `${setSettings};\n${statement}`;
     const pool = await this.getNativeClient();
     return this.executeQuery(this.getSql(fragment.sql, statement, loggerContext), async () => {
       const results = (await queryKeepingConnection(pool, message)) as StatementResult[];
@@ -229,7 +231,28 @@ export class AuditedPostgreSqlConnection extends PostgreSqlConnection {
       return this.transformRawResult<T>({ rows: last.rows, numAffectedRows: affected }, method);
     }, { query: fragment.sql, params: fragment.params as unknown[], formatted: statement, ...loggerContext });
   }
+
+  /** The statement setting `settings`, values written in; null when there are none. */
+  private setSettingsText(settings: Settings): string | null {
+    return settings.length === 0 ? null : this.platform.formatQuery(setSettingsStatement(settings), settings);
+  }
+
+  /** The statement setting a read's tenant scope (no actor), made once per scope: every read of a tenant sends the same one. */
+  private setScopeText(scope: TenantScope | undefined): string | null {
+    if (scope === undefined) return null;
+    let text = scopeSettingsTexts.get(scope);
+    if (text === undefined) {
+      // Bounded: past it, the texts are made again as tenants come (a few hundred bytes each).
+      if (scopeSettingsTexts.size >= MAX_SCOPE_SETTINGS_TEXTS) scopeSettingsTexts.clear();
+      scopeSettingsTexts.set(scope, (text = this.setSettingsText(tenantSettings(scope))!));
+    }
+    return text;
+  }
 }
+
+/** The statements setting each tenant scope (`setScopeText`), at most this many kept (~0.5 MB). */
+const MAX_SCOPE_SETTINGS_TEXTS = 4096;
+const scopeSettingsTexts = new Map<TenantScope, string>();
 
 /**
  * Runs `text` on a connection of `pool` and gives the connection back. Unlike `pool.query`, an

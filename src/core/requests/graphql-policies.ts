@@ -1,5 +1,6 @@
 import { getMetadataStorage as validationRules, validate, type ValidationError } from 'class-validator';
 import { getMetadataStorage, type AuthCheckerFn, type ResolverData } from 'type-graphql';
+import type { Config } from '../config.js';
 import type { RequestContext } from '../context.js';
 import { crossFieldRulesOf, holdsIn, registerArgumentRules, type CrossFieldRule } from '../argument-rules.js';
 import { BadInput, type FieldProblem } from '../errors.js';
@@ -19,23 +20,36 @@ export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context, info
 /**
  * Validates arguments: no text anywhere may hold a NUL character (PostgreSQL cannot store one),
  * and input objects must pass their class-validator rules. Failures name the documented fields.
+ * Synchronous (no promise) unless class-validator has rules to run: every argument of every
+ * operation passes here, most of them scalars or inputs without such rules.
  */
-export async function validateInput(argValue: unknown, _type?: unknown, resolverData?: Pick<ResolverData, 'context'>): Promise<void> {
-  const nul = findNul(argValue, '');
-  if (nul !== null) throw BadInput.field(nul || 'value', 'must not contain NUL characters'); // a scalar argument has no path
+export function validateInput(argValue: unknown, _type?: unknown, resolverData?: Pick<ResolverData, 'context'>): Promise<void> | undefined {
+  if (holdsNul(argValue)) throw BadInput.field(nulPath(argValue, '') || 'value', 'must not contain NUL characters'); // a scalar argument has no path
+  // A scalar has no rules beyond its type.
+  if (argValue === null || typeof argValue !== 'object') return undefined;
   const values: unknown[] = Array.isArray(argValue) ? argValue : [argValue];
+  const config = (resolverData?.context as RequestContext | undefined)?.app.config;
+  if (values.some(hasClassValidatorRules)) return validateAll(values, config);
+  checkAcrossFields(values, config);
+  return undefined;
+}
+
+/** class-validator's rules on each value, then (each field right on its own) the rules across fields. */
+async function validateAll(values: unknown[], config: Config | undefined): Promise<void> {
   const problems: FieldProblem[] = [];
   for (const value of values) {
-    // A free-form JSON value written inline in a query has no prototype (graphql-scalars builds it
-    // with Object.create(null)), and class-validator fails on it: it has no rules to check anyway.
-    if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) === null || !hasRules(value)) continue;
+    if (!hasClassValidatorRules(value)) continue;
     problems.push(...flatten(await validate(value, { skipMissingProperties: true, forbidUnknownValues: false })));
   }
   if (problems.length) throw new BadInput(problems, problems.map((problem) => `${problem.field}: ${problem.message}`).join('; '));
-  // Rules across fields, once each field is right on its own (those of the server's configuration).
-  const config = (resolverData?.context as RequestContext | undefined)?.app.config;
+  checkAcrossFields(values, config);
+}
+
+/** The rules across fields of each value's class (those of the server's configuration). */
+function checkAcrossFields(values: unknown[], config: Config | undefined): void {
   for (const value of values) {
-    for (const rule of crossFieldRulesOf((value as object | null)?.constructor)) if (holdsIn(rule, config)) rule.check(value);
+    if (value === null || typeof value !== 'object') continue;
+    for (const rule of crossFieldRulesOfClass(value.constructor)) if (holdsIn(rule, config)) rule.check(value);
   }
 }
 
@@ -59,33 +73,54 @@ export function alsoKeeping<T>(...rules: CrossFieldRule<T>[]): { validateFn: (va
 }
 
 const classesWithRules = new WeakMap<object, boolean>();
+const crossFieldRulesByClass = new WeakMap<object, readonly CrossFieldRule<unknown>[]>();
 
 /**
  * Whether class-validator has rules for the value's class (its own or inherited). Asked once per
  * class: class-validator looks them up on every `validate` by testing the class against every
- * class it knows (1 % of a list request's CPU for `options`, which has none).
+ * class it knows (1 % of a list request's CPU for `options`, which has none). A free-form JSON
+ * value written inline in a query has no prototype (graphql-scalars builds it with
+ * Object.create(null)), and class-validator fails on it: it has no rules to check anyway.
  */
-function hasRules(value: object): boolean {
+function hasClassValidatorRules(value: unknown): value is object {
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) === null) return false;
   const type: unknown = value.constructor;
   if (typeof type !== 'function') return true;
   let known = classesWithRules.get(type);
-  if (known === undefined) classesWithRules.set(type, (known = validationRules().getTargetValidationMetadatas(type, '', true, false).length > 0 || crossFieldRulesOf(type).length > 0));
+  if (known === undefined) classesWithRules.set(type, (known = validationRules().getTargetValidationMetadatas(type, '', true, false).length > 0));
   return known;
 }
 
+/** A class's rules across fields, gathered once per class (every rule is registered as its class loads, before any request). */
+function crossFieldRulesOfClass(type: unknown): readonly CrossFieldRule<unknown>[] {
+  if (typeof type !== 'function') return [];
+  let rules = crossFieldRulesByClass.get(type);
+  if (rules === undefined) crossFieldRulesByClass.set(type, (rules = crossFieldRulesOf(type)));
+  return rules;
+}
+
+/** Whether any string in `value` holds U+0000 (no path is built: almost every value holds none). */
+function holdsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(holdsNul);
+  for (const key in value) if (Object.hasOwn(value, key) && holdsNul((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 /** The path of the first string holding U+0000, or null. */
-function findNul(value: unknown, path: string): string | null {
+function nulPath(value: unknown, path: string): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? path : null;
   if (Array.isArray(value)) {
     for (const [index, item] of value.entries()) {
-      const found = findNul(item, `${path}[${index}]`);
+      const found = nulPath(item, `${path}[${index}]`);
       if (found !== null) return found;
     }
     return null;
   }
   if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
-      const found = findNul(item, path ? `${path}.${key}` : key);
+      const found = nulPath(item, path ? `${path}.${key}` : key);
       if (found !== null) return found;
     }
   }

@@ -56,7 +56,9 @@ export async function restGateway(app: FastifyInstance, options: GatewayOptions)
   // from a 400, and an unauthenticated request costs no body buffering (413 aside).
   const settled = new WeakMap<FastifyRequest, { route: CompiledRoute; params: PathParams; rawQuery: string; contextValue: RequestContext }>();
   app.addHook('onRequest', async (request, reply) => {
-    const [rawPath = '', rawQuery = ''] = request.url.split(/\?(.*)/s, 2);
+    const queryAt = request.url.indexOf('?');
+    const rawPath = queryAt < 0 ? request.url : request.url.slice(0, queryAt);
+    const rawQuery = queryAt < 0 ? '' : request.url.slice(queryAt + 1);
     try {
       const { route, params } = matchRoute(routes, options.allowedMethods, request.method, rawPath);
       labelOperation(request, `${route.row.method} ${route.row.path}`);
