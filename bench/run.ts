@@ -64,9 +64,12 @@ const SMALL_TENANT = 'small tenant';
 
 /** Starts a bench process (`server.js` from the production bundle, `raw-server.js`) with `env`; resolves once it prints that it is ready. */
 function startProcess(script: string, env: Record<string, string>): Promise<ChildProcess> {
-  // BENCH_SERVICE_FLAGS adds node flags to the service alone (e.g. `--cpu-prof` to profile it).
-  const extra = script === 'server.js' ? (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter(Boolean) : [];
-  return startServerProcess(path.join(script === 'server.js' ? bundle : here, script), { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env }, /ready/, extra);
+  // BENCH_SERVICE_FLAGS adds node flags to the service alone (e.g. `--cpu-prof` to profile it);
+  // BENCH_SERVICE_LOG names a file its stdout is copied to (e.g. with `--trace-gc-verbose`).
+  const service = script === 'server.js';
+  const extra = service ? (process.env.BENCH_SERVICE_FLAGS ?? '').split(/\s+/).filter(Boolean) : [];
+  const served = { HOST: '127.0.0.1', NODE_ENV: 'production', LOG_LEVEL: 'warn', DATABASE_POOL_MAX: '10', ...env };
+  return startServerProcess(path.join(service ? bundle : here, script), served, /ready/, extra, service ? process.env.BENCH_SERVICE_LOG : undefined);
 }
 
 type Target = 'raw' | 'raw+token' | 'REST' | 'GraphQL';

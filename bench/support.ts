@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -124,14 +124,20 @@ export function startEnv(): Record<string, string> {
   return Object.fromEntries(words.slice(0, words.indexOf('node')).map((word) => word.split('=', 2) as [string, string]));
 }
 
-/** Starts a compiled script (with the `start` flags) and resolves once its stdout shows `ready`. */
-export function startServerProcess(script: string, env: Record<string, string>, ready: RegExp, extraFlags: string[] = []): Promise<ChildProcess> {
+/** Starts a compiled script (with the `start` flags) and resolves once its stdout shows `ready`; its stdout is also copied to `stdoutCopy` when given. */
+export function startServerProcess(script: string, env: Record<string, string>, ready: RegExp, extraFlags: string[] = [], stdoutCopy?: string): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...startFlags(), ...extraFlags, script], { env: { ...process.env, ...startEnv(), ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
+    const copy = stdoutCopy ? createWriteStream(stdoutCopy) : null;
+    let output: string | null = '';
     child.stdout.on('data', (chunk: Buffer) => {
+      copy?.write(chunk);
+      if (output === null) return;
       output += chunk.toString();
-      if (ready.test(output)) resolve(child);
+      if (ready.test(output)) {
+        output = null;
+        resolve(child);
+      }
     });
     child.on('exit', (code) => reject(new Error(`${path.basename(script)} exited with ${code}`)));
   });
