@@ -51,6 +51,15 @@ describe('the GraphQL fast path answers as Apollo does', () => {
     expect(JSON.parse(three.text).data.vendors).toHaveLength(3);
   });
 
+  it('lists within lists (each row’s Actions) byte for byte: graphql-jit as patched (patches/graphql-jit+0.8.9.patch) answers as graphql-js', async () => {
+    const answers = await threeTimes({ query: '{ vendors(options: { Take: 3, OrderBy: "Name" }) { VendorId Name Actions } }' });
+    expect(answers[0]).toEqual(answers[1]);
+    const answer = alike(answers);
+    expect(JSON.parse(answer.text).data.vendors.map((vendor: { Name: string; Actions: string[] }) => [vendor.Name, vendor.Actions])).toEqual([
+      ['Fast One', ['Edit', 'Delete']], ['Fast Three', ['Edit', 'Delete']], ['Fast Two', ['Edit', 'Delete']],
+    ]);
+  });
+
   it('the content type each Accept header negotiates, and a 406 for one it cannot serve', async () => {
     const query = '{ vendors(options: { Take: 1 }) { VendorId } }';
     for (const accept of ['application/json', 'application/graphql-response+json', 'application/graphql-response+json, application/json;q=0.9', 'text/html;q=0.5, application/json']) {
