@@ -496,11 +496,6 @@ async function runtimeOf(bases: Bases, reset = false): Promise<Record<string, Ru
   };
 }
 
-/**
- * How much of each scenario's tail the garbage collector makes: the serving process's own time per
- * request (arrival to response), for the requests that overlapped no GC pause, a scavenge, or a
- * mark-compact.
- */
 /** The service's RSS after each group of scenarios, in the order they ran: which load raised the peak. */
 interface RssStep { group: string; rssMb: number; peakRssMb: number }
 
@@ -513,6 +508,11 @@ function rssStepTable(restRssMb: number, steps: RssStep[]): string {
   ].join('\n');
 }
 
+/**
+ * How much of each scenario's tail the garbage collector makes: the serving process's own time per
+ * request (arrival to response), for the requests that overlapped no GC pause, a scavenge, or a
+ * mark-compact.
+ */
 function tailTable(results: Measured[]): string {
   const share = (part: number, all: number) => `${((100 * part) / Math.max(all, 1)).toFixed(1)} %`;
   const rows = results.map(({ scenario, tail: { clean, scavenge, markCompact } }) => {
