@@ -24,7 +24,8 @@ export const authChecker: AuthCheckerFn<RequestContext, Role> = ({ context, info
  * operation passes here, most of them scalars or inputs without such rules.
  */
 export function validateInput(argValue: unknown, _type?: unknown, resolverData?: Pick<ResolverData, 'context'>): Promise<void> | undefined {
-  if (holdsNul(argValue)) throw BadInput.field(nulPath(argValue, '') || 'value', 'must not contain NUL characters'); // a scalar argument has no path
+  const nul = nulPath(argValue);
+  if (nul !== null) throw BadInput.field(nul || 'value', 'must not contain NUL characters'); // a scalar argument has no path
   // A scalar has no rules beyond its type.
   if (argValue === null || typeof argValue !== 'object') return undefined;
   const values: unknown[] = Array.isArray(argValue) ? argValue : [argValue];
@@ -99,30 +100,31 @@ function crossFieldRulesOfClass(type: unknown): readonly CrossFieldRule<unknown>
   return rules;
 }
 
-/** Whether any string in `value` holds U+0000 (no path is built: almost every value holds none). */
-function holdsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (value === null || typeof value !== 'object') return false;
-  if (Array.isArray(value)) return value.some(holdsNul);
-  for (const key in value) if (Object.hasOwn(value, key) && holdsNul((value as Record<string, unknown>)[key])) return true;
-  return false;
+/**
+ * The path of the first string holding U+0000 (`options.Filter`, `items[2].Name`; '' for the value
+ * itself), or null. Every argument of every operation passes here and almost none holds a NUL:
+ * the path's steps are gathered only on the way back from one found.
+ */
+function nulPath(value: unknown): string | null {
+  const steps = nulSteps(value);
+  return steps && steps.reduceRight<string>((path, step) => (typeof step === 'number' ? `${path}[${step}]` : path ? `${path}.${step}` : step), '');
 }
 
-/** The path of the first string holding U+0000, or null. */
-function nulPath(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+/** The keys and indexes down to the first string holding U+0000, innermost first; null if none does. */
+function nulSteps(value: unknown): (string | number)[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? [] : null;
+  if (value === null || typeof value !== 'object') return null;
   if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) {
-      const found = nulPath(item, `${path}[${index}]`);
-      if (found !== null) return found;
+    for (let index = 0; index < value.length; index++) {
+      const steps = nulSteps(value[index]);
+      if (steps) return [...steps, index];
     }
     return null;
   }
-  if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = nulPath(item, path ? `${path}.${key}` : key);
-      if (found !== null) return found;
-    }
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const steps = nulSteps((value as Record<string, unknown>)[key]);
+    if (steps) return [...steps, key];
   }
   return null;
 }
