@@ -504,7 +504,11 @@ describe('callback processing', () => {
       expect(retrying).toMatchObject({ state: 'retrying', error: expect.stringContaining('event store unavailable') });
       const dead = await eventually(async () => (await query('SELECT state, attempts, error FROM provider_callback WHERE id = $1', [callback.id]))[0], (row) => row.state === 'dead');
       expect(dead).toMatchObject({ state: 'dead', attempts: 3, error: expect.stringContaining('event store unavailable') });
-      const jobs = await query("SELECT name, state, retry_count FROM pgboss.job WHERE data->>'receipt' = $1 ORDER BY created_on", [callback.receipt]);
+      // pg-boss fails its job (and queues the dead letter) after the handler has thrown: a moment after the row is dead.
+      const jobs = await eventually(
+        () => query("SELECT name, state, retry_count FROM pgboss.job WHERE data->>'receipt' = $1 ORDER BY created_on", [callback.receipt]),
+        (rows: { name: string; state: string }[]) => rows.some((row) => row.name === 'provider-callback-dead') && rows.every((row) => row.state !== 'active'),
+      );
       expect(jobs).toEqual(expect.arrayContaining([
         { name: 'provider-callback', state: 'failed', retry_count: 2 },
         expect.objectContaining({ name: 'provider-callback-dead' }),
