@@ -32,7 +32,7 @@ try {
   await orm.em.getConnection().execute('analyze');
 
   const app = await buildApp({ config, orm, jobs: null, log: createLogger(config) });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen('127.0.0.1', 0);
   const base = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}/api/summary`;
   console.log(`Dashboard widgets over REST, a tenant with ${contacts} contacts and ${2 * contacts} memberships (${repeat} sequential requests each):`);
   const medians: number[] = [];

@@ -48,7 +48,7 @@ try {
   console.log(`seeded ${count} listings in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const app = await buildApp({ config, orm, jobs: null, log: createLogger(config) });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen('127.0.0.1', 0);
   const base = `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}/api/directory/directories/${directory.id}/public/find`;
   const scenarios: [string, string][] = [
     ['term (keyword42: 2,200 matches)', 'term=keyword42'],

@@ -74,7 +74,7 @@ async function statsRoute(server: FastifyInstance): Promise<void> {
 const app = await buildApp({ config, orm, jobs: boss, pool: appPool, log, configure: statsRoute });
 // As main.ts does, so that the RSS at rest is the one `npm start` has.
 releaseStartupMemory();
-await app.server.listen({ host: config.HOST, port: config.PORT });
+await app.listen(config.HOST, config.PORT);
 process.stdout.write('bench server ready\n');
 process.on('SIGTERM', () => {
   // Bounded as main.ts bounds it: once, at the end of a full run, a request still counted as running held an unbounded close forever (cause not found yet).

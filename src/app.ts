@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pg from 'pg';
@@ -24,6 +24,7 @@ import { GRAPHQL_METHODS, mountGraphql } from './http/graphql.js';
 import { mountHealth } from './http/health.js';
 import { addCors } from './http/cors.js';
 import { addSecurityHeaders } from './http/security-headers.js';
+import { listenOnSockets } from './http/listening-sockets.js';
 import { mountMetrics } from './http/metrics.js';
 import { AllowedMethods } from './rest/allowed-methods.js';
 import { restGateway } from './rest/gateway/plugin.js';
@@ -56,6 +57,8 @@ export interface App {
    * running close their connection. The port stays open until `close`.
    */
   drain(): void;
+  /** Starts accepting connections on `host:port` (0: a free port) with LISTEN_SOCKETS listening sockets (http/listening-sockets.ts). */
+  listen(host: string, port: number): Promise<AddressInfo>;
   /**
    * Stops accepting connections, lets running requests finish (for at most `drainTimeoutMs`,
    * after which their connections are cut), then stops GraphQL and the app's own pool.
@@ -204,11 +207,17 @@ export async function buildApp(options: AppOptions): Promise<App> {
   await options.configure?.(server);
   await server.ready();
 
+  let closeExtraSockets = () => {};
   return {
     server,
     deps,
     drain() {
       draining = true;
+    },
+    async listen(host, port) {
+      const { address, closeExtra } = await listenOnSockets(server, host, port, config.LISTEN_SOCKETS);
+      closeExtraSockets = closeExtra;
+      return address;
     },
     async close(drainTimeoutMs) {
       draining = true;
@@ -217,6 +226,7 @@ export async function buildApp(options: AppOptions): Promise<App> {
       const deadline = drainTimeoutMs === undefined ? undefined : Date.now() + drainTimeoutMs;
       const cut = deadline === undefined ? undefined : setTimeout(() => server.server.closeAllConnections(), drainTimeoutMs);
       try {
+        closeExtraSockets();
         await server.close();
         // Every connection is closed now; requests our code is still working on (their clients
         // went away) are waited for too, within the same bound.

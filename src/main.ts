@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     process.on(signal, () => void stop(signal));
   }
 
-  await app.server.listen({ host: config.HOST, port: config.PORT });
+  await app.listen(config.HOST, config.PORT);
   const base = app.deps.publicBaseUrl;
   const lines = [`GraphQL:  ${base}/graphql   (GraphiQL: ${base}/graphiql)`, `REST:     ${base}/api   (OpenAPI: ${base}/api/openapi.json, Swagger UI: ${base}/api/docs)`];
   lines.push(config.isProduction

@@ -318,7 +318,7 @@ describe('payment gateway accounts: save, read, list, delete', () => {
     // A second instance of the service on the same database whose every log line (at trace level) is kept, to show the credential never reaches a log.
     const sink = new Writable({ write(chunk, _encoding, done) { captured += String(chunk); done(); } });
     const app = await buildApp({ config: { ...server.config, LOG_LEVEL: 'trace' }, orm: server.orm, jobs: null, log: pino({ level: 'trace' }, sink) });
-    await app.server.listen({ host: '127.0.0.1', port: 0 });
+    await app.listen('127.0.0.1', 0);
     logged = { ...server, app, baseUrl: `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}` };
   });
   afterAll(() => logged.app.close());
@@ -370,7 +370,7 @@ describe('payment gateway accounts: save, read, list, delete', () => {
 
   it('refuses a credential without GATEWAY_SECRET_KEY, an unknown gateway type, a chapter not of the tenant and a duplicate account (400/409)', async () => {
     const keyless = await buildApp({ config: { ...server.config, GATEWAY_SECRET_KEY: undefined }, orm: server.orm, jobs: null, log: pino({ level: 'silent' }) });
-    await keyless.server.listen({ host: '127.0.0.1', port: 0 });
+    await keyless.listen('127.0.0.1', 0);
     try {
       const refused = await rest({ ...server, baseUrl: `http://127.0.0.1:${(keyless.server.server.address() as AddressInfo).port}` }, 'POST', `${ACCOUNTS}/0`,
         { token: tenant.staffToken, body: input({ AccountId: 'acct_keyless' }) });

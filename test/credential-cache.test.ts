@@ -18,7 +18,7 @@ beforeAll(async () => {
   server = await startTestServer();
   acme = await createTestTenant(server, 'acme');
   second = await buildApp({ config: server.config, orm: server.orm, jobs: null, log: createLogger(server.config) });
-  await second.server.listen({ host: '127.0.0.1', port: 0 });
+  await second.listen('127.0.0.1', 0);
   secondUrl = `http://127.0.0.1:${(second.server.server.address() as { port: number }).port}`;
 });
 afterAll(async () => {

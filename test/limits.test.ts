@@ -23,7 +23,7 @@ beforeAll(async () => {
     REQUEST_TIMEOUT_MS: '2000', HEADERS_TIMEOUT_MS: '1000',
   });
   second = await buildApp({ config: server.config, orm: server.orm, jobs: null, log: createLogger(server.config) });
-  await second.server.listen({ host: '127.0.0.1', port: 0 });
+  await second.listen('127.0.0.1', 0);
   secondServer = { ...server, baseUrl: `http://127.0.0.1:${(second.server.server.address() as AddressInfo).port}` };
 });
 afterAll(async () => {

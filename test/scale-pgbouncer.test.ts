@@ -53,7 +53,7 @@ describeWithPgbouncer('PgBouncer mode (transaction pooling)', () => {
     orm = await openOrm({ url, poolMax: config.DATABASE_POOL_MAX });
     boss = await startJobs({ url, orm, log: createLogger(config), jobs: callbackJobs({ pollingIntervalSeconds: 0.5 }), worker: true });
     app = await buildApp({ config, orm, jobs: boss, log: createLogger(config) });
-    await app.server.listen({ host: '127.0.0.1', port: 0 });
+    await app.listen('127.0.0.1', 0);
     viaBouncer = { baseUrl: `http://127.0.0.1:${(app.server.server.address() as AddressInfo).port}` } as TestServer;
   }, 90_000);
 

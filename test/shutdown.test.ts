@@ -30,7 +30,7 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
 /** An instance of the service on the test database, with the test's own routes. */
 async function startInstance(configure: (server: FastifyInstance) => Promise<void>): Promise<{ app: App; port: number }> {
   const app = await buildApp({ config: database.config, orm: database.orm, jobs: null, log: createLogger(database.config), configure });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen('127.0.0.1', 0);
   return { app, port: (app.server.server.address() as { port: number }).port };
 }
 

@@ -134,6 +134,12 @@ export const configSchema = z.object({
   CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   /** An idle keep-alive connection is closed after this long (keep it above the load balancer's idle timeout). */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(72_000),
+  /**
+   * Listening sockets for PORT, in one SO_REUSEPORT group (Linux; one socket elsewhere). Node
+   * accepts one connection per socket per event-loop turn, so under load a burst of new
+   * connections waits a turn each; the kernel spreads them over the sockets (OPERATIONS.md, "Accepting connections").
+   */
+  LISTEN_SOCKETS: z.coerce.number().int().min(1).max(64).default(8),
   /** Serves Prometheus metrics at /metrics on the service's port to `Authorization: Bearer <METRICS_TOKEN>`. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Serves Prometheus metrics at /metrics on a separate port (no credential; bind it privately). */

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { afterAll, beforeAll, expect } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PgBoss } from 'pg-boss';
 import { buildApp, type App } from '../../src/app.js';
@@ -67,8 +66,7 @@ export async function startTestServer(
     ? await startJobs({ url: databaseUrl, orm, log: createLogger(config), jobs: options.jobs, worker: options.worker ?? true })
     : null;
   const app = await buildApp({ config, orm, jobs: boss, log: createLogger(config) });
-  await app.server.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.server.address() as AddressInfo;
+  const { port } = await app.listen('127.0.0.1', 0);
   const server: TestServer = {
     baseUrl: `http://127.0.0.1:${port}`,
     orm,
