@@ -72,6 +72,18 @@ describe('listening sockets', () => {
     }
   });
 
+  it('a port another instance serves is refused (EADDRINUSE), as with one socket, instead of shared', async () => {
+    const { app, port } = await startInstance(4);
+    try {
+      const second = await buildApp({ config: { ...database.config, LISTEN_SOCKETS: 4 }, orm: database.orm, jobs: null, log: createLogger(database.config) });
+      await expect(second.listen('127.0.0.1', port)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+      await second.close();
+      expect(listeningSocketsOn(port)).toBe(4);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('LISTEN_SOCKETS outside 1–64 is refused at start', () => {
     expect(() => loadConfig({ LISTEN_SOCKETS: '0' })).toThrow(/LISTEN_SOCKETS/);
     expect(() => loadConfig({ LISTEN_SOCKETS: '65' })).toThrow(/LISTEN_SOCKETS/);

@@ -20,7 +20,8 @@ type SocketSettings = Pick<net.ServerOpts, 'allowHalfOpen' | 'noDelay' | 'keepAl
 export async function listenOnSockets(server: FastifyInstance, host: string, port: number, count: number): Promise<{ address: AddressInfo; closeExtra: () => void }> {
   const grouped = count > 1 && process.platform === 'linux';
   // Fastify passes the options on to Node's listen, whose `reusePort` its types do not list yet.
-  await server.listen({ host, port, ...(grouped ? { reusePort: true } : {}) } as { host: string; port: number });
+  const listenOn = grouped ? await claimPort(host, port) : port;
+  await server.listen({ host, port: listenOn, ...(grouped ? { reusePort: true } : {}) } as { host: string; port: number });
   const httpServer = server.server;
   const address = httpServer.address() as AddressInfo;
   const settings = httpServer as unknown as SocketSettings;
@@ -48,4 +49,20 @@ export async function listenOnSockets(server: FastifyInstance, host: string, por
     throw error;
   }
   return { address, closeExtra };
+}
+
+/**
+ * The port, checked free by a plain socket that then lets it go (a free one chosen for 0). With
+ * SO_REUSEPORT alone, a second process of the same user (an old instance still running) would
+ * silently join a port already served instead of failing with EADDRINUSE, as a single socket does.
+ */
+async function claimPort(host: string, port: number): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject);
+    probe.listen({ host, port }, resolve);
+  });
+  const claimed = (probe.address() as AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return claimed;
 }
