@@ -15,6 +15,13 @@ export type RowOf<T, S extends Selection<T>> = S extends readonly (infer F)[]
   ? Pick<T, F & keyof T>
   : { -readonly [K in keyof S]: T[S[K] & keyof T] };
 
+/** A record already in hand (a saved entity) under a selection's model keys: the row a lean read of it would answer. */
+export function rowFrom<R, const S extends Readonly<Record<string, keyof R & string>>>(record: R, selection: S): RowOf<R, S> {
+  const row: Record<string, unknown> = {};
+  for (const key of Object.keys(selection)) row[key] = record[selection[key]];
+  return row as RowOf<R, S>;
+}
+
 export interface LeanQuery<T, S extends Selection<T> = Selection<T>> {
   fields: S;
   where: FilterQuery<T>;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../core/context.js';
+import { rowFrom } from '../../core/data/lean-read.js';
 import { listQuery, defineList } from '../../core/data/list-query.js';
 import { deleteRecord, likelyDuplicates, readOr404, saveRecord } from '../../core/data/records.js';
 import type { Tenant } from '../../entities/tenant.js';
@@ -17,7 +18,7 @@ const vendorList = defineList(Vendor, {
 /** Only the columns a vendor view needs (lists skip timestamps). */
 const VENDOR_FIELDS = ['id', 'name', 'websiteUrl', 'auditId'] as const;
 
-/** A vendor list row under the keys of VendorCollectionItem: read as the list answers it. */
+/** A vendor list row under the keys of VendorCollectionItem: read as the list answers it, and a saved vendor answered the same way. */
 const VENDOR_ROW = { VendorId: 'id', Name: 'name', WebsiteUrl: 'websiteUrl' } as const;
 
 /** One page of vendors; with `text`, only those whose name or website contains it (case-insensitive). */
@@ -58,5 +59,5 @@ export async function seedVendors(em: EntityManager, tenant: Tenant, marker: str
 }
 
 function toCollectionItem(ctx: RequestContext, vendor: Pick<Vendor, 'id' | 'name' | 'websiteUrl'>): VendorCollectionItem {
-  return { VendorId: vendor.id, Name: vendor.name, WebsiteUrl: vendor.websiteUrl, Actions: rowActions(ctx.isStaff) };
+  return { ...rowFrom(vendor, VENDOR_ROW), Actions: rowActions(ctx.isStaff) };
 }
