@@ -49,12 +49,18 @@ async function startInstance(listenSockets: number): Promise<{ app: App; port: n
 describe('listening sockets', () => {
   it('LISTEN_SOCKETS sockets share the port; 64 connections opened at once are all answered; close() stops every socket and closes the idle connections', async () => {
     const { app, port } = await startInstance(4);
-    expect(listeningSocketsOn(port)).toBe(4);
-    const statuses = await Promise.all(Array.from({ length: 64 }, () => getOnNewConnection(port, '/healthz')));
-    expect(statuses).toEqual(Array.from({ length: 64 }, () => 200));
-    // No drain bound: close() ends only if the connections the extra sockets accepted, idle and
-    // kept alive, are closed with the server's own.
-    await app.close();
+    let closing: Promise<void> | null = null;
+    try {
+      expect(listeningSocketsOn(port)).toBe(4);
+      const statuses = await Promise.all(Array.from({ length: 64 }, () => getOnNewConnection(port, '/healthz')));
+      expect(statuses).toEqual(Array.from({ length: 64 }, () => 200));
+      // No drain bound: close() ends only if the connections the extra sockets accepted, idle and
+      // kept alive, are closed with the server's own.
+      closing = app.close();
+      await closing;
+    } finally {
+      if (!closing) await app.close(5000);
+    }
     expect(listeningSocketsOn(port)).toBe(0);
     const refused = await new Promise<string>((resolve) => {
       connect(port, '127.0.0.1').on('connect', () => resolve('connected')).on('error', (error: Error & { code?: string }) => resolve(error.code ?? ''));

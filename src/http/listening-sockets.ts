@@ -11,7 +11,8 @@ type SocketSettings = Pick<net.ServerOpts, 'allowHalfOpen' | 'noDelay' | 'keepAl
  * Why: libuv accepts one connection per listening socket per event-loop turn (since libuv 1.45,
  * libuv/libuv#3696), and a turn of a loaded service takes 10–15 ms. Sixty-four connections opened
  * while the service served lists of 500 waited in the kernel's accept queue up to a second for
- * their turn, far longer than their requests then took (BENCHMARKS.md, "Accepting connections").
+ * their turn, far longer than their requests then took (OPERATIONS.md "Accepting connections";
+ * the measurements: BENCHMARKS.md "Issue 37, session 14").
  * The kernel spreads new connections over a group's sockets, so `count` are accepted per turn.
  * Each extra socket hands its connections to the HTTP server, the way Node documents for the
  * server's 'connection' event, with the socket settings the server gives its own.
