@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
@@ -38,10 +39,8 @@ export async function listenOnSockets(server: FastifyInstance, host: string, por
         allowHalfOpen: settings.allowHalfOpen, noDelay: settings.noDelay, keepAlive: settings.keepAlive,
         keepAliveInitialDelay: settings.keepAliveInitialDelay, highWaterMark: settings.highWaterMark,
       }, (connection) => httpServer.emit('connection', connection));
-      await new Promise<void>((resolve, reject) => {
-        acceptor.once('error', reject);
-        acceptor.listen({ host: address.address, port: address.port, reusePort: true }, resolve);
-      });
+      acceptor.listen({ host: address.address, port: address.port, reusePort: true });
+      await once(acceptor, 'listening');
       extra.push(acceptor);
     }
   } catch (error) {
@@ -58,11 +57,8 @@ export async function listenOnSockets(server: FastifyInstance, host: string, por
  * silently join a port already served instead of failing with EADDRINUSE, as a single socket does.
  */
 async function claimPort(host: string, port: number): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    probe.once('error', reject);
-    probe.listen({ host, port }, resolve);
-  });
+  const probe = net.createServer().listen({ host, port });
+  await once(probe, 'listening');
   const claimed = (probe.address() as AddressInfo).port;
   await new Promise((resolve) => probe.close(resolve));
   return claimed;
