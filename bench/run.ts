@@ -154,11 +154,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /**
  * Runs the group's scenarios in turn `rounds` times, each measured run right after a warm-up of
- * its own (2 s the first time, 1 s after): every process is measured warm. Warming the whole group
- * first left each service scenario measured after the baselines' runs, with the service idle for
- * 10 s meanwhile — long enough for V8's memory reducer to shrink its heap, so the REST scenario
- * (first after the gap) was measured while the heap grew back and GraphQL (right after it) was not.
- * BENCHMARKS.md, "Issue 37, session 15". Medians per scenario.
+ * its own (2 s the first time, 1 s after), so that every process and both interfaces are measured
+ * alike. Warming the whole group first measured the REST scenario right after the service had
+ * been idle for the baselines' 10 s (V8's memory reducer shrinks an idle heap) and GraphQL warm,
+ * right after REST (BENCHMARKS.md, "Issue 37, session 15"). Medians per scenario.
  */
 async function measureGroup(bases: Bases, token: string, group: Scenario[]): Promise<Measured[]> {
   const runs = new Map<Scenario, Measured[]>(group.map((scenario) => [scenario, []]));
